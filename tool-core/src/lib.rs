@@ -1,0 +1,64 @@
+//! toolwright's core: the [`Tool`] trait, the link-time [`Registry`], schemas for every
+//! provider, and input parsing.
+//!
+//! Most users depend on the `toolwright` facade crate, which re-exports all of this
+//! with a prelude. A tool is a struct with `#[tool]` and an `impl Tool`:
+//!
+//! ```
+//! # extern crate toolwright_core as toolwright;
+//! use toolwright_core::{tool, Provider, Registry, Tool, ToolContext, ToolError};
+//!
+//! /// Say hello to someone.
+//! #[tool(read_only, concurrency_safe)]
+//! pub struct Greet {
+//!     /// Who to greet.
+//!     pub name: String,
+//! }
+//!
+//! impl Tool for Greet {
+//!     type Output = String;
+//!     async fn call(self, _cx: &ToolContext) -> Result<String, ToolError> {
+//!         Ok(format!("Hello, {}!", self.name))
+//!     }
+//! }
+//!
+//! let registry = Registry::from_inventory().unwrap();
+//! let tools = registry.definitions(Provider::ANTHROPIC).unwrap();
+//! assert_eq!(
+//!     tools.as_str(),
+//!     r#"[{"name":"greet","description":"Say hello to someone.","input_schema":{"type":"object","properties":{"name":{"type":"string","description":"Who to greet."}},"required":["name"],"additionalProperties":false}}]"#
+//! );
+//! ```
+//!
+//! The generated code refers to `::toolwright::__private`; inside a crate that depends
+//! on `toolwright_core` directly, write `extern crate toolwright_core as toolwright;` at
+//! the crate root, or use `#[tool(crate = toolwright_core)]`.
+
+mod context;
+mod error;
+mod input;
+mod output;
+mod registry;
+pub mod schema;
+mod spec;
+mod tool;
+
+#[doc(hidden)]
+#[path = "private.rs"]
+pub mod __private;
+
+pub use context::ToolContext;
+pub use error::{DuplicateName, InputError, RegistryError, SchemaError, ToolError};
+pub use input::parse_input;
+pub use output::{Content, IntoToolOutput, Json, ToolOutput};
+pub use registry::{Registry, RegistryBuilder, ToolDescriptor, linked_tools};
+pub use schema::{Definitions, Provider, UnknownProvider};
+pub use spec::{Flags, MAX_TOOL_NAME_LEN, ToolOrigin, ToolSpec, is_portable_tool_name};
+pub use tool::{BoxFuture, DynTool, PreparedCall, Tool, ToolInfo, call_raw, call_typed};
+pub use toolwright_macros::tool;
+
+/// Derive macro re-exported so tool crates need no direct serde dependency.
+pub use serde::Deserialize;
+/// Derive macro re-exported so tool crates need no direct schemars dependency.
+pub use schemars::JsonSchema;
+pub use tokio_util::sync::CancellationToken;

@@ -1,0 +1,617 @@
+//! Lowering a draft 2020-12 schema into what one provider family accepts.
+//!
+//! Three dialects cover the providers (DESIGN.md §3):
+//! - [`Dialect::Standard`]: Anthropic, OpenAI non-strict and MCP. JSON Schema with
+//!   `$ref` inlined, no `$schema`, optional fields left out of `required`.
+//! - [`Dialect::OpenAiStrict`]: every object closed and fully required, optional
+//!   fields nullable, only the keywords strict mode supports, and its size limits.
+//! - [`Dialect::Gemini`]: the OpenAPI 3.0 subset: no `$ref`, no
+//!   `additionalProperties`, no type arrays or `const`, `nullable` for options.
+//!
+//! What a dialect cannot express is an error naming the field, never a silent change
+//! of meaning.
+
+use serde_json::{Map, Value, json};
+
+/// A family of providers that accept the same schema language.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum Dialect {
+    Standard,
+    OpenAiStrict,
+    Gemini,
+}
+
+impl Dialect {
+    pub(crate) fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// Where lowering failed and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct LowerError {
+    pub(crate) path: String,
+    pub(crate) message: String,
+}
+
+/// OpenAI strict mode's documented limits.
+const STRICT_MAX_DEPTH: usize = 10;
+const STRICT_MAX_PROPERTIES: usize = 5000;
+const STRICT_MAX_ENUM_VALUES: usize = 1000;
+
+/// `format`s that schemars emits for Rust numbers; they are not JSON Schema formats
+/// and only cost tokens (the range is in `minimum`/`maximum`).
+const NUMERIC_FORMATS: &[&str] = &[
+    "int", "int8", "int16", "int32", "int64", "int128", "uint", "uint8", "uint16", "uint32",
+    "uint64", "uint128", "float", "double",
+];
+const STRICT_STRING_FORMATS: &[&str] =
+    &["date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid"];
+const GEMINI_STRING_FORMATS: &[&str] = &["date-time", "enum"];
+
+/// Keywords OpenAI strict mode accepts; anything else is dropped (annotations) or
+/// rejected (handled before this list is consulted).
+const STRICT_KEYWORDS: &[&str] = &[
+    "type", "description", "properties", "required", "additionalProperties", "items", "anyOf",
+    "enum", "$ref", "$defs", "pattern", "format", "minimum", "maximum", "exclusiveMinimum",
+    "exclusiveMaximum", "multipleOf", "minItems", "maxItems",
+];
+/// The OpenAPI 3.0 subset Gemini's `parameters` accepts.
+const GEMINI_KEYWORDS: &[&str] = &[
+    "type", "format", "description", "nullable", "enum", "maxItems", "minItems", "properties",
+    "required", "minProperties", "maxProperties", "minLength", "maxLength", "pattern",
+    "anyOf", "items", "minimum", "maximum",
+];
+/// Keywords that change what validates; a dialect that lacks them must refuse, not drop.
+const ASSERTING_KEYWORDS: &[&str] = &[
+    "not", "if", "then", "else", "dependentSchemas", "dependentRequired", "patternProperties",
+    "propertyNames", "unevaluatedProperties", "unevaluatedItems", "contains", "prefixItems",
+];
+
+/// Lowers `schema` (a root schema with optional `$defs`) into `dialect`.
+pub(crate) fn lower(schema: &Value, dialect: Dialect) -> Result<Value, LowerError> {
+    let defs = schema.get("$defs").and_then(Value::as_object).cloned().unwrap_or_default();
+    let mut lowerer = Lowerer {
+        root: schema,
+        defs: &defs,
+        dialect,
+        path: Vec::new(),
+        expanding: Vec::new(),
+        kept_defs: Vec::new(),
+        depth: 0,
+        properties: 0,
+        enum_values: 0,
+    };
+    let mut out = lowerer.node(schema, Property::No)?;
+    // Recursive types stay as `$defs` + `$ref` (Gemini refused them already).
+    let mut lowered_defs = Map::new();
+    let mut i = 0;
+    while i < lowerer.kept_defs.len() {
+        let name = lowerer.kept_defs[i].clone();
+        let def = &defs[&name];
+        lowerer.path = vec![name.clone()];
+        lowerer.expanding = vec![name.clone()];
+        let lowered = lowerer.node(def, Property::No)?;
+        lowered_defs.insert(name, lowered);
+        i += 1;
+    }
+    if let Value::Object(map) = &mut out {
+        map.shift_remove("title");
+        map.shift_remove("description");
+        if !lowered_defs.is_empty() {
+            map.insert("$defs".into(), Value::Object(lowered_defs));
+        }
+    }
+    Ok(out)
+}
+
+/// Whether the node being lowered is an object property, and if so whether required.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Property {
+    No,
+    Required,
+    Optional,
+}
+
+struct Lowerer<'a> {
+    root: &'a Value,
+    defs: &'a Map<String, Value>,
+    dialect: Dialect,
+    path: Vec<String>,
+    /// `$defs` being inlined right now: meeting one again means recursion.
+    expanding: Vec<String>,
+    /// Recursive `$defs` that the output keeps, in first-seen order.
+    kept_defs: Vec<String>,
+    depth: usize,
+    properties: usize,
+    enum_values: usize,
+}
+
+impl Lowerer<'_> {
+    fn fail<T>(&self, message: impl Into<String>) -> Result<T, LowerError> {
+        let mut path = String::new();
+        for seg in &self.path {
+            if !(path.is_empty() || seg.starts_with('[') || seg.starts_with(' ')) {
+                path.push('.');
+            }
+            path.push_str(seg);
+        }
+        Err(LowerError { path, message: message.into() })
+    }
+
+    fn provider_words(&self) -> &'static str {
+        match self.dialect {
+            Dialect::Standard => "this provider",
+            Dialect::OpenAiStrict => "OpenAI strict mode",
+            Dialect::Gemini => "Gemini's OpenAPI schema subset",
+        }
+    }
+
+    fn node(&mut self, schema: &Value, prop: Property) -> Result<Value, LowerError> {
+        let map = match schema {
+            Value::Bool(true) => return self.any_value(),
+            Value::Bool(false) => return self.fail("the schema accepts no value at all (`false`)"),
+            Value::Object(map) => map,
+            _ => return self.fail(format!("not a schema: {schema}")),
+        };
+        if map.is_empty() {
+            return self.any_value();
+        }
+        if let Some(target) = map.get("$ref") {
+            return self.reference(map, target, prop);
+        }
+        if map.contains_key("allOf") {
+            let merged = self.merge_all_of(map)?;
+            return self.node(&Value::Object(merged), prop);
+        }
+        self.depth += 1;
+        let result = self.object_node(map, prop);
+        self.depth -= 1;
+        result
+    }
+
+    fn any_value(&self) -> Result<Value, LowerError> {
+        match self.dialect {
+            Dialect::Standard => Ok(json!({})),
+            _ => self.fail(format!(
+                "accepts any JSON value (such as serde_json::Value), which {} cannot express; give the field a concrete type",
+                self.provider_words()
+            )),
+        }
+    }
+
+    /// Inlines a `$ref`, or keeps it when it points into a type being expanded.
+    fn reference(&mut self, map: &Map<String, Value>, target: &Value, prop: Property) -> Result<Value, LowerError> {
+        let target = target.as_str().unwrap_or_default();
+        let (name, def) = if target == "#" {
+            ("#".to_owned(), self.root)
+        } else if let Some(name) = target.strip_prefix("#/$defs/") {
+            match self.defs.get(name) {
+                Some(def) => (name.to_owned(), def),
+                None => return self.fail(format!("`$ref` to `{target}`, which the schema does not define")),
+            }
+        } else {
+            return self.fail(format!("`$ref` to `{target}`: only local `#/$defs/..` references are supported"));
+        };
+        let recursive = name == "#" || self.expanding.contains(&name);
+        if recursive {
+            if self.dialect == Dialect::Gemini {
+                return self.fail(format!(
+                    "the type `{name}` contains itself (a recursive type), which {} cannot express; break the cycle (for example with a depth-limited copy of the type) or use another provider",
+                    self.provider_words()
+                ));
+            }
+            if name != "#" && !self.kept_defs.contains(&name) {
+                self.kept_defs.push(name.clone());
+            }
+            let mut out = Map::new();
+            out.insert("$ref".into(), Value::String(target.to_owned()));
+            if let Some(d) = map.get("description") {
+                out.insert("description".into(), d.clone());
+            }
+            return Ok(Value::Object(out));
+        }
+        let mut siblings = map.clone();
+        siblings.shift_remove("$ref");
+        let def_map = match def {
+            Value::Object(m) => m.clone(),
+            Value::Bool(true) => Map::new(),
+            _ => return self.fail(format!("`$ref` to `{target}`, which is not a schema")),
+        };
+        let merged = merge_schemas(siblings, &def_map);
+        self.expanding.push(name);
+        let out = self.node(&Value::Object(merged), prop);
+        self.expanding.pop();
+        out
+    }
+
+    /// Folds `allOf` members (after resolving their references) into one object schema.
+    fn merge_all_of(&mut self, map: &Map<String, Value>) -> Result<Map<String, Value>, LowerError> {
+        let mut merged = map.clone();
+        let members = merged.shift_remove("allOf").unwrap_or(Value::Null);
+        for member in members.as_array().into_iter().flatten() {
+            let mut member = member.clone();
+            // Resolve a bare reference so its properties can merge.
+            while let Some(target) = member.get("$ref").and_then(Value::as_str) {
+                let Some(def) = target.strip_prefix("#/$defs/").and_then(|n| self.defs.get(n)) else {
+                    return self.fail(format!("`allOf` member refers to `{target}`, which cannot be resolved"));
+                };
+                let mut rest = member.as_object().cloned().unwrap_or_default();
+                rest.shift_remove("$ref");
+                member = Value::Object(merge_schemas(rest, def.as_object().unwrap_or(&Map::new())));
+            }
+            match member {
+                Value::Object(m) => merged = merge_schemas(merged, &m),
+                Value::Bool(true) => {}
+                _ => return self.fail("an `allOf` member that is not an object schema cannot be merged"),
+            }
+        }
+        Ok(merged)
+    }
+
+    fn object_node(&mut self, map: &Map<String, Value>, prop: Property) -> Result<Value, LowerError> {
+        let dialect = self.dialect;
+        if dialect == Dialect::OpenAiStrict && self.depth > STRICT_MAX_DEPTH {
+            return self.fail(format!("nested more than {STRICT_MAX_DEPTH} levels deep, the most OpenAI strict mode accepts"));
+        }
+        if dialect != Dialect::Standard
+            && let Some(kw) = ASSERTING_KEYWORDS.iter().find(|k| map.contains_key(**k))
+        {
+            let what = if *kw == "prefixItems" { "a tuple (`prefixItems`)".to_owned() } else { format!("the `{kw}` keyword") };
+            return self.fail(format!("uses {what}, which {} cannot express", self.provider_words()));
+        }
+        let required: Vec<&str> = map
+            .get("required")
+            .and_then(Value::as_array)
+            .map(|r| r.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        let mut out = Map::new();
+        let mut dropped_default = None;
+        // Optional fields with a serde default: strict mode must require them without
+        // null, because null would not parse into the field's type.
+        let mut defaulted: Vec<String> = Vec::new();
+        for (key, value) in map {
+            match key.as_str() {
+                "$schema" | "$id" | "$comment" | "$defs" | "definitions" | "title" => {}
+                "properties" => {
+                    let mut props = Map::new();
+                    for (name, sub) in value.as_object().into_iter().flatten() {
+                        self.properties += 1;
+                        let kind = if required.contains(&name.as_str()) { Property::Required } else { Property::Optional };
+                        if kind == Property::Optional && sub.get("default").is_some() {
+                            defaulted.push(name.clone());
+                        }
+                        self.path.push(name.clone());
+                        let lowered = self.node(sub, kind)?;
+                        self.path.pop();
+                        props.insert(name.clone(), lowered);
+                    }
+                    out.insert(key.clone(), Value::Object(props));
+                }
+                "items" => {
+                    self.path.push("[]".into());
+                    let lowered = match value {
+                        Value::Bool(true) if dialect != Dialect::Standard => {
+                            self.fail(format!("an array of any JSON values cannot be expressed in {}; give the items a type", self.provider_words()))
+                        }
+                        _ => self.node(value, Property::No),
+                    }?;
+                    self.path.pop();
+                    out.insert(key.clone(), lowered);
+                }
+                "prefixItems" => {
+                    let mut items = Vec::new();
+                    for (i, sub) in value.as_array().into_iter().flatten().enumerate() {
+                        self.path.push(format!("[{i}]"));
+                        items.push(self.node(sub, Property::No)?);
+                        self.path.pop();
+                    }
+                    out.insert(key.clone(), Value::Array(items));
+                }
+                "additionalProperties" => match (dialect, value) {
+                    (_, Value::Bool(false)) if dialect != Dialect::Gemini => {
+                        out.insert(key.clone(), Value::Bool(false));
+                    }
+                    (Dialect::Standard, Value::Bool(true)) => {
+                        out.insert(key.clone(), Value::Bool(true));
+                    }
+                    (Dialect::Standard, sub) => {
+                        self.path.push("[key]".into());
+                        let lowered = self.node(sub, Property::No)?;
+                        self.path.pop();
+                        out.insert(key.clone(), lowered);
+                    }
+                    (Dialect::Gemini, Value::Bool(false)) => {}
+                    _ => {
+                        return self.fail(format!(
+                            "a map with free-form keys (such as HashMap<String, T>) cannot be expressed in {}, which needs every key declared; use a list of key/value objects instead",
+                            self.provider_words()
+                        ));
+                    }
+                },
+                "anyOf" | "oneOf" => {
+                    let mut members = Vec::new();
+                    for (i, sub) in value.as_array().into_iter().flatten().enumerate() {
+                        self.path.push(format!(" (variant {})", i + 1));
+                        members.push(self.node(sub, Property::No)?);
+                        self.path.pop();
+                    }
+                    // Strict mode and Gemini know only anyOf; serde's variants are disjoint,
+                    // so anyOf means the same.
+                    let key = if dialect == Dialect::Standard { key.clone() } else { "anyOf".to_owned() };
+                    out.insert(key, Value::Array(members));
+                }
+                "const" if dialect != Dialect::Standard => {
+                    if dialect == Dialect::Gemini && !value.is_string() {
+                        return self.fail(format!("the constant {value} cannot be expressed in Gemini's schema subset, whose enums hold strings only"));
+                    }
+                    out.insert("enum".into(), Value::Array(vec![value.clone()]));
+                }
+                "format" => {
+                    let format = value.as_str().unwrap_or_default();
+                    let keep = !NUMERIC_FORMATS.contains(&format)
+                        && match dialect {
+                            Dialect::Standard => true,
+                            Dialect::OpenAiStrict => STRICT_STRING_FORMATS.contains(&format),
+                            Dialect::Gemini => GEMINI_STRING_FORMATS.contains(&format),
+                        };
+                    if keep {
+                        out.insert(key.clone(), value.clone());
+                    }
+                }
+                "default" if dialect != Dialect::Standard => dropped_default = Some(value.clone()),
+                "exclusiveMinimum" | "exclusiveMaximum" if dialect == Dialect::Gemini => {
+                    // Gemini has only inclusive bounds: tighten integers by one, keep the
+                    // (slightly looser) bound for numbers.
+                    let is_integer = type_names(map).contains(&"integer");
+                    let bound = match (value.as_i64(), is_integer) {
+                        (Some(n), true) if key == "exclusiveMinimum" => json!(n + 1),
+                        (Some(n), true) => json!(n - 1),
+                        _ => value.clone(),
+                    };
+                    let key = if key == "exclusiveMinimum" { "minimum" } else { "maximum" };
+                    out.insert(key.into(), bound);
+                }
+                "enum" => {
+                    self.enum_values += value.as_array().map_or(0, Vec::len);
+                    if dialect == Dialect::OpenAiStrict && self.enum_values > STRICT_MAX_ENUM_VALUES {
+                        return self.fail(format!("the schema has more than {STRICT_MAX_ENUM_VALUES} enum values in all, the most OpenAI strict mode accepts"));
+                    }
+                    out.insert(key.clone(), value.clone());
+                }
+                _ => {
+                    let allowed = match dialect {
+                        Dialect::Standard => true,
+                        Dialect::OpenAiStrict => STRICT_KEYWORDS.contains(&key.as_str()),
+                        Dialect::Gemini => GEMINI_KEYWORDS.contains(&key.as_str()),
+                    };
+                    if allowed {
+                        out.insert(key.clone(), value.clone());
+                    }
+                }
+            }
+        }
+        if dialect == Dialect::OpenAiStrict && self.properties > STRICT_MAX_PROPERTIES {
+            return self.fail(format!("the schema has more than {STRICT_MAX_PROPERTIES} properties in all, the most OpenAI strict mode accepts"));
+        }
+        if let Some(default) = dropped_default {
+            note_default(&mut out, &default);
+        }
+        self.nullability(&mut out, prop)?;
+        if is_object(&out) {
+            self.close_object(&mut out, &defaulted)?;
+        }
+        Ok(canonical_order(collapse_single_any_of(out)))
+    }
+
+    /// Expresses "may be null" the dialect's way.
+    fn nullability(&self, out: &mut Map<String, Value>, prop: Property) -> Result<(), LowerError> {
+        let nullable = strip_null(out);
+        if !nullable {
+            return Ok(());
+        }
+        match self.dialect {
+            // An optional field is simply left out; saying "or null" only costs tokens.
+            Dialect::Standard if prop == Property::Optional => {}
+            Dialect::Standard | Dialect::OpenAiStrict => add_null(out),
+            Dialect::Gemini => {
+                out.insert("nullable".into(), Value::Bool(true));
+            }
+        }
+        if self.dialect == Dialect::Gemini
+            && let Some(Value::Array(types)) = out.get("type")
+            && types.len() > 1
+        {
+            return self.fail("a value of several JSON types cannot be expressed in Gemini's schema subset");
+        }
+        Ok(())
+    }
+
+    /// Strict mode: closed objects with every property required, optional ones nullable.
+    /// Gemini: objects need declared properties.
+    fn close_object(&self, out: &mut Map<String, Value>, defaulted: &[String]) -> Result<(), LowerError> {
+        match self.dialect {
+            Dialect::Standard => {}
+            Dialect::OpenAiStrict => {
+                let required: Vec<String> = out
+                    .get("required")
+                    .and_then(Value::as_array)
+                    .map(|r| r.iter().filter_map(|v| v.as_str().map(str::to_owned)).collect())
+                    .unwrap_or_default();
+                let mut all = Vec::new();
+                if let Some(Value::Object(props)) = out.get_mut("properties") {
+                    for (name, schema) in props.iter_mut() {
+                        all.push(Value::String(name.clone()));
+                        if !required.contains(name) && !defaulted.contains(name) && let Value::Object(m) = schema {
+                            add_null(m);
+                        }
+                    }
+                }
+                out.insert("required".into(), Value::Array(all));
+                out.insert("additionalProperties".into(), Value::Bool(false));
+                if !out.contains_key("properties") {
+                    out.insert("properties".into(), Value::Object(Map::new()));
+                }
+            }
+            Dialect::Gemini => {
+                let empty = out.get("properties").and_then(Value::as_object).is_none_or(Map::is_empty);
+                if empty && !self.path.is_empty() {
+                    return self.fail("an object without declared properties cannot be expressed in Gemini's schema subset");
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The order keys are written in, whatever order schemars produced them in, so the
+/// rendered bytes stay the same across schemars versions (prompt caches keep hitting).
+/// Keys not listed keep their relative order after these.
+const KEY_ORDER: &[&str] = &[
+    "type", "description", "nullable", "enum", "const", "format", "pattern", "minimum",
+    "exclusiveMinimum", "maximum", "exclusiveMaximum", "multipleOf", "minLength", "maxLength",
+    "default", "items", "prefixItems", "minItems", "maxItems", "properties", "required",
+    "additionalProperties", "anyOf", "oneOf", "$ref",
+];
+
+fn canonical_order(schema: Value) -> Value {
+    let Value::Object(mut map) = schema else { return schema };
+    let mut ordered = Map::with_capacity(map.len());
+    for key in KEY_ORDER {
+        if let Some(v) = map.shift_remove(*key) {
+            ordered.insert((*key).to_owned(), v);
+        }
+    }
+    ordered.extend(map);
+    Value::Object(ordered)
+}
+
+/// Keeps a dropped `default` visible to the model in the description.
+fn note_default(out: &mut Map<String, Value>, default: &Value) {
+    let note = format!("Default: {default}.");
+    let description = match out.get("description").and_then(Value::as_str) {
+        Some(d) if d.ends_with('.') => format!("{d} {note}"),
+        Some(d) => format!("{d}. {note}"),
+        None => note,
+    };
+    out.insert("description".into(), Value::String(description));
+}
+
+fn type_names(map: &Map<String, Value>) -> Vec<&str> {
+    match map.get("type") {
+        Some(Value::String(t)) => vec![t.as_str()],
+        Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
+        _ => Vec::new(),
+    }
+}
+
+fn is_object(map: &Map<String, Value>) -> bool {
+    type_names(map).contains(&"object") || map.contains_key("properties")
+}
+
+/// Removes every way `out` says "or null"; returns whether it said so.
+fn strip_null(out: &mut Map<String, Value>) -> bool {
+    let mut nullable = false;
+    if let Some(t) = out.get_mut("type") {
+        match t {
+            Value::Array(types) => {
+                let before = types.len();
+                types.retain(|t| t != "null");
+                nullable |= types.len() != before;
+                if types.len() == 1 {
+                    *t = types[0].clone();
+                }
+            }
+            _ => {}
+        }
+    }
+    if let Some(Value::Array(values)) = out.get_mut("enum") {
+        let before = values.len();
+        values.retain(|v| !v.is_null());
+        nullable |= values.len() != before;
+    }
+    if let Some(Value::Array(members)) = out.get_mut("anyOf") {
+        let before = members.len();
+        members.retain(|m| m.get("type").and_then(Value::as_str) != Some("null"));
+        nullable |= members.len() != before;
+    }
+    nullable
+}
+
+/// Puts "or null" back in the form JSON Schema and OpenAI strict mode accept.
+fn add_null(out: &mut Map<String, Value>) {
+    if let Some(Value::Array(members)) = out.get_mut("anyOf") {
+        members.push(json!({"type": "null"}));
+        return;
+    }
+    match out.get_mut("type") {
+        Some(Value::String(t)) => {
+            let t = std::mem::take(t);
+            out.insert("type".into(), json!([t, "null"]));
+            if let Some(Value::Array(values)) = out.get_mut("enum") {
+                values.push(Value::Null);
+            }
+        }
+        Some(Value::Array(types)) => {
+            if !types.iter().any(|t| t == "null") {
+                types.push(json!("null"));
+            }
+        }
+        _ => {
+            let inner = std::mem::take(out);
+            let mut wrapped = Map::new();
+            if let Some(d) = inner.get("description") {
+                wrapped.insert("description".into(), d.clone());
+            }
+            let mut inner = inner;
+            inner.shift_remove("description");
+            wrapped.insert("anyOf".into(), json!([inner, {"type": "null"}]));
+            *out = wrapped;
+        }
+    }
+}
+
+/// `anyOf` of one member is that member (annotations of the outer node win).
+fn collapse_single_any_of(mut out: Map<String, Value>) -> Value {
+    let single = matches!(out.get("anyOf"), Some(Value::Array(m)) if m.len() == 1);
+    if !single {
+        return Value::Object(out);
+    }
+    let Some(Value::Array(mut members)) = out.shift_remove("anyOf") else { unreachable!() };
+    match members.pop() {
+        Some(Value::Object(member)) => Value::Object(merge_schemas(out, &member)),
+        Some(other) => other,
+        None => Value::Object(out),
+    }
+}
+
+/// Merges `secondary` into `primary`: properties and `required` are unions (primary's
+/// first), `additionalProperties: false` wins, and other keys keep primary's value.
+pub(crate) fn merge_schemas(mut primary: Map<String, Value>, secondary: &Map<String, Value>) -> Map<String, Value> {
+    for (key, value) in secondary {
+        match (key.as_str(), primary.get_mut(key)) {
+            ("properties", Some(Value::Object(props))) => {
+                for (name, schema) in value.as_object().into_iter().flatten() {
+                    props.entry(name.clone()).or_insert_with(|| schema.clone());
+                }
+            }
+            ("required", Some(Value::Array(req))) => {
+                for name in value.as_array().into_iter().flatten() {
+                    if !req.contains(name) {
+                        req.push(name.clone());
+                    }
+                }
+            }
+            ("additionalProperties", Some(existing)) => {
+                if value == &Value::Bool(false) {
+                    *existing = Value::Bool(false);
+                }
+            }
+            (_, Some(_)) => {}
+            (_, None) => {
+                primary.insert(key.clone(), value.clone());
+            }
+        }
+    }
+    primary
+}

@@ -1,0 +1,312 @@
+//! Schemas: generation with schemars (draft 2020-12) and rendering per provider.
+//!
+//! Rendering lowers each input schema into the provider's dialect (see
+//! [`lower`](self) for the rules) and wraps it in the provider's tool shape. The
+//! [`Registry`](crate::Registry) caches every step, so a rendering is computed once.
+
+mod lower;
+
+pub(crate) use lower::Dialect;
+
+use crate::error::SchemaError;
+use crate::output::IntoToolOutput;
+use crate::spec::ToolSpec;
+use schemars::generate::SchemaSettings;
+use schemars::{JsonSchema, SchemaGenerator};
+use serde::Serialize;
+use serde_json::value::RawValue;
+use serde_json::{Map, Value, json};
+use std::fmt;
+use std::str::FromStr;
+use std::sync::Arc;
+
+/// The generator every schema comes from: draft 2020-12, deserialisation contract,
+/// no `$schema`.
+fn generator() -> SchemaGenerator {
+    SchemaSettings::draft2020_12().for_deserialize().with(|s| s.meta_schema = None).into_generator()
+}
+
+/// The raw input schema of a tool struct.
+pub(crate) fn input_schema_of<T: JsonSchema>() -> Value {
+    generator().into_root_schema_for::<T>().to_value()
+}
+
+/// The raw output schema of a tool's output type, if it declares one.
+pub(crate) fn output_schema_of<O: IntoToolOutput>() -> Option<Value> {
+    O::output_schema(&mut generator())
+}
+
+/// The schema of a tool that takes no parameters: an empty, closed object.
+pub fn empty_object_schema() -> Value {
+    json!({"type": "object", "properties": {}, "additionalProperties": false})
+}
+
+/// A model provider's tool-definition format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Provider {
+    /// Anthropic Messages API: `{name, description, input_schema}`.
+    Anthropic {
+        /// Put `cache_control: {type: ephemeral}` on the last tool, so the tool list
+        /// is a cacheable prompt prefix.
+        cache_control: bool,
+    },
+    /// OpenAI Chat Completions: `{type: function, function: {..}}`.
+    OpenAiChat {
+        /// Structured-outputs strict mode.
+        strict: bool,
+    },
+    /// OpenAI Responses API: flat `{type: function, name, ..}`.
+    OpenAiResponses {
+        /// Structured-outputs strict mode (the Responses API's default is strict).
+        strict: bool,
+    },
+    /// Google Gemini: `[{functionDeclarations: [..]}]` with the OpenAPI subset.
+    Gemini,
+    /// Model Context Protocol `tools/list`: `{name, title, description, inputSchema, ..}`.
+    Mcp,
+}
+
+impl Provider {
+    /// Every provider variant, each with its own cache slot.
+    pub const ALL: [Provider; 8] = [
+        Provider::Anthropic { cache_control: false },
+        Provider::Anthropic { cache_control: true },
+        Provider::OpenAiChat { strict: false },
+        Provider::OpenAiChat { strict: true },
+        Provider::OpenAiResponses { strict: false },
+        Provider::OpenAiResponses { strict: true },
+        Provider::Gemini,
+        Provider::Mcp,
+    ];
+
+    /// Anthropic without `cache_control`.
+    pub const ANTHROPIC: Provider = Provider::Anthropic { cache_control: false };
+
+    pub(crate) fn slot(self) -> usize {
+        match self {
+            Provider::Anthropic { cache_control } => cache_control as usize,
+            Provider::OpenAiChat { strict } => 2 + strict as usize,
+            Provider::OpenAiResponses { strict } => 4 + strict as usize,
+            Provider::Gemini => 6,
+            Provider::Mcp => 7,
+        }
+    }
+
+    pub(crate) fn dialect(self) -> Dialect {
+        match self {
+            Provider::OpenAiChat { strict: true } | Provider::OpenAiResponses { strict: true } => Dialect::OpenAiStrict,
+            Provider::Gemini => Dialect::Gemini,
+            _ => Dialect::Standard,
+        }
+    }
+
+    /// The provider's id as the CLI spells it: `anthropic`, `openai-chat`,
+    /// `openai-responses`, `gemini`, `mcp`.
+    pub fn id(self) -> &'static str {
+        match self {
+            Provider::Anthropic { .. } => "anthropic",
+            Provider::OpenAiChat { .. } => "openai-chat",
+            Provider::OpenAiResponses { .. } => "openai-responses",
+            Provider::Gemini => "gemini",
+            Provider::Mcp => "mcp",
+        }
+    }
+
+    /// The same provider with strict mode set, where the provider has one.
+    pub fn with_strict(self, strict: bool) -> Provider {
+        match self {
+            Provider::OpenAiChat { .. } => Provider::OpenAiChat { strict },
+            Provider::OpenAiResponses { .. } => Provider::OpenAiResponses { strict },
+            other => other,
+        }
+    }
+}
+
+impl fmt::Display for Provider {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Provider::Anthropic { .. } => f.write_str("Anthropic"),
+            Provider::OpenAiChat { strict } => write!(f, "OpenAI chat{}", if *strict { " (strict)" } else { "" }),
+            Provider::OpenAiResponses { strict } => {
+                write!(f, "OpenAI responses{}", if *strict { " (strict)" } else { "" })
+            }
+            Provider::Gemini => f.write_str("Gemini"),
+            Provider::Mcp => f.write_str("MCP"),
+        }
+    }
+}
+
+/// An unknown provider id.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown provider `{0}`: expected one of anthropic, openai-chat, openai-responses, gemini, mcp")]
+pub struct UnknownProvider(pub String);
+
+impl FromStr for Provider {
+    type Err = UnknownProvider;
+
+    /// Parses a provider id (non-strict; use [`Provider::with_strict`]).
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Ok(match s.trim().to_ascii_lowercase().as_str() {
+            "anthropic" | "claude" => Provider::ANTHROPIC,
+            "openai-chat" | "openai" | "chat" => Provider::OpenAiChat { strict: false },
+            "openai-responses" | "responses" => Provider::OpenAiResponses { strict: false },
+            "gemini" | "google" => Provider::Gemini,
+            "mcp" => Provider::Mcp,
+            _ => return Err(UnknownProvider(s.to_owned())),
+        })
+    }
+}
+
+/// A rendered tool list: the JSON array to put at `tools` in the provider's request,
+/// kept as bytes so that handing it out again costs a reference count.
+#[derive(Debug, Clone)]
+pub struct Definitions(Arc<RawValue>);
+
+impl Definitions {
+    /// The JSON text, byte-identical for the same tools on every run.
+    pub fn as_str(&self) -> &str {
+        self.0.get()
+    }
+
+    /// The JSON as a `serde_json::Value`, for inspection (allocates).
+    pub fn to_value(&self) -> Value {
+        serde_json::from_str(self.0.get()).expect("rendered definitions are valid JSON")
+    }
+
+    pub(crate) fn from_parts<'a>(parts: impl IntoIterator<Item = &'a str>, wrap_gemini: bool) -> Self {
+        let mut text = String::from(if wrap_gemini { "[{\"functionDeclarations\":[" } else { "[" });
+        for (i, part) in parts.into_iter().enumerate() {
+            if i > 0 {
+                text.push(',');
+            }
+            text.push_str(part);
+        }
+        text.push_str(if wrap_gemini { "]}]" } else { "]" });
+        Definitions(Arc::from(RawValue::from_string(text).expect("joined definitions are valid JSON")))
+    }
+}
+
+impl Serialize for Definitions {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.0.serialize(serializer)
+    }
+}
+
+impl fmt::Display for Definitions {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Lowers a tool's raw input schema for a dialect and checks the root.
+/// The root's `title` and `description` are dropped: the struct's doc comment is
+/// already the tool's description.
+pub(crate) fn lower_input(spec: &ToolSpec, raw: &Value, dialect: Dialect, provider: Provider) -> Result<Value, SchemaError> {
+    let error = |path: String, message: String| SchemaError {
+        tool: spec.name.to_string(),
+        provider: provider.to_string(),
+        path,
+        message,
+    };
+    let lowered = lower::lower(raw, dialect).map_err(|e| error(e.path, e.message))?;
+    check_root(&lowered).map_err(|m| error(String::new(), m))?;
+    Ok(lowered)
+}
+
+fn check_root(schema: &Value) -> Result<(), String> {
+    let Some(map) = schema.as_object() else {
+        return Err("the input schema is not an object schema".into());
+    };
+    if let Some(kw) = ["anyOf", "oneOf", "allOf", "enum", "not"].iter().find(|k| map.contains_key(**k)) {
+        return Err(format!(
+            "the input's top level is `{kw}`, but tool parameters must be one object; wrap the enum in a field (a flattened enum produces this)"
+        ));
+    }
+    if map.get("type").and_then(Value::as_str) != Some("object") {
+        return Err(format!("the input's top level must have type \"object\", not {}", map.get("type").unwrap_or(&Value::Null)));
+    }
+    Ok(())
+}
+
+/// Renders one tool in `provider`'s shape from its lowered schemas.
+pub(crate) fn render_tool(
+    spec: &ToolSpec,
+    input: &Value,
+    output: Option<&Value>,
+    provider: Provider,
+    description: &str,
+) -> Result<String, SchemaError> {
+    let name = Value::String(spec.name.to_string());
+    let description = Value::String(description.to_owned());
+    let mut tool = Map::new();
+    match provider {
+        Provider::Anthropic { .. } => {
+            tool.insert("name".into(), name);
+            tool.insert("description".into(), description);
+            tool.insert("input_schema".into(), input.clone());
+        }
+        Provider::OpenAiChat { strict } => {
+            let mut function = Map::new();
+            function.insert("name".into(), name);
+            function.insert("description".into(), description);
+            function.insert("parameters".into(), input.clone());
+            function.insert("strict".into(), Value::Bool(strict));
+            tool.insert("type".into(), json!("function"));
+            tool.insert("function".into(), Value::Object(function));
+        }
+        Provider::OpenAiResponses { strict } => {
+            tool.insert("type".into(), json!("function"));
+            tool.insert("name".into(), name);
+            tool.insert("description".into(), description);
+            tool.insert("parameters".into(), input.clone());
+            tool.insert("strict".into(), Value::Bool(strict));
+        }
+        Provider::Gemini => {
+            tool.insert("name".into(), name);
+            tool.insert("description".into(), description);
+            // Gemini rejects an object with no properties; a tool without
+            // parameters leaves `parameters` out.
+            let has_params = input.get("properties").and_then(Value::as_object).is_some_and(|p| !p.is_empty());
+            if has_params {
+                tool.insert("parameters".into(), input.clone());
+            }
+        }
+        Provider::Mcp => {
+            tool.insert("name".into(), name);
+            if let Some(title) = &spec.title {
+                tool.insert("title".into(), json!(title));
+            }
+            tool.insert("description".into(), description);
+            tool.insert("inputSchema".into(), input.clone());
+            if let Some(output) = output {
+                tool.insert("outputSchema".into(), output.clone());
+            }
+            let f = spec.flags;
+            let mut annotations = Map::new();
+            if let Some(title) = &spec.title {
+                annotations.insert("title".into(), json!(title));
+            }
+            annotations.insert("readOnlyHint".into(), json!(f.read_only));
+            annotations.insert("destructiveHint".into(), json!(f.destructive));
+            annotations.insert("idempotentHint".into(), json!(f.idempotent));
+            annotations.insert("openWorldHint".into(), json!(f.open_world));
+            tool.insert("annotations".into(), Value::Object(annotations));
+        }
+    }
+    Ok(Value::Object(tool).to_string())
+}
+
+/// Lowers an output schema for MCP's `outputSchema`, which must be an object.
+pub(crate) fn lower_output(spec: &ToolSpec, raw: &Value) -> Result<Value, SchemaError> {
+    let lowered = lower_input(spec, raw, Dialect::Standard, Provider::Mcp).map_err(|mut e| {
+        e.message = format!("output schema: {}; MCP structuredContent must be a JSON object", e.message);
+        e
+    })?;
+    Ok(lowered)
+}
+
+/// Adds Anthropic's `cache_control` marker to one rendered tool.
+pub(crate) fn with_cache_control(rendered: &str) -> String {
+    let body = rendered.strip_suffix('}').unwrap_or(rendered);
+    format!("{body},\"cache_control\":{{\"type\":\"ephemeral\"}}}}")
+}

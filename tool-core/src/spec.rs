@@ -1,0 +1,123 @@
+//! The static description of a tool: name, aliases, description, flags and origin.
+//!
+//! `#[tool]` builds a [`ToolSpec`] in a `static`; runtime tools (MCP, config-defined)
+//! build one with owned strings. Both go through the same registry and renderers.
+
+use std::borrow::Cow;
+use std::fmt;
+
+/// Capability flags. They drive scheduling, permission defaults and MCP annotations.
+///
+/// The defaults are conservative: a tool is neither read-only nor concurrency-safe
+/// unless it says so, so nothing runs in parallel or skips a permission prompt by
+/// accident.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct Flags {
+    /// The tool does not change its environment (files, processes, remote state).
+    pub read_only: bool,
+    /// Calls may run at the same time as other concurrency-safe calls.
+    pub concurrency_safe: bool,
+    /// The tool may make irreversible changes (delete, overwrite without backup).
+    pub destructive: bool,
+    /// Calling it twice with the same input has no further effect.
+    pub idempotent: bool,
+    /// The tool talks to an open world (the web, external services).
+    pub open_world: bool,
+}
+
+impl Flags {
+    /// No flags set: the conservative default.
+    pub const NONE: Flags = Flags {
+        read_only: false,
+        concurrency_safe: false,
+        destructive: false,
+        idempotent: false,
+        open_world: false,
+    };
+
+    /// The names of the flags that are set, in declaration order.
+    pub fn names(&self) -> Vec<&'static str> {
+        let all = [
+            (self.read_only, "read_only"),
+            (self.concurrency_safe, "concurrency_safe"),
+            (self.destructive, "destructive"),
+            (self.idempotent, "idempotent"),
+            (self.open_world, "open_world"),
+        ];
+        all.into_iter().filter(|(on, _)| *on).map(|(_, n)| n).collect()
+    }
+}
+
+/// Where a tool was defined: `file:line` for `#[tool]` structs, or a free-form origin
+/// (`mcp server "github"`, `config`) for runtime tools.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum ToolOrigin {
+    /// A `#[tool]` struct in Rust source.
+    Source {
+        /// The file, as `file!()` gives it.
+        file: Cow<'static, str>,
+        /// The line of the `#[tool]` attribute.
+        line: u32,
+    },
+    /// A tool created at run time.
+    Runtime(Cow<'static, str>),
+}
+
+impl fmt::Display for ToolOrigin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ToolOrigin::Source { file, line } => write!(f, "{file}:{line}"),
+            ToolOrigin::Runtime(what) => f.write_str(what),
+        }
+    }
+}
+
+/// Everything static about a tool.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct ToolSpec {
+    /// The name the model calls, `^[A-Za-z_][A-Za-z0-9_-]{0,63}$`.
+    pub name: Cow<'static, str>,
+    /// Further names that route to the same handler.
+    pub aliases: Cow<'static, [Cow<'static, str>]>,
+    /// A short human title (MCP `title`).
+    pub title: Option<Cow<'static, str>>,
+    /// What the model reads: the doc comment unless overridden.
+    pub description: Cow<'static, str>,
+    /// The declared capability flags (a tool may refine them per input).
+    pub flags: Flags,
+    /// Where the tool was defined.
+    pub origin: ToolOrigin,
+}
+
+/// The longest tool name every provider accepts.
+pub const MAX_TOOL_NAME_LEN: usize = 64;
+
+/// Whether `name` is accepted by every provider: `^[A-Za-z_][A-Za-z0-9_-]{0,63}$`.
+///
+/// `#[tool]` checks the same rule at compile time; this is the check for names that
+/// arrive at run time.
+///
+/// ```
+/// use toolwright_core::is_portable_tool_name;
+/// assert!(is_portable_tool_name("read_file"));
+/// assert!(!is_portable_tool_name("9lives"));
+/// assert!(!is_portable_tool_name("fs.read"));
+/// ```
+pub const fn is_portable_tool_name(name: &str) -> bool {
+    let bytes = name.as_bytes();
+    if bytes.is_empty() || bytes.len() > MAX_TOOL_NAME_LEN {
+        return false;
+    }
+    if !(bytes[0].is_ascii_alphabetic() || bytes[0] == b'_') {
+        return false;
+    }
+    let mut i = 1;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if !(b.is_ascii_alphanumeric() || b == b'_' || b == b'-') {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}

@@ -1,0 +1,292 @@
+//! Generates the code for one `#[tool]`: the item with its derives, the static spec,
+//! `ToolInfo`, field checks and the `inventory` submission. On error the item and
+//! placeholder impls are still emitted next to `compile_error!`, so one mistake gives
+//! one message.
+
+use crate::attr::{self, Flag, ToolAttrs};
+use crate::ctxt::Ctxt;
+use crate::model::{Container, Shape};
+use heck::ToSnakeCase;
+use proc_macro2::{Span, TokenStream};
+use quote::{quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::{DeriveInput, Path};
+
+pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
+    let input: DeriveInput = match syn::parse2(item.clone()) {
+        Ok(input) => input,
+        Err(_) => {
+            let error = syn::Error::new(Span::call_site(), "`#[tool]` goes on a struct with named fields")
+                .to_compile_error();
+            return quote!(#error #item);
+        }
+    };
+    let mut cx = Ctxt::default();
+    let attrs = ToolAttrs::parse(&mut cx, args);
+    let container = Container::from_ast(&mut cx, &input);
+    let spec = SpecValues::resolve(&mut cx, &attrs, &container);
+    let krate = attrs.krate.clone().unwrap_or_else(|| syn::parse_quote!(::toolwright));
+
+    let generic = !input.generics.params.is_empty();
+    let body = match &container.shape {
+        Some(shape) if !generic => tool_impls(&container, shape, &spec, &krate),
+        _ => placeholder_impls(&container, &spec, &krate),
+    };
+    let errors = cx.into_compile_errors();
+    quote! {
+        #body
+        #errors
+    }
+}
+
+/// The spec's values after checking, with fallbacks where a value was wrong.
+struct SpecValues {
+    name: String,
+    aliases: Vec<String>,
+    title: Option<String>,
+    description: String,
+    read_only: bool,
+    concurrency_safe: bool,
+    destructive: bool,
+    idempotent: bool,
+    open_world: bool,
+}
+
+impl SpecValues {
+    fn resolve(cx: &mut Ctxt, attrs: &ToolAttrs, container: &Container) -> SpecValues {
+        let ident = container.ident;
+        let name = match &attrs.name {
+            Some(lit) => {
+                let name = lit.value();
+                if !attr::is_portable_name(&name) {
+                    cx.error_spanned_by(lit, format!("invalid tool name `{name}`: {}", NAME_RULE));
+                }
+                name
+            }
+            None => {
+                let name = ident.to_string().trim_start_matches("r#").to_snake_case();
+                if !attr::is_portable_name(&name) {
+                    cx.error_spanned_by(
+                        ident,
+                        format!("the tool name derived from `{ident}` is `{name}`, which is invalid: {NAME_RULE}; set one with `#[tool(name = \"...\")]`"),
+                    );
+                }
+                name
+            }
+        };
+        let mut aliases: Vec<String> = Vec::new();
+        for lit in &attrs.aliases {
+            let alias = lit.value();
+            if !attr::is_portable_name(&alias) {
+                cx.error_spanned_by(lit, format!("invalid alias `{alias}`: {NAME_RULE}"));
+            } else if alias == name {
+                cx.error_spanned_by(lit, format!("the alias `{alias}` is the tool's own name; remove it"));
+            } else if aliases.contains(&alias) {
+                cx.error_spanned_by(lit, format!("the alias `{alias}` is listed twice"));
+            }
+            aliases.push(alias);
+        }
+        let description = match &attrs.description {
+            Some(lit) => {
+                let text = lit.value().trim().to_owned();
+                if text.is_empty() {
+                    cx.error_spanned_by(lit, "the tool description is empty; the model reads it to decide when to call the tool");
+                }
+                text
+            }
+            None => {
+                if container.doc.is_empty() {
+                    cx.error_spanned_by(
+                        ident,
+                        format!("tool `{ident}` has no description: add a doc comment (`/// What the tool does.`) above the struct, or `#[tool(description = \"...\")]`"),
+                    );
+                }
+                container.doc.clone()
+            }
+        };
+        let title = attrs.title.as_ref().map(|lit| {
+            let title = lit.value();
+            if title.trim().is_empty() {
+                cx.error_spanned_by(lit, "the tool title is empty");
+            }
+            title
+        });
+        check_contradiction(cx, attrs.read_only, attrs.destructive);
+        SpecValues {
+            name,
+            aliases,
+            title,
+            description,
+            read_only: attrs.read_only.value,
+            concurrency_safe: attrs.concurrency_safe.value,
+            destructive: attrs.destructive.value,
+            idempotent: attrs.idempotent.value,
+            open_world: attrs.open_world.value,
+        }
+    }
+}
+
+const NAME_RULE: &str =
+    "names must match ^[A-Za-z_][A-Za-z0-9_-]{0,63}$ (a letter or `_` first, then letters, digits, `_` or `-`, at most 64 in all), the one rule every provider accepts";
+
+fn check_contradiction(cx: &mut Ctxt, read_only: Flag, destructive: Flag) {
+    if read_only.value && destructive.value {
+        let span = destructive.span.unwrap_or_else(Span::call_site);
+        cx.error_at(span, "`read_only` and `destructive` contradict each other: a read-only tool changes nothing, so it cannot destroy anything");
+    }
+}
+
+/// `static` spec + `ToolInfo` impl, shared by the real and the placeholder expansion.
+fn spec_and_info(container: &Container, spec: &SpecValues, krate: &Path) -> TokenStream {
+    let p = quote!(#krate::__private);
+    let ident = container.ident;
+    let (impl_generics, ty_generics, where_clause) = container.input.generics.split_for_impl();
+    let name = &spec.name;
+    let description = &spec.description;
+    let aliases = spec.aliases.iter().map(|a| quote!(#p::Cow::Borrowed(#a)));
+    let title = match &spec.title {
+        Some(t) => quote!(::core::option::Option::Some(#p::Cow::Borrowed(#t))),
+        None => quote!(::core::option::Option::None),
+    };
+    let SpecValues { read_only, concurrency_safe, destructive, idempotent, open_world, .. } = *spec;
+    // `line!()` spanned at the struct name reports the struct's line.
+    let line = quote_spanned!(ident.span()=> ::core::line!());
+    quote! {
+        static __TOOLWRIGHT_SPEC: #p::ToolSpec = #p::ToolSpec {
+            name: #p::Cow::Borrowed(#name),
+            aliases: #p::Cow::Borrowed(&[#(#aliases),*]),
+            title: #title,
+            description: #p::Cow::Borrowed(#description),
+            flags: #p::Flags {
+                read_only: #read_only,
+                concurrency_safe: #concurrency_safe,
+                destructive: #destructive,
+                idempotent: #idempotent,
+                open_world: #open_world,
+            },
+            origin: #p::ToolOrigin::Source { file: #p::Cow::Borrowed(::core::file!()), line: #line },
+        };
+
+        #[automatically_derived]
+        impl #impl_generics #p::ToolInfo for #ident #ty_generics #where_clause {
+            const SPEC: &'static #p::ToolSpec = &__TOOLWRIGHT_SPEC;
+        }
+    }
+}
+
+fn tool_impls(container: &Container, shape: &Shape, spec: &SpecValues, krate: &Path) -> TokenStream {
+    let p = quote!(#krate::__private);
+    let ident = container.ident;
+    let input = container.input;
+    let krate_text = quote!(#krate).to_string().replace(' ', "");
+
+    let (item_attrs, extra_impls, field_checks) = match shape {
+        Shape::Named(fields) => {
+            let mut derives = Vec::new();
+            let mut helpers = Vec::new();
+            if !container.derives_deserialize {
+                derives.push(quote!(#p::serde::Deserialize));
+                let path = format!("{krate_text}::__private::serde");
+                helpers.push(quote!(#[serde(crate = #path)]));
+            }
+            if !container.derives_json_schema {
+                derives.push(quote!(#p::schemars::JsonSchema));
+                let path = format!("{krate_text}::__private::schemars");
+                helpers.push(quote!(#[schemars(crate = #path)]));
+            }
+            // Unknown fields are errors the model can read, unless a flattened field
+            // needs them (serde cannot combine the two).
+            if !container.denies_unknown_fields && !container.has_flatten() {
+                helpers.push(quote!(#[serde(deny_unknown_fields)]));
+            }
+            let derive = (!derives.is_empty()).then(|| quote!(#[derive(#(#derives),*)]));
+            let checks = fields.iter().map(|f| {
+                let ty = f.ty;
+                let schema = (!f.custom_schema)
+                    .then(|| quote_spanned!(ty.span()=> #p::assert_field_has_schema::<#ty>();));
+                let de = (!f.custom_deserialize)
+                    .then(|| quote_spanned!(ty.span()=> #p::assert_field_deserializes::<#ty>();));
+                quote!(#schema #de)
+            });
+            (quote!(#derive #(#helpers)*), TokenStream::new(), quote!(const _: () = { #(#checks)* };))
+        }
+        Shape::Unit => {
+            let name = &spec.name;
+            let impls = quote! {
+                #[automatically_derived]
+                impl<'de> #p::serde::Deserialize<'de> for #ident {
+                    fn deserialize<__D: #p::serde::Deserializer<'de>>(
+                        deserializer: __D,
+                    ) -> ::core::result::Result<Self, __D::Error> {
+                        ::core::result::Result::map(#p::deserialize_no_params(deserializer, #name), |()| #ident)
+                    }
+                }
+
+                #[automatically_derived]
+                impl #p::schemars::JsonSchema for #ident {
+                    fn schema_name() -> #p::Cow<'static, str> {
+                        #p::Cow::Borrowed(::core::stringify!(#ident))
+                    }
+                    fn json_schema(_: &mut #p::schemars::SchemaGenerator) -> #p::schemars::Schema {
+                        #p::no_params_schema()
+                    }
+                }
+            };
+            (TokenStream::new(), impls, TokenStream::new())
+        }
+    };
+    let info = spec_and_info(container, spec, krate);
+    // A missing `impl Tool` is reported here, at the struct's name.
+    let descriptor = quote_spanned!(ident.span()=> #p::ToolDescriptor::of::<#ident>());
+    quote! {
+        #item_attrs
+        #input
+
+        const _: () = {
+            #extra_impls
+            #info
+            #field_checks
+            #p::inventory::submit! { #descriptor }
+        };
+    }
+}
+
+/// For an item that cannot be a tool: the item unchanged, plus impls that let the
+/// user's `impl Tool` compile, so the only error is the one that explains the mistake.
+fn placeholder_impls(container: &Container, spec: &SpecValues, krate: &Path) -> TokenStream {
+    let p = quote!(#krate::__private);
+    let ident = container.ident;
+    let input = container.input;
+    let generics = &input.generics;
+    let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
+    let mut de_generics = generics.clone();
+    de_generics.params.insert(0, syn::parse_quote!('de));
+    let (de_impl_generics, _, _) = de_generics.split_for_impl();
+    let info = spec_and_info(container, spec, krate);
+    quote! {
+        #input
+
+        const _: () = {
+            #[automatically_derived]
+            impl #de_impl_generics #p::serde::Deserialize<'de> for #ident #ty_generics #where_clause {
+                fn deserialize<__D: #p::serde::Deserializer<'de>>(
+                    _: __D,
+                ) -> ::core::result::Result<Self, __D::Error> {
+                    ::core::result::Result::Err(<__D::Error as #p::serde::de::Error>::custom("not a valid tool"))
+                }
+            }
+
+            #[automatically_derived]
+            impl #impl_generics #p::schemars::JsonSchema for #ident #ty_generics #where_clause {
+                fn schema_name() -> #p::Cow<'static, str> {
+                    #p::Cow::Borrowed(::core::stringify!(#ident))
+                }
+                fn json_schema(_: &mut #p::schemars::SchemaGenerator) -> #p::schemars::Schema {
+                    #p::no_params_schema()
+                }
+            }
+
+            #info
+        };
+    }
+}

@@ -1,0 +1,140 @@
+//! The annotated item, parsed into what expansion needs, keeping syn nodes for spans.
+
+use crate::ctxt::Ctxt;
+use syn::{Attribute, Data, DeriveInput, Fields, Ident, Meta, Type};
+
+/// A tool struct's field: its type (for error spans) and what its attributes change.
+pub(crate) struct Field<'a> {
+    pub(crate) ty: &'a Type,
+    /// `#[serde(skip | skip_deserializing | with | deserialize_with)]`: no `Deserialize` needed.
+    pub(crate) custom_deserialize: bool,
+    /// `#[schemars(with | schema_with)]` or `#[serde(skip)]`: no `JsonSchema` needed.
+    pub(crate) custom_schema: bool,
+    pub(crate) flatten: bool,
+}
+
+/// The shape of the tool's input.
+pub(crate) enum Shape<'a> {
+    /// `struct X { .. }`, possibly empty.
+    Named(Vec<Field<'a>>),
+    /// `struct X;`: a tool without parameters.
+    Unit,
+}
+
+pub(crate) struct Container<'a> {
+    pub(crate) ident: &'a Ident,
+    pub(crate) input: &'a DeriveInput,
+    /// `None` when the item is not a struct with named fields (an error was recorded).
+    pub(crate) shape: Option<Shape<'a>>,
+    pub(crate) doc: String,
+    pub(crate) derives_deserialize: bool,
+    pub(crate) derives_json_schema: bool,
+    pub(crate) denies_unknown_fields: bool,
+}
+
+impl<'a> Container<'a> {
+    pub(crate) fn from_ast(cx: &mut Ctxt, input: &'a DeriveInput) -> Container<'a> {
+        let shape = match &input.data {
+            Data::Struct(s) => match &s.fields {
+                Fields::Named(named) => Some(Shape::Named(named.named.iter().map(Field::from_ast).collect())),
+                Fields::Unit => Some(Shape::Unit),
+                Fields::Unnamed(fields) => {
+                    cx.error_spanned_by(
+                        fields,
+                        "`#[tool]` needs a struct with named fields: the field names are the tool's parameter names",
+                    );
+                    None
+                }
+            },
+            Data::Enum(e) => {
+                cx.error_spanned_by(
+                    e.enum_token,
+                    "`#[tool]` cannot be used on an enum: a tool's input is an object with named parameters; make a struct and put the enum in a field",
+                );
+                None
+            }
+            Data::Union(u) => {
+                cx.error_spanned_by(u.union_token, "`#[tool]` cannot be used on a union; use a struct with named fields");
+                None
+            }
+        };
+        if !input.generics.params.is_empty() {
+            cx.error_spanned_by(
+                &input.generics,
+                "`#[tool]` structs cannot be generic: each tool is registered once, in a static, at link time; make a concrete struct for each instantiation",
+            );
+        }
+        Container {
+            ident: &input.ident,
+            input,
+            shape,
+            doc: doc_comment(&input.attrs),
+            derives_deserialize: derives(&input.attrs, "Deserialize"),
+            derives_json_schema: derives(&input.attrs, "JsonSchema"),
+            denies_unknown_fields: has_word(&input.attrs, "serde", &["deny_unknown_fields"]),
+        }
+    }
+
+    pub(crate) fn has_flatten(&self) -> bool {
+        matches!(&self.shape, Some(Shape::Named(fields)) if fields.iter().any(|f| f.flatten))
+    }
+}
+
+impl<'a> Field<'a> {
+    fn from_ast(field: &'a syn::Field) -> Field<'a> {
+        let skip = has_word(&field.attrs, "serde", &["skip", "skip_deserializing"]);
+        Field {
+            ty: &field.ty,
+            custom_deserialize: skip || has_word(&field.attrs, "serde", &["with", "deserialize_with"]),
+            custom_schema: skip || has_word(&field.attrs, "schemars", &["with", "schema_with", "skip"]),
+            flatten: has_word(&field.attrs, "serde", &["flatten"]),
+        }
+    }
+}
+
+/// The doc comment, one leading space per line removed, paragraph breaks kept.
+fn doc_comment(attrs: &[Attribute]) -> String {
+    let mut lines = Vec::new();
+    for attr in attrs {
+        if let Meta::NameValue(nv) = &attr.meta
+            && nv.path.is_ident("doc")
+            && let syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) = &nv.value
+        {
+            for line in s.value().lines() {
+                lines.push(line.strip_prefix(' ').unwrap_or(line).trim_end().to_owned());
+            }
+        }
+    }
+    lines.join("\n").trim().to_owned()
+}
+
+/// Whether `#[derive(..)]` lists a derive whose last path segment is `name`.
+fn derives(attrs: &[Attribute], name: &str) -> bool {
+    attrs.iter().filter(|a| a.path().is_ident("derive")).any(|a| {
+        let mut found = false;
+        let _ = a.parse_nested_meta(|meta| {
+            found |= meta.path.segments.last().is_some_and(|s| s.ident == name);
+            Ok(())
+        });
+        found
+    })
+}
+
+/// Whether an `#[ns(...)]` attribute mentions one of `words` as a key.
+fn has_word(attrs: &[Attribute], ns: &str, words: &[&str]) -> bool {
+    attrs.iter().filter(|a| a.path().is_ident(ns)).any(|a| {
+        let mut found = false;
+        let _ = a.parse_nested_meta(|meta| {
+            found |= words.iter().any(|w| meta.path.is_ident(w));
+            if meta.input.peek(syn::Token![=]) {
+                meta.value()?.parse::<syn::Expr>()?;
+            } else if meta.input.peek(syn::token::Paren) {
+                let content;
+                syn::parenthesized!(content in meta.input);
+                content.parse::<proc_macro2::TokenStream>()?;
+            }
+            Ok(())
+        });
+        found
+    })
+}
