@@ -1,1 +1,91 @@
+//! # toolwright
+//!
+//! A framework for the tools that LLM agents call. Annotate a struct, implement one
+//! method, and the tool has a name, a description, a JSON schema for every provider,
+//! capability flags, and a place in a registry assembled at link time.
+//!
+//! ```
+//! use toolwright::prelude::*;
+//!
+//! /// Count the words in a text.
+//! ///
+//! /// Words are separated by whitespace.
+//! #[tool(read_only, concurrency_safe, idempotent)]
+//! pub struct CountWords {
+//!     /// The text to count.
+//!     pub text: String,
+//! }
+//!
+//! impl Tool for CountWords {
+//!     type Output = String;
+//!     async fn call(self, _cx: &ToolContext) -> Result<String, ToolError> {
+//!         Ok(self.text.split_whitespace().count().to_string())
+//!     }
+//! }
+//!
+//! let registry = toolwright::registry().unwrap();
+//! let tool = registry.get("count_words").unwrap();
+//! assert!(tool.spec().flags.read_only);
+//! assert_eq!(tool.spec().description, "Count the words in a text.\n\nWords are separated by whitespace.");
+//! let openai = registry.definitions(Provider::OpenAiChat { strict: true }).unwrap();
+//! assert!(openai.as_str().contains(r#""name":"count_words""#));
+//! ```
+//!
+//! ## `#[tool]`
+//!
+//! Put it on a struct with named fields (or a unit struct, for a tool without
+//! parameters). The struct is the tool's input; its fields are the parameters.
+//!
+//! | key | meaning | default |
+//! |---|---|---|
+//! | `name = "..."` | the name the model calls | the struct name in snake_case |
+//! | `description = "..."` | what the model reads | the doc comment, paragraphs kept |
+//! | `title = "..."` | a human title (MCP `title`) | none |
+//! | `aliases = ["..", ..]` | further names routed to the same handler | none |
+//! | `read_only` | changes nothing | off |
+//! | `concurrency_safe` | may run in parallel with other safe calls | off |
+//! | `destructive` | may make irreversible changes (not with `read_only`) | off |
+//! | `idempotent` | repeating a call has no further effect | off |
+//! | `open_world` | reaches outside systems (web, services) | off |
+//! | `crate = path` | where toolwright is, if renamed | `::toolwright` |
+//!
+//! The defaults are conservative: a tool that does not say it is read-only and
+//! concurrency-safe is treated as neither. Flags may also be decided per input by
+//! overriding [`Tool::is_read_only`] and friends.
+//!
+//! **Derives.** `#[tool]` adds `#[derive(Deserialize, JsonSchema)]` itself (through
+//! toolwright's own re-exports, so your crate needs neither serde nor schemars), and
+//! `#[serde(deny_unknown_fields)]` unless a field is `#[serde(flatten)]`: a model that
+//! invents a parameter gets an error naming it, not silence. If you derive either
+//! yourself, `#[tool]` leaves that derive to you. Field types must implement both
+//! traits; if one does not, the error points at the field. `serde` and `schemars`
+//! attributes (`rename`, `rename_all`, `default`, `skip`, `flatten`, ...) work as usual.
+//!
+//! **Names** must match `^[A-Za-z_][A-Za-z0-9_-]{0,63}$`, the one rule every provider
+//! accepts. Mistakes (bad names, no description, contradictory flags, unknown or
+//! repeated keys, tuple structs, enums, generics, missing `impl Tool`) are compile
+//! errors on the offending span, all reported together.
+//!
+//! ## Output
+//!
+//! `type Output` is a `String`, a [`ToolOutput`] (content blocks), or [`Json<T>`]:
+//! structured output whose schema becomes the tool's MCP `outputSchema`.
 
+pub use toolwright_builtin as builtin;
+pub use toolwright_builtin::{DEFAULT_TOOL_NAMES, DefaultTool};
+pub use toolwright_core::*;
+
+/// What most code needs: `use toolwright::prelude::*;`.
+pub mod prelude {
+    pub use toolwright_core::{
+        Content, Definitions, DynTool, Flags, IntoToolOutput, Json, Provider, Registry, Tool, ToolContext, ToolError,
+        ToolOutput, tool,
+    };
+}
+
+/// Every tool linked into the binary, the built-ins always included.
+///
+/// See [`toolwright_builtin::registry`].
+pub fn registry() -> Result<Registry, RegistryError> {
+    toolwright_builtin::registry()
+}

@@ -41,6 +41,7 @@ mod output;
 mod registry;
 pub mod schema;
 mod spec;
+pub mod suggest;
 mod tool;
 
 #[doc(hidden)]

@@ -92,7 +92,8 @@ impl<'a> Field<'a> {
     }
 }
 
-/// The doc comment, one leading space per line removed, paragraph breaks kept.
+/// The doc comment, one leading space per line removed, soft-wrapped lines of a
+/// paragraph joined (see [`reflow`]).
 fn doc_comment(attrs: &[Attribute]) -> String {
     let mut lines = Vec::new();
     for attr in attrs {
@@ -100,12 +101,67 @@ fn doc_comment(attrs: &[Attribute]) -> String {
             && nv.path.is_ident("doc")
             && let syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) = &nv.value
         {
-            for line in s.value().lines() {
+            // `split`, not `lines`: an empty `///` line is a paragraph break to keep.
+            for line in s.value().split('\n') {
                 lines.push(line.strip_prefix(' ').unwrap_or(line).trim_end().to_owned());
             }
         }
     }
-    lines.join("\n").trim().to_owned()
+    reflow(&lines).trim().to_owned()
+}
+
+/// Joins the source's soft line breaks with spaces, so the model reads paragraphs,
+/// not 90-column lines. Blank lines (paragraph breaks), list items, table rows,
+/// headings, indented lines and fenced code keep their own lines.
+pub(crate) fn reflow(lines: &[String]) -> String {
+    let mut out = String::new();
+    let mut in_fence = false;
+    let mut previous_joins = false;
+    for line in lines {
+        let trimmed = line.trim_start();
+        let fence = trimmed.starts_with("```");
+        let structural = fence
+            || in_fence
+            || trimmed.is_empty()
+            || line.starts_with(' ')
+            || line.starts_with('\t')
+            || trimmed.starts_with(['-', '*', '+', '|', '#', '>'])
+            || trimmed.split_once(". ").is_some_and(|(n, _)| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()));
+        if out.is_empty() && trimmed.is_empty() {
+            continue;
+        }
+        if !out.is_empty() {
+            out.push(if previous_joins && !structural { ' ' } else { '\n' });
+        }
+        out.push_str(line);
+        if fence {
+            in_fence = !in_fence;
+        }
+        // A line may take the next one onto it if it is ordinary prose or a list
+        // item (whose continuation lines are indented, so stay separate anyway).
+        previous_joins = !in_fence && !fence && !trimmed.is_empty() && !trimmed.starts_with(['|', '#']);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::reflow;
+
+    fn doc(text: &str) -> String {
+        reflow(&text.split('\n').map(str::to_owned).collect::<Vec<_>>())
+    }
+
+    #[test]
+    fn paragraphs_join_and_breaks_stay() {
+        assert_eq!(doc("Read a file.\n\nLines are\nnumbered."), "Read a file.\n\nLines are numbered.");
+    }
+
+    #[test]
+    fn lists_tables_and_code_keep_their_lines() {
+        let text = "Modes:\n- content\n- count\n\n| a | b |\n|---|---|\n\n```\nlet x = 1;\nlet y = 2;\n```\n1. one\n2. two";
+        assert_eq!(doc(text), text);
+    }
 }
 
 /// Whether `#[derive(..)]` lists a derive whose last path segment is `name`.

@@ -1,0 +1,85 @@
+//! `glob`: files matching a pattern, gitignore-aware, newest first.
+
+use crate::workspace::{relative_display, resolve_existing, workspace_root};
+use globset::GlobBuilder;
+use ignore::WalkBuilder;
+use std::time::SystemTime;
+use toolwright_core::{Tool, ToolContext, ToolError, tool};
+
+/// Paths returned when `limit` is not given.
+pub const DEFAULT_GLOB_LIMIT: u32 = 100;
+
+/// Find files by glob pattern, such as `**/*.rs` or `src/**/mod.rs`.
+///
+/// Patterns match paths relative to the search directory; `*` stays within one
+/// directory and `**` crosses directories. Files ignored by .gitignore, .ignore or
+/// hidden are skipped. Results are sorted by modification time, newest first.
+#[tool(read_only, concurrency_safe, idempotent)]
+pub struct Glob {
+    /// The glob pattern, such as `**/*.rs`.
+    pub pattern: String,
+    /// Directory to search, relative to the workspace root. Defaults to the root.
+    pub path: Option<String>,
+    /// How many paths to return at most. Defaults to 100.
+    #[schemars(range(min = 1))]
+    pub limit: Option<u32>,
+}
+
+impl Tool for Glob {
+    type Output = String;
+
+    fn validate(&self, _cx: &ToolContext) -> Result<(), ToolError> {
+        if self.pattern.trim().is_empty() {
+            return Err(ToolError::msg("`pattern` is empty; give a glob such as `**/*.rs`"));
+        }
+        if self.limit == Some(0) {
+            return Err(ToolError::msg("`limit` must be at least 1"));
+        }
+        Ok(())
+    }
+
+    async fn call(self, cx: &ToolContext) -> Result<String, ToolError> {
+        let matcher = GlobBuilder::new(&self.pattern)
+            .literal_separator(true)
+            .build()
+            .map_err(|e| ToolError::msg(format!("invalid glob `{}`: {}", self.pattern, e.kind())))?
+            .compile_matcher();
+        let root = workspace_root(cx)?;
+        let base = resolve_existing(cx, self.path.as_deref().unwrap_or("."))?;
+        if !base.path.is_dir() {
+            return Err(ToolError::msg(format!("`{}` is not a directory", base.display)));
+        }
+        let limit = self.limit.unwrap_or(DEFAULT_GLOB_LIMIT) as usize;
+        let pattern = self.pattern.clone();
+        let search = move || {
+            let mut found: Vec<(SystemTime, String)> = Vec::new();
+            let walker = WalkBuilder::new(&base.path).require_git(false).build();
+            for entry in walker.filter_map(Result::ok) {
+                if !entry.file_type().is_some_and(|t| t.is_file()) {
+                    continue;
+                }
+                let Ok(relative) = entry.path().strip_prefix(&base.path) else { continue };
+                if matcher.is_match(relative) {
+                    let modified = entry.metadata().ok().and_then(|m| m.modified().ok()).unwrap_or(SystemTime::UNIX_EPOCH);
+                    found.push((modified, relative_display(entry.path(), &root)));
+                }
+            }
+            // Newest first; equal times by path, so the order is deterministic.
+            found.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+            format_matches(&pattern, &base.display, found.into_iter().map(|(_, p)| p).collect(), limit)
+        };
+        tokio::task::spawn_blocking(search).await.map_err(|e| ToolError::msg(format!("glob search failed: {e}")))
+    }
+}
+
+fn format_matches(pattern: &str, dir: &str, paths: Vec<String>, limit: usize) -> String {
+    if paths.is_empty() {
+        return format!("No files match `{pattern}` in `{dir}`.");
+    }
+    let total = paths.len();
+    let mut out = paths.into_iter().take(limit).collect::<Vec<_>>().join("\n");
+    if total > limit {
+        out.push_str(&format!("\n(showing {limit} of {total} matches, newest first; narrow the pattern or raise `limit`)"));
+    }
+    out
+}
