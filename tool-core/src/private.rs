@@ -49,26 +49,3 @@ pub fn deserialize_no_params<'de, D: Deserializer<'de>>(deserializer: D, tool: &
 pub fn no_params_schema() -> schemars::Schema {
     schemars::Schema::try_from(crate::schema::empty_object_schema()).expect("an object is a schema")
 }
-
-/// Fails to compile with a message when a field type is not `JsonSchema`.
-#[diagnostic::on_unimplemented(
-    message = "the field type `{Self}` does not implement `schemars::JsonSchema`",
-    label = "a tool parameter needs a JSON schema",
-    note = "derive it with `#[derive(toolwright::JsonSchema)]` on `{Self}`, or use `#[schemars(with = \"..\")]` on the field"
-)]
-pub trait FieldHasSchema {}
-impl<T: schemars::JsonSchema + ?Sized> FieldHasSchema for T {}
-
-/// Fails to compile with a message when a field type is not `Deserialize`.
-#[diagnostic::on_unimplemented(
-    message = "the field type `{Self}` does not implement `serde::Deserialize`",
-    label = "a tool parameter must be deserialisable from the model's JSON",
-    note = "derive it with `#[derive(toolwright::Deserialize)]` on `{Self}`, or use `#[serde(deserialize_with = \"..\")]` on the field"
-)]
-pub trait FieldDeserializes {}
-impl<T: serde::de::DeserializeOwned + ?Sized> FieldDeserializes for T {}
-
-/// Compile-time check used by the generated code (never called).
-pub const fn assert_field_has_schema<T: FieldHasSchema + ?Sized>() {}
-/// Compile-time check used by the generated code (never called).
-pub const fn assert_field_deserializes<T: FieldDeserializes + ?Sized>() {}

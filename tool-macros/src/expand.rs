@@ -9,7 +9,6 @@ use crate::model::{Container, Shape};
 use heck::ToSnakeCase;
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned};
-use syn::spanned::Spanned;
 use syn::{DeriveInput, Path};
 
 pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
@@ -180,35 +179,33 @@ fn tool_impls(container: &Container, shape: &Shape, spec: &SpecValues, krate: &P
     let input = container.input;
     let krate_text = quote!(#krate).to_string().replace(' ', "");
 
-    let (item_attrs, extra_impls, field_checks) = match shape {
-        Shape::Named(fields) => {
+    let (item, extra_impls) = match shape {
+        Shape::Named(_) => {
             let mut derives = Vec::new();
-            let mut helpers = Vec::new();
+            let mut helpers: Vec<syn::Attribute> = Vec::new();
             if !container.derives_deserialize {
                 derives.push(quote!(#p::serde::Deserialize));
                 let path = format!("{krate_text}::__private::serde");
-                helpers.push(quote!(#[serde(crate = #path)]));
+                helpers.push(syn::parse_quote!(#[serde(crate = #path)]));
             }
             if !container.derives_json_schema {
                 derives.push(quote!(#p::schemars::JsonSchema));
                 let path = format!("{krate_text}::__private::schemars");
-                helpers.push(quote!(#[schemars(crate = #path)]));
+                helpers.push(syn::parse_quote!(#[schemars(crate = #path)]));
             }
             // Unknown fields are errors the model can read, unless a flattened field
             // needs them (serde cannot combine the two).
             if !container.denies_unknown_fields && !container.has_flatten() {
-                helpers.push(quote!(#[serde(deny_unknown_fields)]));
+                helpers.push(syn::parse_quote!(#[serde(deny_unknown_fields)]));
             }
-            let derive = (!derives.is_empty()).then(|| quote!(#[derive(#(#derives),*)]));
-            let checks = fields.iter().map(|f| {
-                let ty = f.ty;
-                let schema = (!f.custom_schema)
-                    .then(|| quote_spanned!(ty.span()=> #p::assert_field_has_schema::<#ty>();));
-                let de = (!f.custom_deserialize)
-                    .then(|| quote_spanned!(ty.span()=> #p::assert_field_deserializes::<#ty>();));
-                quote!(#schema #de)
-            });
-            (quote!(#derive #(#helpers)*), TokenStream::new(), quote!(const _: () = { #(#checks)* };))
+            // Our derive goes first and our helper attributes last, so every helper
+            // (ours and the user's) comes after the derive that introduces it.
+            let mut item = input.clone();
+            if !derives.is_empty() {
+                item.attrs.insert(0, syn::parse_quote!(#[derive(#(#derives),*)]));
+            }
+            item.attrs.extend(helpers);
+            (quote!(#item), TokenStream::new())
         }
         Shape::Unit => {
             let name = &spec.name;
@@ -232,20 +229,18 @@ fn tool_impls(container: &Container, shape: &Shape, spec: &SpecValues, krate: &P
                     }
                 }
             };
-            (TokenStream::new(), impls, TokenStream::new())
+            (quote!(#input), impls)
         }
     };
     let info = spec_and_info(container, spec, krate);
     // A missing `impl Tool` is reported here, at the struct's name.
     let descriptor = quote_spanned!(ident.span()=> #p::ToolDescriptor::of::<#ident>());
     quote! {
-        #item_attrs
-        #input
+        #item
 
         const _: () = {
             #extra_impls
             #info
-            #field_checks
             #p::inventory::submit! { #descriptor }
         };
     }

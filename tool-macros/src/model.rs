@@ -1,22 +1,18 @@
 //! The annotated item, parsed into what expansion needs, keeping syn nodes for spans.
 
 use crate::ctxt::Ctxt;
-use syn::{Attribute, Data, DeriveInput, Fields, Ident, Meta, Type};
+use syn::{Attribute, Data, DeriveInput, Fields, Ident, Meta};
 
-/// A tool struct's field: its type (for error spans) and what its attributes change.
-pub(crate) struct Field<'a> {
-    pub(crate) ty: &'a Type,
-    /// `#[serde(skip | skip_deserializing | with | deserialize_with)]`: no `Deserialize` needed.
-    pub(crate) custom_deserialize: bool,
-    /// `#[schemars(with | schema_with)]` or `#[serde(skip)]`: no `JsonSchema` needed.
-    pub(crate) custom_schema: bool,
+/// A tool struct's field, as far as expansion cares.
+pub(crate) struct Field {
+    /// `#[serde(flatten)]`: serde cannot also deny unknown fields.
     pub(crate) flatten: bool,
 }
 
 /// The shape of the tool's input.
-pub(crate) enum Shape<'a> {
+pub(crate) enum Shape {
     /// `struct X { .. }`, possibly empty.
-    Named(Vec<Field<'a>>),
+    Named(Vec<Field>),
     /// `struct X;`: a tool without parameters.
     Unit,
 }
@@ -25,7 +21,7 @@ pub(crate) struct Container<'a> {
     pub(crate) ident: &'a Ident,
     pub(crate) input: &'a DeriveInput,
     /// `None` when the item is not a struct with named fields (an error was recorded).
-    pub(crate) shape: Option<Shape<'a>>,
+    pub(crate) shape: Option<Shape>,
     pub(crate) doc: String,
     pub(crate) derives_deserialize: bool,
     pub(crate) derives_json_schema: bool,
@@ -80,15 +76,9 @@ impl<'a> Container<'a> {
     }
 }
 
-impl<'a> Field<'a> {
-    fn from_ast(field: &'a syn::Field) -> Field<'a> {
-        let skip = has_word(&field.attrs, "serde", &["skip", "skip_deserializing"]);
-        Field {
-            ty: &field.ty,
-            custom_deserialize: skip || has_word(&field.attrs, "serde", &["with", "deserialize_with"]),
-            custom_schema: skip || has_word(&field.attrs, "schemars", &["with", "schema_with", "skip"]),
-            flatten: has_word(&field.attrs, "serde", &["flatten"]),
-        }
+impl Field {
+    fn from_ast(field: &syn::Field) -> Field {
+        Field { flatten: has_word(&field.attrs, "serde", &["flatten"]) }
     }
 }
 

@@ -1,0 +1,16 @@
+use toolwright::prelude::*;
+
+/// Reads a file.
+#[tool(name = "read_it", read_only, name = "read_that")]
+pub struct ReadIt {
+    pub path: String,
+}
+
+impl Tool for ReadIt {
+    type Output = String;
+    async fn call(self, _cx: &ToolContext) -> Result<String, ToolError> {
+        Ok(self.path)
+    }
+}
+
+fn main() {}
