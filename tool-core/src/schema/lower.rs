@@ -410,6 +410,16 @@ impl Lowerer<'_> {
         if !nullable {
             return Ok(());
         }
+        // `anyOf [string-enum, null]` reads better as one schema with "null" in its
+        // type; objects keep the `anyOf` form every provider documents.
+        let single_scalar = matches!(out.get("anyOf"), Some(Value::Array(m))
+            if m.len() == 1 && m[0].get("type").is_some_and(|t| t != "object"));
+        if single_scalar {
+            *out = match collapse_single_any_of(std::mem::take(out)) {
+                Value::Object(map) => map,
+                _ => unreachable!("a typed member is an object schema"),
+            };
+        }
         match self.dialect {
             // An optional field is simply left out; saying "or null" only costs tokens.
             Dialect::Standard if prop == Property::Optional => {}

@@ -1,0 +1,533 @@
+//! A corpus of tricky input structs, each rendered for every provider and checked
+#![allow(missing_docs)]
+//! against the provider rules in `common/provider_rules.rs`. Where a provider cannot
+//! express a struct, the expected error is asserted instead.
+
+mod common;
+
+use common::provider_rules::{check_tool, is_required};
+use serde_json::{Value, json};
+use std::collections::{BTreeMap, HashMap};
+use std::path::PathBuf;
+use toolwright::prelude::*;
+use toolwright::{Deserialize, JsonSchema};
+
+/// Every tool in this file has the same do-nothing `call`; the schemas are the point.
+macro_rules! noop_tools {
+    ($($t:ident),* $(,)?) => {$(
+        impl Tool for $t {
+            type Output = String;
+            async fn call(self, _cx: &ToolContext) -> Result<String, ToolError> {
+                Ok(String::new())
+            }
+        }
+    )*};
+}
+
+#[derive(Deserialize, JsonSchema)]
+pub struct Point {
+    /// Horizontal.
+    pub x: f64,
+    /// Vertical.
+    pub y: f64,
+}
+
+#[derive(Deserialize, JsonSchema)]
+pub struct Level3 {
+    pub leaf: String,
+}
+#[derive(Deserialize, JsonSchema)]
+pub struct Level2 {
+    pub inner: Level3,
+    pub tags: Vec<String>,
+}
+#[derive(Deserialize, JsonSchema)]
+pub struct Level1 {
+    pub inner: Level2,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Color {
+    Red,
+    Green,
+    Blue,
+}
+
+/// A shape.
+#[derive(Deserialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Shape {
+    /// A circle.
+    Circle { radius: f64 },
+    Square { side: f64 },
+    At(Point),
+    Nothing,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(tag = "op", content = "args")]
+pub enum Adjacent {
+    Add(i32),
+    Rename { from: String, to: String },
+}
+
+#[derive(Deserialize, JsonSchema)]
+pub enum External {
+    Text(String),
+    Pair { a: u8, b: u8 },
+    Empty,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum Untagged {
+    Number(i64),
+    Words(Vec<String>),
+}
+
+#[derive(Deserialize, JsonSchema)]
+pub struct TreeNode {
+    pub label: String,
+    pub children: Vec<TreeNode>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+pub struct Common {
+    /// Page size.
+    pub page_size: Option<u32>,
+    pub verbose: bool,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(tag = "mode")]
+pub enum Mode {
+    Fast { level: u8 },
+    Careful { checks: Vec<String> },
+}
+
+macro_rules! deep {
+    ($name:ident => $inner:ty) => {
+        #[derive(Deserialize, JsonSchema)]
+        pub struct $name {
+            pub next: $inner,
+        }
+    };
+}
+deep!(D11 => String);
+deep!(D10 => D11);
+deep!(D9 => D10);
+deep!(D8 => D9);
+deep!(D7 => D8);
+deep!(D6 => D7);
+deep!(D5 => D6);
+deep!(D4 => D5);
+deep!(D3 => D4);
+deep!(D2 => D3);
+deep!(D1 => D2);
+
+fn positive_with_exclusive(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({"type": "number", "exclusiveMinimum": 0})
+}
+fn version_const(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({"type": "string", "const": "v1"})
+}
+fn numeric_const(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({"type": "integer", "const": 3})
+}
+fn default_limit() -> u32 {
+    50
+}
+
+/// Flat primitives.
+#[tool]
+pub struct C01Primitives {
+    pub s: String,
+    pub b: bool,
+    pub f32_value: f32,
+    pub f64_value: f64,
+    pub c: char,
+}
+/// Integer widths.
+#[tool]
+pub struct C02Integers {
+    pub a: i8,
+    pub b: u8,
+    pub c: i16,
+    pub d: u16,
+    pub e: i32,
+    pub f: u32,
+    pub g: i64,
+    pub h: u64,
+    pub i: usize,
+    pub j: isize,
+}
+/// Nested struct.
+#[tool]
+pub struct C03Nested {
+    /// Where to go.
+    pub target: Point,
+}
+/// Three levels deep.
+#[tool]
+pub struct C04Deep {
+    pub top: Level1,
+}
+/// Option of Vec.
+#[tool]
+pub struct C05OptionVec {
+    /// Optional list.
+    pub items: Option<Vec<String>>,
+    pub points: Option<Vec<Point>>,
+}
+/// A HashMap field.
+#[tool]
+pub struct C06HashMap {
+    pub env: HashMap<String, String>,
+}
+/// A BTreeMap of structs.
+#[tool]
+pub struct C07BTreeMap {
+    pub points: BTreeMap<String, Point>,
+}
+/// A unit enum.
+#[tool]
+pub struct C08UnitEnum {
+    /// The colour.
+    pub color: Color,
+}
+/// An internally tagged enum.
+#[tool]
+pub struct C09Tagged {
+    pub shape: Shape,
+}
+/// An adjacently tagged enum.
+#[tool]
+pub struct C10Adjacent {
+    pub action: Adjacent,
+}
+/// An externally tagged enum.
+#[tool]
+pub struct C11External {
+    pub value: External,
+}
+/// An untagged enum.
+#[tool]
+pub struct C12Untagged {
+    pub value: Untagged,
+}
+/// Renamed fields.
+#[tool]
+#[serde(rename_all = "camelCase")]
+pub struct C13Renamed {
+    pub file_path: String,
+    #[serde(rename = "max")]
+    pub max_count: u32,
+}
+/// Defaults.
+#[tool]
+pub struct C14Defaults {
+    pub query: String,
+    /// How many.
+    #[serde(default = "default_limit")]
+    pub limit: u32,
+    #[serde(default)]
+    pub include_hidden: bool,
+}
+/// A flattened struct.
+#[tool]
+pub struct C15Flatten {
+    pub query: String,
+    #[serde(flatten)]
+    pub common: Common,
+}
+/// A flattened enum.
+#[tool]
+pub struct C16FlattenEnum {
+    pub name: String,
+    #[serde(flatten)]
+    pub mode: Mode,
+}
+/// A boxed field.
+#[tool]
+pub struct C17Boxed {
+    pub point: Box<Point>,
+}
+/// A recursive type.
+#[tool]
+pub struct C18Recursive {
+    pub tree: TreeNode,
+}
+/// Strings with formats and constraints.
+#[tool]
+pub struct C19StringFormats {
+    #[schemars(email)]
+    pub email: String,
+    #[schemars(url)]
+    pub homepage: String,
+    #[schemars(length(min = 1, max = 80))]
+    pub title: String,
+    #[schemars(regex(pattern = r"^[a-z]+$"))]
+    pub slug: String,
+    #[schemars(range(min = 1, max = 10))]
+    pub rating: u8,
+}
+/// Nested vectors.
+#[tool]
+pub struct C20VecVec {
+    pub grid: Vec<Vec<i32>>,
+}
+/// A tuple field.
+#[tool]
+pub struct C21Tuple {
+    pub pair: (u8, String),
+}
+/// A free-form JSON field.
+#[tool]
+pub struct C22AnyJson {
+    pub payload: serde_json::Value,
+}
+/// No parameters at all.
+#[tool]
+pub struct C23Unit;
+/// An empty braced struct.
+#[tool]
+pub struct C24EmptyBraces {}
+/// Option of an enum.
+#[tool]
+pub struct C25OptionEnum {
+    /// Maybe a colour.
+    pub color: Option<Color>,
+}
+/// Option of a struct.
+#[tool]
+pub struct C26OptionStruct {
+    /// Maybe a point.
+    pub at: Option<Point>,
+}
+/// Vec of options.
+#[tool]
+pub struct C27VecOfOptions {
+    pub cells: Vec<Option<String>>,
+}
+/// A path and a skipped field.
+#[tool]
+pub struct C28PathAndSkip {
+    pub path: PathBuf,
+    #[serde(skip)]
+    pub cache: Vec<u8>,
+}
+/// Nested more than ten levels.
+#[tool]
+pub struct C29TooDeep {
+    pub next: D1,
+}
+/// Exclusive bounds and a string constant.
+#[tool]
+pub struct C30Keywords {
+    #[schemars(schema_with = "positive_with_exclusive")]
+    pub weight: f64,
+    #[schemars(schema_with = "version_const")]
+    pub version: String,
+}
+/// A numeric constant.
+#[tool]
+pub struct C31NumericConst {
+    #[schemars(schema_with = "numeric_const")]
+    pub three: u8,
+}
+/// A list of tagged enums.
+#[tool]
+pub struct C32VecOfTagged {
+    pub shapes: Vec<Shape>,
+}
+
+noop_tools!(
+    C01Primitives, C02Integers, C03Nested, C04Deep, C05OptionVec, C06HashMap, C07BTreeMap, C08UnitEnum, C09Tagged,
+    C10Adjacent, C11External, C12Untagged, C13Renamed, C14Defaults, C15Flatten, C16FlattenEnum, C17Boxed, C18Recursive,
+    C19StringFormats, C20VecVec, C21Tuple, C22AnyJson, C23Unit, C24EmptyBraces, C25OptionEnum, C26OptionStruct,
+    C27VecOfOptions, C28PathAndSkip, C29TooDeep, C30Keywords, C31NumericConst, C32VecOfTagged,
+);
+
+/// Which provider family a failure is expected for.
+#[derive(Clone, Copy, PartialEq)]
+enum Family {
+    Strict,
+    Gemini,
+    All,
+}
+
+fn family_of(p: Provider) -> Option<Family> {
+    match p {
+        Provider::OpenAiChat { strict: true } | Provider::OpenAiResponses { strict: true } => Some(Family::Strict),
+        Provider::Gemini => Some(Family::Gemini),
+        _ => None,
+    }
+}
+
+/// (tool, family, text the error must contain). Everything not listed must render
+/// and pass the rules checker.
+const EXPECTED_ERRORS: &[(&str, Family, &str)] = &[
+    ("c06_hash_map", Family::Strict, "field `env`: a map with free-form keys"),
+    ("c06_hash_map", Family::Gemini, "field `env`: a map with free-form keys"),
+    ("c07b_tree_map", Family::Strict, "field `points`: a map"),
+    ("c07b_tree_map", Family::Gemini, "field `points`: a map"),
+    ("c16_flatten_enum", Family::All, "top level"),
+    ("c18_recursive", Family::Gemini, "recursive type"),
+    ("c21_tuple", Family::Strict, "field `pair`: uses a tuple"),
+    ("c21_tuple", Family::Gemini, "field `pair`: uses a tuple"),
+    ("c22_any_json", Family::Strict, "field `payload`: accepts any JSON value"),
+    ("c22_any_json", Family::Gemini, "field `payload`: accepts any JSON value"),
+    ("c29_too_deep", Family::Strict, "nested more than 10 levels"),
+    ("c31_numeric_const", Family::Gemini, "strings only"),
+];
+
+fn expected_error(tool: &str, provider: Provider) -> Option<&'static str> {
+    EXPECTED_ERRORS.iter().find_map(|(t, fam, text)| {
+        let applies = *fam == Family::All || family_of(provider) == Some(*fam);
+        (*t == tool && applies).then_some(*text)
+    })
+}
+
+fn registry() -> toolwright::Registry {
+    toolwright::registry().unwrap()
+}
+
+fn corpus_names(registry: &toolwright::Registry) -> Vec<String> {
+    registry.names().filter(|n| n.starts_with('c') && n.as_bytes()[1].is_ascii_digit()).map(str::to_owned).collect()
+}
+
+#[test]
+fn every_corpus_tool_renders_within_the_rules_or_fails_clearly() {
+    let registry = registry();
+    let names = corpus_names(&registry);
+    assert!(names.len() >= 30, "corpus has {} tools", names.len());
+    let mut problems = Vec::new();
+    for name in &names {
+        for provider in Provider::ALL {
+            let rendered = registry.definition(name, provider).unwrap();
+            match (rendered, expected_error(name, provider)) {
+                (Ok(json), None) => {
+                    let value: Value = serde_json::from_str(json).unwrap();
+                    for violation in check_tool(provider, &value) {
+                        problems.push(format!("{name} / {provider}: {violation}\n  {json}"));
+                    }
+                }
+                (Ok(json), Some(text)) => problems.push(format!("{name} / {provider}: expected an error containing `{text}`, got {json}")),
+                (Err(e), Some(text)) => {
+                    let message = e.to_string();
+                    if !message.contains(text) || !message.contains(name) {
+                        problems.push(format!("{name} / {provider}: error `{message}` does not name the tool and `{text}`"));
+                    }
+                }
+                (Err(e), None) => problems.push(format!("{name} / {provider}: unexpected error: {e}")),
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{} problems:\n{}", problems.len(), problems.join("\n"));
+}
+
+fn schema(name: &str, provider: Provider) -> Value {
+    let registry = registry();
+    let json: Value = serde_json::from_str(registry.definition(name, provider).unwrap().unwrap()).unwrap();
+    match provider {
+        Provider::Anthropic { .. } => json["input_schema"].clone(),
+        Provider::OpenAiChat { .. } => json["function"]["parameters"].clone(),
+        Provider::Mcp => json["inputSchema"].clone(),
+        _ => json["parameters"].clone(),
+    }
+}
+
+#[test]
+fn option_is_optional_nullable_or_nullable_flag_per_provider() {
+    let anthropic = schema("c05_option_vec", Provider::ANTHROPIC);
+    assert!(!is_required(&anthropic, "items"));
+    assert_eq!(anthropic["properties"]["items"], json!({"type": "array", "description": "Optional list.", "items": {"type": "string"}}));
+
+    let strict = schema("c05_option_vec", Provider::OpenAiChat { strict: true });
+    assert!(is_required(&strict, "items") && is_required(&strict, "points"));
+    assert_eq!(strict["properties"]["items"]["type"], json!(["array", "null"]));
+    assert_eq!(strict["properties"]["points"]["items"]["additionalProperties"], json!(false));
+
+    let gemini = schema("c05_option_vec", Provider::Gemini);
+    assert!(!is_required(&gemini, "items"));
+    assert_eq!(gemini["properties"]["items"]["nullable"], json!(true));
+    assert_eq!(gemini["properties"]["items"]["type"], json!("array"));
+
+    // Option of a struct: `anyOf [ref, null]` collapses into the struct.
+    let gemini = schema("c26_option_struct", Provider::Gemini);
+    assert_eq!(gemini["properties"]["at"]["type"], json!("object"));
+    assert_eq!(gemini["properties"]["at"]["nullable"], json!(true));
+    assert_eq!(gemini["properties"]["at"]["description"], json!("Maybe a point."));
+    let strict = schema("c26_option_struct", Provider::OpenAiResponses { strict: true });
+    assert_eq!(strict["properties"]["at"]["anyOf"][1], json!({"type": "null"}));
+
+    // Option of an enum: null joins the enum in strict mode, `nullable` in Gemini.
+    let strict = schema("c25_option_enum", Provider::OpenAiChat { strict: true });
+    assert_eq!(strict["properties"]["color"]["enum"], json!(["red", "green", "blue", null]));
+    let gemini = schema("c25_option_enum", Provider::Gemini);
+    assert_eq!(gemini["properties"]["color"]["enum"], json!(["red", "green", "blue"]));
+}
+
+#[test]
+fn refs_are_inlined_and_recursion_kept_only_where_expressible() {
+    let anthropic = schema("c03_nested", Provider::ANTHROPIC);
+    let text = anthropic.to_string();
+    assert!(!text.contains("$ref") && !text.contains("$defs"), "{text}");
+    assert_eq!(anthropic["properties"]["target"]["description"], json!("Where to go."));
+    assert_eq!(anthropic["properties"]["target"]["properties"]["x"]["description"], json!("Horizontal."));
+
+    let recursive = schema("c18_recursive", Provider::OpenAiChat { strict: true });
+    assert_eq!(recursive["$defs"]["TreeNode"]["properties"]["children"]["items"], json!({"$ref": "#/$defs/TreeNode"}));
+    let err = registry().definition("c18_recursive", Provider::Gemini).unwrap().unwrap_err();
+    assert_eq!(err.tool, "c18_recursive");
+    assert!(err.to_string().contains("field `tree.children[]`"), "{err}");
+}
+
+#[test]
+fn tagged_enum_variants_merge_their_fields_and_lose_const_where_unsupported() {
+    let strict = schema("c09_tagged", Provider::OpenAiChat { strict: true });
+    let variants = strict["properties"]["shape"]["anyOf"].as_array().unwrap();
+    assert_eq!(variants.len(), 4);
+    // The newtype variant `At(Point)`: its tag and Point's fields in one object.
+    let at = &variants[2];
+    assert_eq!(at["properties"]["kind"]["enum"], json!(["at"]));
+    assert!(at["properties"]["x"].is_object() && at["properties"]["y"].is_object());
+    assert_eq!(at["required"], json!(["kind", "x", "y"]));
+    let standard = schema("c09_tagged", Provider::ANTHROPIC);
+    assert_eq!(standard["properties"]["shape"]["oneOf"][0]["properties"]["kind"]["const"], json!("circle"));
+}
+
+#[test]
+fn defaults_stay_visible_when_the_keyword_is_dropped() {
+    let anthropic = schema("c14_defaults", Provider::ANTHROPIC);
+    assert_eq!(anthropic["properties"]["limit"]["default"], json!(50));
+    assert!(!is_required(&anthropic, "limit"));
+    let strict = schema("c14_defaults", Provider::OpenAiChat { strict: true });
+    // Required, not nullable: null would not parse into a u32.
+    assert!(is_required(&strict, "limit"));
+    assert_eq!(strict["properties"]["limit"]["type"], json!("integer"));
+    assert_eq!(strict["properties"]["limit"]["description"], json!("How many. Default: 50."));
+    assert_eq!(strict["properties"]["include_hidden"]["description"], json!("Default: false."));
+}
+
+#[test]
+fn gemini_lowers_keywords_it_lacks() {
+    let gemini = schema("c30_keywords", Provider::Gemini);
+    assert_eq!(gemini["properties"]["weight"], json!({"type": "number", "minimum": 0}));
+    assert_eq!(gemini["properties"]["version"], json!({"type": "string", "enum": ["v1"]}));
+    let ints = schema("c02_integers", Provider::Gemini);
+    assert_eq!(ints["properties"]["b"], json!({"type": "integer", "minimum": 0, "maximum": 255}));
+}
+
+#[test]
+fn string_constraints_survive_where_supported() {
+    let anthropic = schema("c19_string_formats", Provider::ANTHROPIC);
+    assert_eq!(anthropic["properties"]["email"]["format"], json!("email"));
+    assert_eq!(anthropic["properties"]["title"]["maxLength"], json!(80));
+    let strict = schema("c19_string_formats", Provider::OpenAiChat { strict: true });
+    assert_eq!(strict["properties"]["email"]["format"], json!("email"));
+    assert_eq!(strict["properties"]["slug"]["pattern"], json!("^[a-z]+$"));
+    assert!(strict["properties"]["homepage"].get("format").is_none(), "strict mode has no `uri` format");
+    assert!(strict["properties"]["title"].get("maxLength").is_none());
+}
