@@ -226,7 +226,9 @@ impl RegistryBuilder {
     /// Builds the registry: sorts by name, checks names, and reports every clash.
     pub fn build(self) -> Result<Registry, RegistryError> {
         let mut tools = self.tools;
-        tools.sort_by(|a, b| a.spec().name.cmp(&b.spec().name));
+        // By name, then origin: inventory's order is unspecified, and clashes must be
+        // reported the same way on every build.
+        tools.sort_by(|a, b| a.spec().name.cmp(&b.spec().name).then_with(|| a.spec().origin.cmp(&b.spec().origin)));
         // The same static spec registered twice (inventory and `register`) is one tool.
         tools.dedup_by(|a, b| std::ptr::eq(a.spec(), b.spec()));
 

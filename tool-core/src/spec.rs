@@ -50,7 +50,7 @@ impl Flags {
 
 /// Where a tool was defined: `file:line` for `#[tool]` structs, or a free-form origin
 /// (`mcp server "github"`, `config`) for runtime tools.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ToolOrigin {
     /// A `#[tool]` struct in Rust source.
     Source {
