@@ -26,7 +26,11 @@ fn main() {
         let source = fs::read_to_string(path).unwrap();
         let file = syn::parse_file(&source).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         // Absolute: a relative `#[path]` in an `include!`d file resolves against OUT_DIR.
-        let _ = writeln!(modules, "#[path = {:?}]\npub mod {module};\npub use self::{module}::*;", path.display().to_string());
+        let _ = writeln!(
+            modules,
+            "#[path = {:?}]\npub mod {module};\npub use self::{module}::*;",
+            path.display().to_string()
+        );
         for item in file.items {
             if let syn::Item::Struct(s) = item
                 && s.attrs.iter().any(|a| a.path().segments.last().is_some_and(|seg| seg.ident == "tool"))
@@ -44,14 +48,22 @@ fn main() {
         let _ = writeln!(out, "    /// The tool defined by [`tools::{t}`].\n    {t},");
     }
     out.push_str("}\n\nimpl DefaultTool {\n    /// Every variant, in the order of their struct names.\n");
-    let _ = writeln!(out, "    pub const ALL: &'static [DefaultTool] = &[{}];", tools.iter().map(|t| format!("DefaultTool::{t}")).collect::<Vec<_>>().join(", "));
+    let _ = writeln!(
+        out,
+        "    pub const ALL: &'static [DefaultTool] = &[{}];",
+        tools.iter().map(|t| format!("DefaultTool::{t}")).collect::<Vec<_>>().join(", ")
+    );
     out.push_str("\n    /// The name the model calls this tool by.\n    pub const fn as_str(self) -> &'static str {\n        let spec = match self {\n");
     for t in &tools {
         let _ = writeln!(out, "            DefaultTool::{t} => <tools::{t} as ::toolwright_core::ToolInfo>::SPEC,");
     }
     out.push_str("        };\n        match &spec.name {\n            ::std::borrow::Cow::Borrowed(name) => name,\n            ::std::borrow::Cow::Owned(_) => unreachable!(),\n        }\n    }\n}\n\n");
     out.push_str("/// The names of every built-in tool, in the order of [`DefaultTool::ALL`] (generated).\n");
-    let _ = writeln!(out, "pub const DEFAULT_TOOL_NAMES: &[&str] = &[{}];", tools.iter().map(|t| format!("DefaultTool::{t}.as_str()")).collect::<Vec<_>>().join(", "));
+    let _ = writeln!(
+        out,
+        "pub const DEFAULT_TOOL_NAMES: &[&str] = &[{}];",
+        tools.iter().map(|t| format!("DefaultTool::{t}.as_str()")).collect::<Vec<_>>().join(", ")
+    );
 
     out.push_str("\n/// Registers every built-in tool explicitly, for links where `inventory` finds\n/// nothing (generated).\npub fn register_all(builder: ::toolwright_core::RegistryBuilder) -> ::toolwright_core::RegistryBuilder {\n    builder");
     for t in &tools {

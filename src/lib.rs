@@ -75,6 +75,11 @@ pub use toolwright_builtin as builtin;
 pub use toolwright_builtin::{DEFAULT_TOOL_NAMES, DefaultTool};
 pub use toolwright_core::*;
 
+/// The README's examples, compiled and run as doctests so they stay true.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
+
 /// What most code needs: `use toolwright::prelude::*;`.
 pub mod prelude {
     pub use toolwright_core::{

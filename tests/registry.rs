@@ -102,7 +102,10 @@ fn runtime_tools_are_checked_like_static_ones() {
     assert!(err.to_string().contains("mcp server \"docs\""), "{err}");
 
     let err = Registry::builder().with_inventory().register_dyn(runtime("echo")).build().unwrap_err().to_string();
-    assert!(err.contains("tool `echo` at tests/registry.rs:") && err.contains("tool `echo` at mcp server \"docs\""), "{err}");
+    assert!(
+        err.contains("tool `echo` at tests/registry.rs:") && err.contains("tool `echo` at mcp server \"docs\""),
+        "{err}"
+    );
 }
 
 #[test]
@@ -135,7 +138,8 @@ fn anthropic_cache_control_marks_only_the_last_tool() {
 #[test]
 fn mcp_annotations_and_title_follow_the_flags() {
     let registry = toolwright::registry().unwrap();
-    let echo: serde_json::Value = serde_json::from_str(registry.definition("echo", Provider::Mcp).unwrap().unwrap()).unwrap();
+    let echo: serde_json::Value =
+        serde_json::from_str(registry.definition("echo", Provider::Mcp).unwrap().unwrap()).unwrap();
     assert_eq!(echo["title"], "Echo");
     assert_eq!(
         echo["annotations"],
@@ -184,8 +188,20 @@ fn the_cli_prints_the_same_bytes_on_every_run() {
         // The binary links only the built-ins; this test binary also has `echo`.
         let in_process = registry.definitions(provider).unwrap().to_value();
         let without_echo: Vec<_> = match provider {
-            Provider::Gemini => in_process[0]["functionDeclarations"].as_array().unwrap().iter().filter(|t| t["name"] != "echo").cloned().collect(),
-            _ => in_process.as_array().unwrap().iter().filter(|t| t["name"] != "echo" && t["function"]["name"] != "echo").cloned().collect(),
+            Provider::Gemini => in_process[0]["functionDeclarations"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|t| t["name"] != "echo")
+                .cloned()
+                .collect(),
+            _ => in_process
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|t| t["name"] != "echo" && t["function"]["name"] != "echo")
+                .cloned()
+                .collect(),
         };
         let cli: serde_json::Value = serde_json::from_str(&first).unwrap();
         let cli_tools = if provider == Provider::Gemini { cli[0]["functionDeclarations"].clone() } else { cli };
@@ -195,13 +211,22 @@ fn the_cli_prints_the_same_bytes_on_every_run() {
 
 #[test]
 fn the_cli_rejects_bad_flags_with_one_clear_line() {
-    let out = Command::new(env!("CARGO_BIN_EXE_toolwright")).args(["schema", "--provider", "gemini", "--strict"]).output().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_toolwright"))
+        .args(["schema", "--provider", "gemini", "--strict"])
+        .output()
+        .unwrap();
     assert!(!out.status.success());
-    assert_eq!(String::from_utf8_lossy(&out.stderr), "toolwright: --strict applies to openai-chat and openai-responses, not gemini\n");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "toolwright: --strict applies to openai-chat and openai-responses, not gemini\n"
+    );
     let out = Command::new(env!("CARGO_BIN_EXE_toolwright")).args(["schema", "--provider", "bard"]).output().unwrap();
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown provider `bard`"));
     let out = Command::new(env!("CARGO_BIN_EXE_toolwright")).arg("tools").output().unwrap();
     let table = String::from_utf8(out.stdout).unwrap();
-    assert!(table.starts_with("NAME") && table.contains("read_file") && table.contains("read_only,concurrency_safe"), "{table}");
+    assert!(
+        table.starts_with("NAME") && table.contains("read_file") && table.contains("read_only,concurrency_safe"),
+        "{table}"
+    );
 }

@@ -45,7 +45,9 @@ fn duplicates_from_inventory_name_both_locations() {
         "{text}"
     );
     assert!(
-        text.contains(&format!("duplicate tool name `taken`: an alias of tool `has_alias` at {file}:28 and tool `taken` at {file}:32")),
+        text.contains(&format!(
+            "duplicate tool name `taken`: an alias of tool `has_alias` at {file}:28 and tool `taken` at {file}:32"
+        )),
         "{text}"
     );
     // The same checks apply to the built-ins' convenience constructor.

@@ -59,8 +59,12 @@ pub enum Color {
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Shape {
     /// A circle.
-    Circle { radius: f64 },
-    Square { side: f64 },
+    Circle {
+        radius: f64,
+    },
+    Square {
+        side: f64,
+    },
     At(Point),
     Nothing,
 }
@@ -343,10 +347,38 @@ pub struct C32VecOfTagged {
 }
 
 noop_tools!(
-    C01Primitives, C02Integers, C03Nested, C04Deep, C05OptionVec, C06HashMap, C07BTreeMap, C08UnitEnum, C09Tagged,
-    C10Adjacent, C11External, C12Untagged, C13Renamed, C14Defaults, C15Flatten, C16FlattenEnum, C17Boxed, C18Recursive,
-    C19StringFormats, C20VecVec, C21Tuple, C22AnyJson, C23Unit, C24EmptyBraces, C25OptionEnum, C26OptionStruct,
-    C27VecOfOptions, C28PathAndSkip, C29TooDeep, C30Keywords, C31NumericConst, C32VecOfTagged,
+    C01Primitives,
+    C02Integers,
+    C03Nested,
+    C04Deep,
+    C05OptionVec,
+    C06HashMap,
+    C07BTreeMap,
+    C08UnitEnum,
+    C09Tagged,
+    C10Adjacent,
+    C11External,
+    C12Untagged,
+    C13Renamed,
+    C14Defaults,
+    C15Flatten,
+    C16FlattenEnum,
+    C17Boxed,
+    C18Recursive,
+    C19StringFormats,
+    C20VecVec,
+    C21Tuple,
+    C22AnyJson,
+    C23Unit,
+    C24EmptyBraces,
+    C25OptionEnum,
+    C26OptionStruct,
+    C27VecOfOptions,
+    C28PathAndSkip,
+    C29TooDeep,
+    C30Keywords,
+    C31NumericConst,
+    C32VecOfTagged,
 );
 
 /// Which provider family a failure is expected for.
@@ -413,11 +445,15 @@ fn every_corpus_tool_renders_within_the_rules_or_fails_clearly() {
                         problems.push(format!("{name} / {provider}: {violation}\n  {json}"));
                     }
                 }
-                (Ok(json), Some(text)) => problems.push(format!("{name} / {provider}: expected an error containing `{text}`, got {json}")),
+                (Ok(json), Some(text)) => {
+                    problems.push(format!("{name} / {provider}: expected an error containing `{text}`, got {json}"))
+                }
                 (Err(e), Some(text)) => {
                     let message = e.to_string();
                     if !message.contains(text) || !message.contains(name) {
-                        problems.push(format!("{name} / {provider}: error `{message}` does not name the tool and `{text}`"));
+                        problems.push(format!(
+                            "{name} / {provider}: error `{message}` does not name the tool and `{text}`"
+                        ));
                     }
                 }
                 (Err(e), None) => problems.push(format!("{name} / {provider}: unexpected error: {e}")),
@@ -442,7 +478,10 @@ fn schema(name: &str, provider: Provider) -> Value {
 fn option_is_optional_nullable_or_nullable_flag_per_provider() {
     let anthropic = schema("c05_option_vec", Provider::ANTHROPIC);
     assert!(!is_required(&anthropic, "items"));
-    assert_eq!(anthropic["properties"]["items"], json!({"type": "array", "description": "Optional list.", "items": {"type": "string"}}));
+    assert_eq!(
+        anthropic["properties"]["items"],
+        json!({"type": "array", "description": "Optional list.", "items": {"type": "string"}})
+    );
 
     let strict = schema("c05_option_vec", Provider::OpenAiChat { strict: true });
     assert!(is_required(&strict, "items") && is_required(&strict, "points"));

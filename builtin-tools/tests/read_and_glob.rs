@@ -39,7 +39,10 @@ fn numbers_lines_and_pages_with_offset_and_limit() {
         ok(read(dir.path(), "a.txt", Some(2), Some(2))),
         "     2\tline 2\n     3\tline 3\n(showing lines 2-3; the file continues: call again with offset=4)"
     );
-    assert!(err(read(dir.path(), "a.txt", Some(11), None)).contains("`offset` 11 is past the end of `a.txt`, which has 10 lines"));
+    assert!(
+        err(read(dir.path(), "a.txt", Some(11), None))
+            .contains("`offset` 11 is past the end of `a.txt`, which has 10 lines")
+    );
     assert!(err(read(dir.path(), "a.txt", Some(0), None)).contains("1-based"));
 }
 
@@ -50,7 +53,10 @@ fn long_lines_are_cut_and_bad_utf8_is_shown_lossily() {
     let out = ok(read(dir.path(), "long.txt", None, None));
     assert!(out.ends_with("… [line cut: 500 more characters]"), "{}", &out[out.len() - 60..]);
     fs::write(dir.path().join("latin1.txt"), b"caf\xe9\n").unwrap();
-    assert_eq!(ok(read(dir.path(), "latin1.txt", None, None)), "     1\tcaf\u{FFFD}\n(some bytes were not valid UTF-8 and are shown as \u{FFFD})");
+    assert_eq!(
+        ok(read(dir.path(), "latin1.txt", None, None)),
+        "     1\tcaf\u{FFFD}\n(some bytes were not valid UTF-8 and are shown as \u{FFFD})"
+    );
     fs::write(dir.path().join("empty.txt"), b"").unwrap();
     assert_eq!(ok(read(dir.path(), "empty.txt", None, None)), "(`empty.txt` is empty)");
 }
@@ -63,7 +69,10 @@ fn refuses_binaries_directories_and_missing_files_clearly() {
     fs::create_dir(dir.path().join("src")).unwrap();
     fs::write(dir.path().join("src/main.rs"), "fn main() {}\n").unwrap();
     assert!(err(read(dir.path(), "src", None, None)).contains("`src` is a directory"));
-    assert_eq!(err(read(dir.path(), "src/mian.rs", None, None)), "`src/mian.rs` does not exist; did you mean `src/main.rs`?");
+    assert_eq!(
+        err(read(dir.path(), "src/mian.rs", None, None)),
+        "`src/mian.rs` does not exist; did you mean `src/main.rs`?"
+    );
 }
 
 #[test]
@@ -73,7 +82,10 @@ fn stays_inside_the_workspace() {
     fs::create_dir(&ws).unwrap();
     fs::write(outer.path().join("secret.txt"), "secret").unwrap();
     assert!(err(read(&ws, "../secret.txt", None, None)).contains("is outside the workspace"));
-    assert!(err(read(&ws, outer.path().join("secret.txt").to_str().unwrap(), None, None)).contains("is outside the workspace"));
+    assert!(
+        err(read(&ws, outer.path().join("secret.txt").to_str().unwrap(), None, None))
+            .contains("is outside the workspace")
+    );
     #[cfg(unix)]
     {
         std::os::unix::fs::symlink(outer.path().join("secret.txt"), ws.join("link.txt")).unwrap();
@@ -93,7 +105,10 @@ fn reads_a_range_without_reading_the_rest() {
     data.resize(64 << 20, 0xff);
     fs::write(dir.path().join("big.log"), &data).unwrap();
     let out = ok(read(dir.path(), "big.log", Some(2000), Some(3)));
-    assert_eq!(out, "  2000\trow 2000\n  2001\trow 2001\n  2002\trow 2002\n(showing lines 2000-2002; the file continues: call again with offset=2003)");
+    assert_eq!(
+        out,
+        "  2000\trow 2000\n  2001\trow 2001\n  2002\trow 2002\n(showing lines 2000-2002; the file continues: call again with offset=2003)"
+    );
 }
 
 fn touch(path: &Path, age_secs: u64) {

@@ -42,15 +42,28 @@ pub fn check_tool(provider: Provider, tool: &Value) -> Vec<String> {
         }
         Provider::OpenAiResponses { strict } => {
             v.expect(obj.get("type") == Some(&Value::from("function")), "responses tool type is not \"function\"");
-            v.expect(obj.get("strict") == Some(&Value::Bool(strict)), "strict must be explicit (the Responses API defaults to true)");
-            (obj.get("name"), obj.get("description"), obj.get("parameters"), &["type", "name", "description", "parameters", "strict"])
+            v.expect(
+                obj.get("strict") == Some(&Value::Bool(strict)),
+                "strict must be explicit (the Responses API defaults to true)",
+            );
+            (
+                obj.get("name"),
+                obj.get("description"),
+                obj.get("parameters"),
+                &["type", "name", "description", "parameters", "strict"],
+            )
         }
-        Provider::Gemini => (obj.get("name"), obj.get("description"), obj.get("parameters"), &["name", "description", "parameters"]),
+        Provider::Gemini => {
+            (obj.get("name"), obj.get("description"), obj.get("parameters"), &["name", "description", "parameters"])
+        }
         Provider::Mcp => {
             let ann = obj.get("annotations").and_then(Value::as_object);
             v.expect(ann.is_some(), "MCP tool has no annotations");
             for hint in ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"] {
-                v.expect(ann.and_then(|a| a.get(hint)).is_some_and(Value::is_boolean), &format!("annotation {hint} missing or not a boolean"));
+                v.expect(
+                    ann.and_then(|a| a.get(hint)).is_some_and(Value::is_boolean),
+                    &format!("annotation {hint} missing or not a boolean"),
+                );
             }
             if let Some(out) = obj.get("outputSchema") {
                 v.expect(out.get("type") == Some(&Value::from("object")), "MCP outputSchema root is not an object");
@@ -99,15 +112,49 @@ impl Violations {
 }
 
 const NUMERIC_FORMATS: &[&str] = &[
-    "int8", "int16", "int32", "int64", "int128", "uint", "uint8", "uint16", "uint32", "uint64", "uint128", "float", "double",
+    "int8", "int16", "int32", "int64", "int128", "uint", "uint8", "uint16", "uint32", "uint64", "uint128", "float",
+    "double",
 ];
 const STRICT_ALLOWED: &[&str] = &[
-    "type", "description", "properties", "required", "additionalProperties", "items", "anyOf", "enum", "$ref", "$defs",
-    "pattern", "format", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "minItems", "maxItems",
+    "type",
+    "description",
+    "properties",
+    "required",
+    "additionalProperties",
+    "items",
+    "anyOf",
+    "enum",
+    "$ref",
+    "$defs",
+    "pattern",
+    "format",
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "multipleOf",
+    "minItems",
+    "maxItems",
 ];
 const GEMINI_ALLOWED: &[&str] = &[
-    "type", "format", "description", "nullable", "enum", "maxItems", "minItems", "properties", "required", "minProperties",
-    "maxProperties", "minLength", "maxLength", "pattern", "anyOf", "items", "minimum", "maximum",
+    "type",
+    "format",
+    "description",
+    "nullable",
+    "enum",
+    "maxItems",
+    "minItems",
+    "properties",
+    "required",
+    "minProperties",
+    "maxProperties",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "anyOf",
+    "items",
+    "minimum",
+    "maximum",
 ];
 
 fn check_schema(provider: Provider, root: &Value, v: &mut Violations) {
@@ -130,7 +177,14 @@ fn check_schema(provider: Provider, root: &Value, v: &mut Violations) {
     }
 }
 
-fn walk(provider: Provider, schema: &Value, defs: Option<&Map<String, Value>>, depth: usize, at: &str, v: &mut Violations) {
+fn walk(
+    provider: Provider,
+    schema: &Value,
+    defs: Option<&Map<String, Value>>,
+    depth: usize,
+    at: &str,
+    v: &mut Violations,
+) {
     let strict = matches!(provider, Provider::OpenAiChat { strict: true } | Provider::OpenAiResponses { strict: true });
     let gemini = provider == Provider::Gemini;
     let map = match schema {
@@ -141,7 +195,8 @@ fn walk(provider: Provider, schema: &Value, defs: Option<&Map<String, Value>>, d
     if let Some(r) = map.get("$ref") {
         let target = r.as_str().unwrap_or_default();
         v.expect(!gemini, &format!("{at}: Gemini schema has $ref"));
-        let ok = target == "#" || target.strip_prefix("#/$defs/").is_some_and(|n| defs.is_some_and(|d| d.contains_key(n)));
+        let ok =
+            target == "#" || target.strip_prefix("#/$defs/").is_some_and(|n| defs.is_some_and(|d| d.contains_key(n)));
         v.expect(ok, &format!("{at}: $ref `{target}` does not resolve"));
     }
     if let Some(f) = map.get("format").and_then(Value::as_str) {
@@ -178,13 +233,27 @@ fn walk(provider: Provider, schema: &Value, defs: Option<&Map<String, Value>>, d
     if is_object {
         if strict {
             v.expect(depth <= 10, &format!("{at}: nested deeper than 10"));
-            v.expect(map.get("additionalProperties") == Some(&Value::Bool(false)), &format!("{at}: strict object without additionalProperties: false"));
-            let props: Vec<&String> = map.get("properties").and_then(Value::as_object).map(|p| p.keys().collect()).unwrap_or_default();
-            let required: Vec<&str> = map.get("required").and_then(Value::as_array).map(|r| r.iter().filter_map(Value::as_str).collect()).unwrap_or_default();
-            v.expect(props.len() == required.len() && props.iter().all(|p| required.contains(&p.as_str())), &format!("{at}: strict object must require every property"));
+            v.expect(
+                map.get("additionalProperties") == Some(&Value::Bool(false)),
+                &format!("{at}: strict object without additionalProperties: false"),
+            );
+            let props: Vec<&String> =
+                map.get("properties").and_then(Value::as_object).map(|p| p.keys().collect()).unwrap_or_default();
+            let required: Vec<&str> = map
+                .get("required")
+                .and_then(Value::as_array)
+                .map(|r| r.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default();
+            v.expect(
+                props.len() == required.len() && props.iter().all(|p| required.contains(&p.as_str())),
+                &format!("{at}: strict object must require every property"),
+            );
         }
         if gemini {
-            v.expect(map.get("properties").and_then(Value::as_object).is_some_and(|p| !p.is_empty()), &format!("{at}: Gemini object without properties"));
+            v.expect(
+                map.get("properties").and_then(Value::as_object).is_some_and(|p| !p.is_empty()),
+                &format!("{at}: Gemini object without properties"),
+            );
         }
     }
     if types.contains(&"array") {

@@ -30,11 +30,7 @@ pub enum InputError {
 }
 
 fn path_prefix(path: &str) -> String {
-    if path.is_empty() {
-        String::new()
-    } else {
-        format!("{path}: ")
-    }
+    if path.is_empty() { String::new() } else { format!("{path}: ") }
 }
 
 /// A failure inside a tool, or one of the pipeline's reasons for not running it.
@@ -111,10 +107,7 @@ fn describe_duplicates(dups: &[DuplicateName]) -> String {
         if i > 0 {
             out.push('\n');
         }
-        out.push_str(&format!(
-            "duplicate tool name `{}`: {} and {}",
-            d.name, d.first, d.second
-        ));
+        out.push_str(&format!("duplicate tool name `{}`: {} and {}", d.name, d.first, d.second));
     }
     out
 }
@@ -135,9 +128,5 @@ pub struct SchemaError {
 }
 
 fn at(path: &str) -> String {
-    if path.is_empty() {
-        String::new()
-    } else {
-        format!("field `{path}`: ")
-    }
+    if path.is_empty() { String::new() } else { format!("field `{path}`: ") }
 }

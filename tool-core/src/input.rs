@@ -19,12 +19,21 @@ use serde::de::DeserializeOwned;
 /// let err = parse_input::<Args>(br#"{"offset": "ten"}"#).unwrap_err();
 /// assert_eq!(err.to_string(), r#"offset: invalid type: string "ten", expected u32"#);
 /// ```
+#[inline]
 pub fn parse_input<T: DeserializeOwned>(raw: &[u8]) -> Result<T, InputError> {
-    let raw = if raw.iter().all(u8::is_ascii_whitespace) { b"{}".as_slice() } else { raw };
     match serde_json::from_slice(raw) {
         Ok(value) => Ok(value),
-        Err(first) => Err(explain::<T>(raw, first)),
+        Err(first) => parse_after_error(raw, first),
     }
+}
+
+/// The cold path: empty input, or an error to explain.
+#[cold]
+fn parse_after_error<T: DeserializeOwned>(raw: &[u8], first: serde_json::Error) -> Result<T, InputError> {
+    if raw.iter().all(u8::is_ascii_whitespace) {
+        return serde_json::from_slice(b"{}").map_err(|e| explain::<T>(b"{}", e));
+    }
+    Err(explain::<T>(raw, first))
 }
 
 fn explain<T: DeserializeOwned>(raw: &[u8], first: serde_json::Error) -> InputError {
@@ -107,10 +116,7 @@ mod tests {
     #[test]
     fn missing_and_unknown_fields() {
         assert_eq!(err(r#"{"edits":[]}"#), "missing field `path`");
-        assert_eq!(
-            err(r#"{"path":"a","edits":[],"mode":1}"#),
-            "unknown field `mode`, expected `path` or `edits`"
-        );
+        assert_eq!(err(r#"{"path":"a","edits":[],"mode":1}"#), "unknown field `mode`, expected `path` or `edits`");
         assert_eq!(
             err(r#"{"path":"a","edits":[{"old_string":"x","new":1}]}"#),
             "edits[0]: unknown field `new`, expected `old_string` or `count`"

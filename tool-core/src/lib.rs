@@ -58,8 +58,8 @@ pub use spec::{Flags, MAX_TOOL_NAME_LEN, ToolOrigin, ToolSpec, is_portable_tool_
 pub use tool::{BoxFuture, DynTool, PreparedCall, Tool, ToolInfo, call_raw, call_typed};
 pub use toolwright_macros::tool;
 
-/// Derive macro re-exported so tool crates need no direct serde dependency.
-pub use serde::Deserialize;
 /// Derive macro re-exported so tool crates need no direct schemars dependency.
 pub use schemars::JsonSchema;
+/// Derive macro re-exported so tool crates need no direct serde dependency.
+pub use serde::Deserialize;
 pub use tokio_util::sync::CancellationToken;

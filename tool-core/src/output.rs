@@ -116,11 +116,7 @@ impl<T: Serialize + JsonSchema + Send + 'static> IntoToolOutput for Json<T> {
         match serde_json::to_value(&self.0) {
             Ok(value) => {
                 let text = value.to_string();
-                ToolOutput {
-                    content: vec![Content::Text(text)],
-                    structured: Some(value),
-                    is_error: false,
-                }
+                ToolOutput { content: vec![Content::Text(text)], structured: Some(value), is_error: false }
             }
             Err(e) => ToolOutput::error(format!("the tool's output could not be serialised: {e}")),
         }

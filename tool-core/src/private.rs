@@ -33,10 +33,7 @@ pub fn deserialize_no_params<'de, D: Deserializer<'de>>(deserializer: D, tool: &
         fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
             if let Some(key) = map.next_key::<String>()? {
                 let _: IgnoredAny = map.next_value()?;
-                return Err(de::Error::custom(format_args!(
-                    "unknown field `{key}`: `{}` takes no parameters",
-                    self.0
-                )));
+                return Err(de::Error::custom(format_args!("unknown field `{key}`: `{}` takes no parameters", self.0)));
             }
             Ok(())
         }

@@ -175,7 +175,9 @@ impl Registry {
             .get_or_init(|| {
                 let parts = self.entries.iter().map(|e| e.rendered(provider)).collect::<Result<Vec<_>, _>>()?;
                 let cached_last = match provider {
-                    Provider::Anthropic { cache_control: true } => parts.last().map(|last| schema::with_cache_control(last)),
+                    Provider::Anthropic { cache_control: true } => {
+                        parts.last().map(|last| schema::with_cache_control(last))
+                    }
                     _ => None,
                 };
                 let count = parts.len() - usize::from(cached_last.is_some());

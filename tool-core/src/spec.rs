@@ -27,13 +27,8 @@ pub struct Flags {
 
 impl Flags {
     /// No flags set: the conservative default.
-    pub const NONE: Flags = Flags {
-        read_only: false,
-        concurrency_safe: false,
-        destructive: false,
-        idempotent: false,
-        open_world: false,
-    };
+    pub const NONE: Flags =
+        Flags { read_only: false, concurrency_safe: false, destructive: false, idempotent: false, open_world: false };
 
     /// The names of the flags that are set, in declaration order.
     pub fn names(&self) -> Vec<&'static str> {

@@ -70,10 +70,7 @@ pub trait Tool: ToolInfo + Send + 'static {
     type Output: IntoToolOutput;
 
     /// Runs the tool. The struct is the parsed input.
-    fn call(
-        self,
-        cx: &ToolContext,
-    ) -> impl Future<Output = Result<Self::Output, ToolError>> + Send;
+    fn call(self, cx: &ToolContext) -> impl Future<Output = Result<Self::Output, ToolError>> + Send;
 
     /// The tool's own checks on the parsed input (a path inside the workspace, a
     /// non-empty pattern), run before permissions. The default accepts everything.

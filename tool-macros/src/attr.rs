@@ -17,10 +17,8 @@ pub(crate) const DESTRUCTIVE: &str = "destructive";
 pub(crate) const IDEMPOTENT: &str = "idempotent";
 pub(crate) const OPEN_WORLD: &str = "open_world";
 
-const ALL_KEYS: &[&str] = &[
-    NAME, DESCRIPTION, TITLE, ALIASES, CRATE, READ_ONLY, CONCURRENCY_SAFE, DESTRUCTIVE, IDEMPOTENT,
-    OPEN_WORLD,
-];
+const ALL_KEYS: &[&str] =
+    &[NAME, DESCRIPTION, TITLE, ALIASES, CRATE, READ_ONLY, CONCURRENCY_SAFE, DESTRUCTIVE, IDEMPOTENT, OPEN_WORLD];
 
 /// A boolean flag and where it was set.
 #[derive(Default, Clone, Copy)]
@@ -76,12 +74,15 @@ impl ToolAttrs {
                 for elem in list.elems {
                     match elem {
                         Expr::Lit(syn::ExprLit { lit: Lit::Str(s), .. }) => self.aliases.push(s),
-                        other => cx.error_spanned_by(other, "an alias must be a string literal, as in `aliases = [\"cat\"]`"),
+                        other => {
+                            cx.error_spanned_by(other, "an alias must be a string literal, as in `aliases = [\"cat\"]`")
+                        }
                     }
                 }
             }
             _ => {
-                let value = if meta.input.peek(syn::Token![=]) { meta.value()?.parse::<LitBool>()?.value } else { true };
+                let value =
+                    if meta.input.peek(syn::Token![=]) { meta.value()?.parse::<LitBool>()?.value } else { true };
                 let flag = Flag { value, span: Some(meta.path.get_ident().map_or_else(Span::call_site, |i| i.span())) };
                 match key.as_str() {
                     READ_ONLY => self.read_only = flag,

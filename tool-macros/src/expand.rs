@@ -15,8 +15,8 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     let input: DeriveInput = match syn::parse2(item.clone()) {
         Ok(input) => input,
         Err(_) => {
-            let error = syn::Error::new(Span::call_site(), "`#[tool]` goes on a struct with named fields")
-                .to_compile_error();
+            let error =
+                syn::Error::new(Span::call_site(), "`#[tool]` goes on a struct with named fields").to_compile_error();
             return quote!(#error #item);
         }
     };
@@ -89,7 +89,10 @@ impl SpecValues {
             Some(lit) => {
                 let text = lit.value().trim().to_owned();
                 if text.is_empty() {
-                    cx.error_spanned_by(lit, "the tool description is empty; the model reads it to decide when to call the tool");
+                    cx.error_spanned_by(
+                        lit,
+                        "the tool description is empty; the model reads it to decide when to call the tool",
+                    );
                 }
                 text
             }
@@ -125,8 +128,7 @@ impl SpecValues {
     }
 }
 
-const NAME_RULE: &str =
-    "names must match ^[A-Za-z_][A-Za-z0-9_-]{0,63}$ (a letter or `_` first, then letters, digits, `_` or `-`, at most 64 in all), the one rule every provider accepts";
+const NAME_RULE: &str = "names must match ^[A-Za-z_][A-Za-z0-9_-]{0,63}$ (a letter or `_` first, then letters, digits, `_` or `-`, at most 64 in all), the one rule every provider accepts";
 
 fn check_contradiction(cx: &mut Ctxt, read_only: Flag, destructive: Flag) {
     if read_only.value && destructive.value {

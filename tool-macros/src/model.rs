@@ -50,7 +50,10 @@ impl<'a> Container<'a> {
                 None
             }
             Data::Union(u) => {
-                cx.error_spanned_by(u.union_token, "`#[tool]` cannot be used on a union; use a struct with named fields");
+                cx.error_spanned_by(
+                    u.union_token,
+                    "`#[tool]` cannot be used on a union; use a struct with named fields",
+                );
                 None
             }
         };
@@ -134,26 +137,6 @@ pub(crate) fn reflow(lines: &[String]) -> String {
     out
 }
 
-#[cfg(test)]
-mod tests {
-    use super::reflow;
-
-    fn doc(text: &str) -> String {
-        reflow(&text.split('\n').map(str::to_owned).collect::<Vec<_>>())
-    }
-
-    #[test]
-    fn paragraphs_join_and_breaks_stay() {
-        assert_eq!(doc("Read a file.\n\nLines are\nnumbered."), "Read a file.\n\nLines are numbered.");
-    }
-
-    #[test]
-    fn lists_tables_and_code_keep_their_lines() {
-        let text = "Modes:\n- content\n- count\n\n| a | b |\n|---|---|\n\n```\nlet x = 1;\nlet y = 2;\n```\n1. one\n2. two";
-        assert_eq!(doc(text), text);
-    }
-}
-
 /// Whether `#[derive(..)]` lists a derive whose last path segment is `name`.
 fn derives(attrs: &[Attribute], name: &str) -> bool {
     attrs.iter().filter(|a| a.path().is_ident("derive")).any(|a| {
@@ -183,4 +166,25 @@ fn has_word(attrs: &[Attribute], ns: &str, words: &[&str]) -> bool {
         });
         found
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::reflow;
+
+    fn doc(text: &str) -> String {
+        reflow(&text.split('\n').map(str::to_owned).collect::<Vec<_>>())
+    }
+
+    #[test]
+    fn paragraphs_join_and_breaks_stay() {
+        assert_eq!(doc("Read a file.\n\nLines are\nnumbered."), "Read a file.\n\nLines are numbered.");
+    }
+
+    #[test]
+    fn lists_tables_and_code_keep_their_lines() {
+        let text =
+            "Modes:\n- content\n- count\n\n| a | b |\n|---|---|\n\n```\nlet x = 1;\nlet y = 2;\n```\n1. one\n2. two";
+        assert_eq!(doc(text), text);
+    }
 }

@@ -42,8 +42,8 @@ const STRICT_MAX_ENUM_VALUES: usize = 1000;
 /// `format`s that schemars emits for Rust numbers; they are not JSON Schema formats
 /// and only cost tokens (the range is in `minimum`/`maximum`).
 const NUMERIC_FORMATS: &[&str] = &[
-    "int", "int8", "int16", "int32", "int64", "int128", "uint", "uint8", "uint16", "uint32",
-    "uint64", "uint128", "float", "double",
+    "int", "int8", "int16", "int32", "int64", "int128", "uint", "uint8", "uint16", "uint32", "uint64", "uint128",
+    "float", "double",
 ];
 const STRICT_STRING_FORMATS: &[&str] =
     &["date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid"];
@@ -52,20 +52,61 @@ const GEMINI_STRING_FORMATS: &[&str] = &["date-time", "enum"];
 /// Keywords OpenAI strict mode accepts; anything else is dropped (annotations) or
 /// rejected (handled before this list is consulted).
 const STRICT_KEYWORDS: &[&str] = &[
-    "type", "description", "properties", "required", "additionalProperties", "items", "anyOf",
-    "enum", "$ref", "$defs", "pattern", "format", "minimum", "maximum", "exclusiveMinimum",
-    "exclusiveMaximum", "multipleOf", "minItems", "maxItems",
+    "type",
+    "description",
+    "properties",
+    "required",
+    "additionalProperties",
+    "items",
+    "anyOf",
+    "enum",
+    "$ref",
+    "$defs",
+    "pattern",
+    "format",
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "multipleOf",
+    "minItems",
+    "maxItems",
 ];
 /// The OpenAPI 3.0 subset Gemini's `parameters` accepts.
 const GEMINI_KEYWORDS: &[&str] = &[
-    "type", "format", "description", "nullable", "enum", "maxItems", "minItems", "properties",
-    "required", "minProperties", "maxProperties", "minLength", "maxLength", "pattern",
-    "anyOf", "items", "minimum", "maximum",
+    "type",
+    "format",
+    "description",
+    "nullable",
+    "enum",
+    "maxItems",
+    "minItems",
+    "properties",
+    "required",
+    "minProperties",
+    "maxProperties",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "anyOf",
+    "items",
+    "minimum",
+    "maximum",
 ];
 /// Keywords that change what validates; a dialect that lacks them must refuse, not drop.
 const ASSERTING_KEYWORDS: &[&str] = &[
-    "not", "if", "then", "else", "dependentSchemas", "dependentRequired", "patternProperties",
-    "propertyNames", "unevaluatedProperties", "unevaluatedItems", "contains", "prefixItems",
+    "not",
+    "if",
+    "then",
+    "else",
+    "dependentSchemas",
+    "dependentRequired",
+    "patternProperties",
+    "propertyNames",
+    "unevaluatedProperties",
+    "unevaluatedItems",
+    "contains",
+    "prefixItems",
 ];
 
 /// Lowers `schema` (a root schema with optional `$defs`) into `dialect`.
@@ -252,12 +293,14 @@ impl Lowerer<'_> {
     fn object_node(&mut self, map: &Map<String, Value>, prop: Property) -> Result<Value, LowerError> {
         let dialect = self.dialect;
         if dialect == Dialect::OpenAiStrict && self.depth > STRICT_MAX_DEPTH {
-            return self.fail(format!("nested more than {STRICT_MAX_DEPTH} levels deep, the most OpenAI strict mode accepts"));
+            return self
+                .fail(format!("nested more than {STRICT_MAX_DEPTH} levels deep, the most OpenAI strict mode accepts"));
         }
         if dialect != Dialect::Standard
             && let Some(kw) = ASSERTING_KEYWORDS.iter().find(|k| map.contains_key(**k))
         {
-            let what = if *kw == "prefixItems" { "a tuple (`prefixItems`)".to_owned() } else { format!("the `{kw}` keyword") };
+            let what =
+                if *kw == "prefixItems" { "a tuple (`prefixItems`)".to_owned() } else { format!("the `{kw}` keyword") };
             return self.fail(format!("uses {what}, which {} cannot express", self.provider_words()));
         }
         let required: Vec<&str> = map
@@ -277,7 +320,8 @@ impl Lowerer<'_> {
                     let mut props = Map::new();
                     for (name, sub) in value.as_object().into_iter().flatten() {
                         self.properties += 1;
-                        let kind = if required.contains(&name.as_str()) { Property::Required } else { Property::Optional };
+                        let kind =
+                            if required.contains(&name.as_str()) { Property::Required } else { Property::Optional };
                         if kind == Property::Optional && sub.get("default").is_some() {
                             defaulted.push(name.clone());
                         }
@@ -291,9 +335,10 @@ impl Lowerer<'_> {
                 "items" => {
                     self.path.push("[]".into());
                     let lowered = match value {
-                        Value::Bool(true) if dialect != Dialect::Standard => {
-                            self.fail(format!("an array of any JSON values cannot be expressed in {}; give the items a type", self.provider_words()))
-                        }
+                        Value::Bool(true) if dialect != Dialect::Standard => self.fail(format!(
+                            "an array of any JSON values cannot be expressed in {}; give the items a type",
+                            self.provider_words()
+                        )),
                         _ => self.node(value, Property::No),
                     }?;
                     self.path.pop();
@@ -452,7 +497,10 @@ impl Lowerer<'_> {
                 if let Some(Value::Object(props)) = out.get_mut("properties") {
                     for (name, schema) in props.iter_mut() {
                         all.push(Value::String(name.clone()));
-                        if !required.contains(name) && !defaulted.contains(name) && let Value::Object(m) = schema {
+                        if !required.contains(name)
+                            && !defaulted.contains(name)
+                            && let Value::Object(m) = schema
+                        {
                             add_null(m);
                         }
                     }
@@ -466,7 +514,8 @@ impl Lowerer<'_> {
             Dialect::Gemini => {
                 let empty = out.get("properties").and_then(Value::as_object).is_none_or(Map::is_empty);
                 if empty && !self.path.is_empty() {
-                    return self.fail("an object without declared properties cannot be expressed in Gemini's schema subset");
+                    return self
+                        .fail("an object without declared properties cannot be expressed in Gemini's schema subset");
                 }
             }
         }
@@ -478,10 +527,31 @@ impl Lowerer<'_> {
 /// rendered bytes stay the same across schemars versions (prompt caches keep hitting).
 /// Keys not listed keep their relative order after these.
 const KEY_ORDER: &[&str] = &[
-    "type", "description", "nullable", "enum", "const", "format", "pattern", "minimum",
-    "exclusiveMinimum", "maximum", "exclusiveMaximum", "multipleOf", "minLength", "maxLength",
-    "default", "items", "prefixItems", "minItems", "maxItems", "properties", "required",
-    "additionalProperties", "anyOf", "oneOf", "$ref",
+    "type",
+    "description",
+    "nullable",
+    "enum",
+    "const",
+    "format",
+    "pattern",
+    "minimum",
+    "exclusiveMinimum",
+    "maximum",
+    "exclusiveMaximum",
+    "multipleOf",
+    "minLength",
+    "maxLength",
+    "default",
+    "items",
+    "prefixItems",
+    "minItems",
+    "maxItems",
+    "properties",
+    "required",
+    "additionalProperties",
+    "anyOf",
+    "oneOf",
+    "$ref",
 ];
 
 fn canonical_order(schema: Value) -> Value {
@@ -522,17 +592,14 @@ fn is_object(map: &Map<String, Value>) -> bool {
 /// Removes every way `out` says "or null"; returns whether it said so.
 fn strip_null(out: &mut Map<String, Value>) -> bool {
     let mut nullable = false;
-    if let Some(t) = out.get_mut("type") {
-        match t {
-            Value::Array(types) => {
-                let before = types.len();
-                types.retain(|t| t != "null");
-                nullable |= types.len() != before;
-                if types.len() == 1 {
-                    *t = types[0].clone();
-                }
-            }
-            _ => {}
+    if let Some(t) = out.get_mut("type")
+        && let Value::Array(types) = t
+    {
+        let before = types.len();
+        types.retain(|t| t != "null");
+        nullable |= types.len() != before;
+        if types.len() == 1 {
+            *t = types[0].clone();
         }
     }
     if let Some(Value::Array(values)) = out.get_mut("enum") {

@@ -201,7 +201,12 @@ impl fmt::Display for Definitions {
 /// Lowers a tool's raw input schema for a dialect and checks the root.
 /// The root's `title` and `description` are dropped: the struct's doc comment is
 /// already the tool's description.
-pub(crate) fn lower_input(spec: &ToolSpec, raw: &Value, dialect: Dialect, provider: Provider) -> Result<Value, SchemaError> {
+pub(crate) fn lower_input(
+    spec: &ToolSpec,
+    raw: &Value,
+    dialect: Dialect,
+    provider: Provider,
+) -> Result<Value, SchemaError> {
     let error = |path: String, message: String| SchemaError {
         tool: spec.name.to_string(),
         provider: provider.to_string(),
@@ -223,7 +228,10 @@ fn check_root(schema: &Value) -> Result<(), String> {
         ));
     }
     if map.get("type").and_then(Value::as_str) != Some("object") {
-        return Err(format!("the input's top level must have type \"object\", not {}", map.get("type").unwrap_or(&Value::Null)));
+        return Err(format!(
+            "the input's top level must have type \"object\", not {}",
+            map.get("type").unwrap_or(&Value::Null)
+        ));
     }
     Ok(())
 }
