@@ -74,11 +74,13 @@ fn run(cli: Cli) -> Result<(), String> {
 fn tools_table(registry: &Registry) -> String {
     let rows: Vec<[String; 5]> = registry
         .tools()
+        .iter()
         .map(|tool| {
             let spec = tool.spec();
             let flags = spec.flags.names().join(",");
             let summary = spec.description.lines().next().unwrap_or_default().to_owned();
-            [spec.name.to_string(), flags, spec.aliases.join(","), spec.origin.to_string(), summary]
+            let aliases: Vec<&str> = spec.aliases.iter().map(|a| a.name.as_ref()).collect();
+            [spec.name.to_string(), flags, aliases.join(","), spec.origin.to_string(), summary]
         })
         .collect();
     let header = ["NAME", "FLAGS", "ALIASES", "DEFINED AT", "DESCRIPTION"].map(String::from);

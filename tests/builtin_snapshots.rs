@@ -26,7 +26,7 @@ fn builtin_definitions_per_provider() {
                 continue; // differs from plain Anthropic only in the list's last entry
             }
             let json = registry.definition(name, provider).unwrap().unwrap();
-            let value: serde_json::Value = serde_json::from_str(json).unwrap();
+            let value: serde_json::Value = serde_json::from_str(&json).unwrap();
             assert_eq!(check_tool(provider, &value), Vec::<String>::new(), "{name} / {provider}");
             let pretty = serde_json::to_string_pretty(&value).unwrap();
             insta::assert_snapshot!(format!("{name}__{}", slug(provider)), pretty);

@@ -2,7 +2,6 @@
 //! inventory, runtime tools checked, renderings cached and byte-stable.
 #![allow(missing_docs)]
 
-use std::borrow::Cow;
 use std::collections::BTreeSet;
 use std::process::Command;
 use std::sync::Arc;
@@ -50,17 +49,17 @@ fn generated_enum_names_and_inventory_agree_both_ways() {
 #[test]
 fn registry_holds_builtins_and_local_tools_sorted() {
     let registry = toolwright::registry().unwrap();
-    let names: Vec<&str> = registry.names().collect();
+    let names = registry.names();
     let mut sorted = names.clone();
     sorted.sort();
     assert_eq!(names, sorted);
     for name in DEFAULT_TOOL_NAMES.iter().chain(&["echo"]) {
         assert!(registry.contains(name), "{name} missing from {names:?}");
     }
-    assert!(Arc::ptr_eq(registry.get("say").unwrap(), registry.get("echo").unwrap()), "an alias shares the handler");
+    assert!(Arc::ptr_eq(&registry.get("say").unwrap(), &registry.get("echo").unwrap()), "an alias shares the handler");
     // The explicit path holds the built-ins even with no inventory at all.
     let explicit = toolwright::builtin::register_all(Registry::builder()).build().unwrap();
-    assert_eq!(explicit.names().collect::<Vec<_>>(), {
+    assert_eq!(explicit.names(), {
         let mut n = DEFAULT_TOOL_NAMES.to_vec();
         n.sort();
         n
@@ -82,14 +81,7 @@ impl DynTool for Runtime {
 }
 
 fn runtime(name: &str) -> Arc<dyn DynTool> {
-    Arc::new(Runtime(ToolSpec {
-        name: Cow::Owned(name.to_owned()),
-        aliases: Cow::Borrowed(&[]),
-        title: None,
-        description: "A runtime tool.".into(),
-        flags: Flags::NONE,
-        origin: ToolOrigin::Runtime("mcp server \"docs\"".into()),
-    }))
+    Arc::new(Runtime(ToolSpec::runtime(name.to_owned(), "A runtime tool.", "mcp server \"docs\"")))
 }
 
 #[test]
@@ -139,7 +131,7 @@ fn anthropic_cache_control_marks_only_the_last_tool() {
 fn mcp_annotations_and_title_follow_the_flags() {
     let registry = toolwright::registry().unwrap();
     let echo: serde_json::Value =
-        serde_json::from_str(registry.definition("echo", Provider::Mcp).unwrap().unwrap()).unwrap();
+        serde_json::from_str(&registry.definition("echo", Provider::Mcp).unwrap().unwrap()).unwrap();
     assert_eq!(echo["title"], "Echo");
     assert_eq!(
         echo["annotations"],

@@ -57,7 +57,7 @@ fn duplicates_from_inventory_name_both_locations() {
 #[test]
 fn explicit_registration_works_without_inventory_and_dedupes() {
     let registry = Registry::builder().register::<First>().register::<HasAlias>().register::<First>().build().unwrap();
-    assert_eq!(registry.names().collect::<Vec<_>>(), ["clash", "has_alias"]);
+    assert_eq!(registry.names(), ["clash", "has_alias"]);
     assert!(registry.get("taken").is_some(), "alias routes to its tool");
     assert_eq!(registry.get("taken").unwrap().spec().name, HasAlias::SPEC.name);
 }

@@ -426,7 +426,7 @@ fn registry() -> toolwright::Registry {
 }
 
 fn corpus_names(registry: &toolwright::Registry) -> Vec<String> {
-    registry.names().filter(|n| n.starts_with('c') && n.as_bytes()[1].is_ascii_digit()).map(str::to_owned).collect()
+    registry.names().into_iter().filter(|n| n.starts_with('c') && n.as_bytes()[1].is_ascii_digit()).collect()
 }
 
 #[test]
@@ -440,7 +440,7 @@ fn every_corpus_tool_renders_within_the_rules_or_fails_clearly() {
             let rendered = registry.definition(name, provider).unwrap();
             match (rendered, expected_error(name, provider)) {
                 (Ok(json), None) => {
-                    let value: Value = serde_json::from_str(json).unwrap();
+                    let value: Value = serde_json::from_str(&json).unwrap();
                     for violation in check_tool(provider, &value) {
                         problems.push(format!("{name} / {provider}: {violation}\n  {json}"));
                     }
@@ -465,7 +465,7 @@ fn every_corpus_tool_renders_within_the_rules_or_fails_clearly() {
 
 fn schema(name: &str, provider: Provider) -> Value {
     let registry = registry();
-    let json: Value = serde_json::from_str(registry.definition(name, provider).unwrap().unwrap()).unwrap();
+    let json: Value = serde_json::from_str(&registry.definition(name, provider).unwrap().unwrap()).unwrap();
     match provider {
         Provider::Anthropic { .. } => json["input_schema"].clone(),
         Provider::OpenAiChat { .. } => json["function"]["parameters"].clone(),

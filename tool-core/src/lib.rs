@@ -37,6 +37,7 @@
 mod context;
 mod error;
 mod input;
+pub mod names;
 mod output;
 mod registry;
 pub mod schema;
@@ -48,14 +49,17 @@ mod tool;
 #[path = "private.rs"]
 pub mod __private;
 
-pub use context::ToolContext;
+pub use context::{Extensions, Progress, ProgressEvent, ProgressSink, ToolContext, TurnContext};
 pub use error::{DuplicateName, InputError, RegistryError, SchemaError, ToolError};
 pub use input::parse_input;
 pub use output::{Content, IntoToolOutput, Json, ToolOutput};
-pub use registry::{Registry, RegistryBuilder, ToolDescriptor, linked_tools};
+pub use registry::{
+    OverlayStats, Profile, Registry, RegistryBuilder, Resolved, ToolDescriptor, ToolPattern, ToolPool, UnknownTool,
+    linked_tools,
+};
 pub use schema::{Definitions, Provider, UnknownProvider};
-pub use spec::{Flags, MAX_TOOL_NAME_LEN, ToolOrigin, ToolSpec, is_portable_tool_name};
-pub use tool::{BoxFuture, DynTool, PreparedCall, Tool, ToolInfo, call_raw, call_typed};
+pub use spec::{Alias, Flags, MAX_TOOL_NAME_LEN, OutputLimit, ToolOrigin, ToolSpec, is_portable_tool_name};
+pub use tool::{BoxFuture, DynTool, LazyTool, PreparedCall, Tool, ToolFactory, ToolInfo, call_raw, call_typed};
 pub use toolwright_macros::tool;
 
 /// Derive macro re-exported so tool crates need no direct schemars dependency.

@@ -7,9 +7,10 @@ pub use serde;
 pub use serde_json;
 
 pub use crate::registry::ToolDescriptor;
-pub use crate::spec::{Flags, ToolOrigin, ToolSpec};
+pub use crate::spec::{Alias, Flags, OutputLimit, ToolOrigin, ToolSpec};
 pub use crate::tool::{Tool, ToolInfo};
 pub use std::borrow::Cow;
+pub use std::time::Duration;
 
 use serde::de::{self, Deserializer, IgnoredAny, MapAccess, Visitor};
 use std::fmt;

@@ -1,15 +1,20 @@
-//! The registry: every tool linked into the binary, sorted, with names and aliases
-//! checked for clashes, and each provider rendering computed once.
+//! The registry: the link-time table of `#[tool]`s, sorted and checked for clashes,
+//! plus a dynamic overlay of runtime tools (MCP, config, subagents) with owners and a
+//! lifecycle. Every provider rendering is computed once per tool.
 
+use crate::context::TurnContext;
 use crate::error::{DuplicateName, RegistryError, SchemaError};
+use crate::names::{self, McpNames, normalize_called_name};
 use crate::schema::{self, Definitions, Dialect, Provider};
 use crate::spec::{ToolSpec, is_portable_tool_name};
+use crate::suggest;
 use crate::tool::{DynTool, Tool, TypedTool};
 use serde_json::Value;
-use std::collections::HashMap;
-use std::collections::hash_map::Entry as MapEntry;
+use std::borrow::Cow;
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt;
-use std::sync::{Arc, OnceLock};
+use std::ops::Deref;
+use std::sync::{Arc, Mutex, OnceLock, PoisonError, RwLock};
 
 /// What `#[tool]` submits to `inventory`: the static spec and a constructor.
 ///
@@ -50,8 +55,9 @@ pub fn linked_tools() -> impl Iterator<Item = &'static ToolDescriptor> {
 }
 
 /// One tool and its cached schemas and renderings.
-struct Entry {
+pub(crate) struct Entry {
     tool: Arc<dyn DynTool>,
+    owner: Option<Arc<str>>,
     input_schema: OnceLock<Value>,
     lowered: [OnceLock<Result<Value, SchemaError>>; 3],
     output_schema: OnceLock<Result<Option<Value>, SchemaError>>,
@@ -59,9 +65,10 @@ struct Entry {
 }
 
 impl Entry {
-    fn new(tool: Arc<dyn DynTool>) -> Self {
+    fn new(tool: Arc<dyn DynTool>, owner: Option<Arc<str>>) -> Self {
         Entry {
             tool,
+            owner,
             input_schema: OnceLock::new(),
             lowered: Default::default(),
             output_schema: OnceLock::new(),
@@ -69,15 +76,19 @@ impl Entry {
         }
     }
 
-    fn spec(&self) -> &ToolSpec {
+    pub(crate) fn tool(&self) -> &Arc<dyn DynTool> {
+        &self.tool
+    }
+
+    pub(crate) fn spec(&self) -> &ToolSpec {
         self.tool.spec()
     }
 
     fn lowered(&self, provider: Provider) -> Result<&Value, SchemaError> {
         let dialect: Dialect = provider.dialect();
-        let slot = &self.lowered[dialect.index()];
         let raw = self.input_schema.get_or_init(|| self.tool.input_schema());
-        slot.get_or_init(|| schema::lower_input(self.spec(), raw, dialect, provider))
+        self.lowered[dialect.index()]
+            .get_or_init(|| schema::lower_input(self.spec(), raw, dialect, provider))
             .as_ref()
             .map_err(|e| SchemaError { provider: provider.to_string(), ..e.clone() })
     }
@@ -90,16 +101,125 @@ impl Entry {
         out.as_ref().map(Option::as_ref).map_err(Clone::clone)
     }
 
-    fn rendered(&self, provider: Provider) -> Result<&str, SchemaError> {
-        let slot = &self.rendered[provider.slot()];
-        slot.get_or_init(|| {
-            let input = self.lowered(provider)?;
-            let output = if provider == Provider::Mcp { self.output()? } else { None };
-            schema::render_tool(self.spec(), input, output, provider, &self.spec().description)
-        })
-        .as_deref()
-        .map_err(Clone::clone)
+    /// The tool under `name` (its own or an advertised alias) with `description`.
+    fn render(&self, provider: Provider, name: &str, description: &str) -> Result<String, SchemaError> {
+        let input = self.lowered(provider)?;
+        let output = if provider == Provider::Mcp { self.output()? } else { None };
+        schema::render_tool(self.spec(), name, description, input, output, provider)
     }
+
+    /// The tool's own name and description, cached.
+    fn rendered(&self, provider: Provider) -> Result<&str, SchemaError> {
+        self.rendered[provider.slot()]
+            .get_or_init(|| self.render(provider, &self.spec().name, &self.spec().description))
+            .as_deref()
+            .map_err(Clone::clone)
+    }
+}
+
+/// A resolved tool: the handler, and the name as the model called it.
+pub struct Resolved<'a> {
+    entry: EntryRef<'a>,
+    invoked: &'a str,
+}
+
+enum EntryRef<'a> {
+    Static(&'a Entry),
+    Dynamic(Arc<Entry>),
+}
+
+impl Deref for EntryRef<'_> {
+    type Target = Entry;
+    fn deref(&self) -> &Entry {
+        match self {
+            EntryRef::Static(e) => e,
+            EntryRef::Dynamic(e) => e,
+        }
+    }
+}
+
+impl Resolved<'_> {
+    /// The handler.
+    pub fn tool(&self) -> &Arc<dyn DynTool> {
+        self.entry.tool()
+    }
+
+    /// The tool's own name.
+    pub fn name(&self) -> &str {
+        &self.entry.spec().name
+    }
+
+    /// The name the model used, after removing whitespace and known prefixes; may be
+    /// an alias.
+    pub fn invoked_name(&self) -> &str {
+        self.invoked
+    }
+
+    /// The owner of a runtime tool (an MCP server, a subagent).
+    pub fn owner(&self) -> Option<&str> {
+        self.entry.owner.as_deref()
+    }
+}
+
+/// A name that no tool has. Its message suggests up to three close names and never
+/// lists the whole catalogue.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown tool `{called}`{}", suggestion_text(.suggestions))]
+pub struct UnknownTool {
+    /// The name as the model sent it.
+    pub called: String,
+    /// Up to three close tool names.
+    pub suggestions: Vec<String>,
+}
+
+fn suggestion_text(suggestions: &[String]) -> String {
+    match suggestions {
+        [] => String::new(),
+        [one] => format!("; did you mean `{one}`?"),
+        many => {
+            let quoted: Vec<String> = many.iter().map(|s| format!("`{s}`")).collect();
+            let (last, rest) = quoted.split_last().expect("at least two");
+            format!("; did you mean {} or {last}?", rest.join(", "))
+        }
+    }
+}
+
+/// Runtime tools: by name (sorted, for deterministic pools), by name or alias, by owner.
+#[derive(Default)]
+struct Overlay {
+    generation: u64,
+    tools: BTreeMap<Box<str>, Arc<Entry>>,
+    routes: HashMap<Box<str>, Arc<Entry>>,
+    owners: HashMap<Arc<str>, Vec<Box<str>>>,
+    mcp: McpNames,
+}
+
+/// Counts of what the dynamic overlay holds (for monitoring and leak tests).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OverlayStats {
+    /// Runtime tools registered.
+    pub tools: usize,
+    /// Names and aliases routed to them.
+    pub routes: usize,
+    /// Owners with at least one tool.
+    pub owners: usize,
+    /// MCP names reserved.
+    pub mcp_names: usize,
+}
+
+#[derive(Default)]
+struct ListCache {
+    generation: u64,
+    slots: [Option<Result<Definitions, SchemaError>>; 8],
+}
+
+/// Renderings of pools, by (pool fingerprint, provider slot). Bounded.
+type PoolCache = Arc<Mutex<HashMap<(u64, usize), Result<Definitions, SchemaError>>>>;
+const POOL_CACHE_MAX: usize = 256;
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    // A panic elsewhere never leaves these caches inconsistent: each write is whole.
+    m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// Every tool, sorted by name, with aliases routed to the same handler.
@@ -111,14 +231,16 @@ impl Entry {
 /// assert_eq!(registry.definitions(Provider::ANTHROPIC).unwrap().as_str(), "[]");
 /// ```
 pub struct Registry {
-    entries: Vec<Entry>,
-    by_name: HashMap<Box<str>, usize>,
-    lists: [OnceLock<Result<Definitions, SchemaError>>; 8],
+    statics: Vec<Arc<Entry>>,
+    static_routes: HashMap<Box<str>, usize>,
+    overlay: RwLock<Overlay>,
+    lists: Mutex<ListCache>,
+    pools: PoolCache,
 }
 
 impl fmt::Debug for Registry {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_list().entries(self.entries.iter().map(|e| &e.spec().name)).finish()
+        f.debug_list().entries(self.names()).finish()
     }
 }
 
@@ -137,60 +259,491 @@ impl Registry {
         RegistryBuilder::default()
     }
 
-    /// The number of tools (aliases not counted).
+    fn read_overlay(&self) -> std::sync::RwLockReadGuard<'_, Overlay> {
+        self.overlay.read().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn write_overlay(&self) -> std::sync::RwLockWriteGuard<'_, Overlay> {
+        self.overlay.write().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The number of tools, static and runtime (aliases not counted).
     pub fn len(&self) -> usize {
-        self.entries.len()
+        self.statics.len() + self.read_overlay().tools.len()
     }
 
     /// Whether there are no tools.
     pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
+        self.len() == 0
     }
 
-    /// The tools, sorted by name.
-    pub fn tools(&self) -> impl ExactSizeIterator<Item = &Arc<dyn DynTool>> {
-        self.entries.iter().map(|e| &e.tool)
+    /// The tools: the link-time ones sorted by name, then the runtime ones sorted.
+    pub fn tools(&self) -> Vec<Arc<dyn DynTool>> {
+        let overlay = self.read_overlay();
+        self.statics
+            .iter()
+            .map(|e| Arc::clone(&e.tool))
+            .chain(overlay.tools.values().map(|e| Arc::clone(&e.tool)))
+            .collect()
     }
 
-    /// The tool names, sorted.
-    pub fn names(&self) -> impl ExactSizeIterator<Item = &str> {
-        self.entries.iter().map(|e| e.spec().name.as_ref())
+    /// The tool names in the same order as [`tools`](Self::tools).
+    pub fn names(&self) -> Vec<String> {
+        let overlay = self.read_overlay();
+        self.statics
+            .iter()
+            .map(|e| e.spec().name.to_string())
+            .chain(overlay.tools.keys().map(|k| k.to_string()))
+            .collect()
     }
 
-    /// The tool called `name`, by its name or one of its aliases.
-    pub fn get(&self, name: &str) -> Option<&Arc<dyn DynTool>> {
-        self.by_name.get(name).map(|&i| &self.entries[i].tool)
+    /// The tool called `name` (a name or alias, exactly).
+    pub fn get(&self, name: &str) -> Option<Arc<dyn DynTool>> {
+        self.lookup(name).map(|e| Arc::clone(e.tool()))
     }
 
     /// Whether `name` is a tool name or alias.
     pub fn contains(&self, name: &str) -> bool {
-        self.by_name.contains_key(name)
+        self.lookup(name).is_some()
     }
 
-    /// The tool list for `provider`: the JSON to put at `tools` in its request.
+    fn lookup(&self, name: &str) -> Option<EntryRef<'_>> {
+        if let Some(&i) = self.static_routes.get(name) {
+            return Some(EntryRef::Static(&self.statics[i]));
+        }
+        self.read_overlay().routes.get(name).map(|e| EntryRef::Dynamic(Arc::clone(e)))
+    }
+
+    /// Routes a name as a model sent it: surrounding whitespace and known prefixes
+    /// (`functions.`, `default_api.`) removed, then the link-time table, then the
+    /// runtime overlay (MCP names included, by exact match through the table).
+    pub fn resolve<'a>(&'a self, called: &'a str) -> Result<Resolved<'a>, UnknownTool> {
+        let name = normalize_called_name(called);
+        match self.lookup(name) {
+            Some(entry) => Ok(Resolved { entry, invoked: name }),
+            None => Err(self.unknown(called)),
+        }
+    }
+
+    fn unknown(&self, called: &str) -> UnknownTool {
+        let overlay = self.read_overlay();
+        let names = self.static_routes.keys().chain(overlay.routes.keys()).map(|k| k.as_ref());
+        let mut all: Vec<&str> = names.collect();
+        all.sort_unstable();
+        let suggestions =
+            suggest::closest(normalize_called_name(called), all, 3).into_iter().map(str::to_owned).collect();
+        UnknownTool { called: called.to_owned(), suggestions }
+    }
+
+    /// A counter that changes whenever runtime tools are added or removed.
+    pub fn generation(&self) -> u64 {
+        self.read_overlay().generation
+    }
+
+    /// Adds a runtime tool, with the same name rules as `#[tool]`. A name that is
+    /// taken (by a link-time tool, an alias or another runtime tool) is an error that
+    /// names both claimants.
+    pub fn register(&self, tool: Arc<dyn DynTool>) -> Result<(), RegistryError> {
+        self.insert(tool, None)
+    }
+
+    /// Adds a runtime tool that belongs to `owner` (an MCP server, a subagent), so
+    /// that [`clear_owner`](Self::clear_owner) removes it with its siblings.
+    pub fn register_owned(&self, owner: &str, tool: Arc<dyn DynTool>) -> Result<(), RegistryError> {
+        self.insert(tool, Some(Arc::from(owner)))
+    }
+
+    fn insert(&self, tool: Arc<dyn DynTool>, owner: Option<Arc<str>>) -> Result<(), RegistryError> {
+        let mut overlay = self.write_overlay();
+        self.check_new_names(&overlay, tool.spec())?;
+        let entry = Arc::new(Entry::new(tool, owner.clone()));
+        let spec = entry.spec();
+        let name: Box<str> = spec.name.as_ref().into();
+        for alias in spec.aliases.iter() {
+            overlay.routes.insert(alias.name.as_ref().into(), Arc::clone(&entry));
+        }
+        overlay.routes.insert(name.clone(), Arc::clone(&entry));
+        if let Some(owner) = owner {
+            overlay.owners.entry(owner).or_default().push(name.clone());
+        }
+        overlay.tools.insert(name, entry);
+        overlay.generation += 1;
+        Ok(())
+    }
+
+    fn check_new_names(&self, overlay: &Overlay, spec: &ToolSpec) -> Result<(), RegistryError> {
+        let names = std::iter::once((spec.name.as_ref(), None))
+            .chain(spec.aliases.iter().map(|a| (a.name.as_ref(), Some(spec.name.as_ref()))));
+        let mut duplicates = Vec::new();
+        let mut seen = HashSet::new();
+        for (name, alias_of) in names {
+            if !is_portable_tool_name(name) {
+                return Err(RegistryError::InvalidName { name: name.to_owned(), origin: spec.origin.to_string() });
+            }
+            let existing = match self.static_routes.get(name) {
+                Some(&i) => Some(self.statics[i].spec()),
+                None => overlay.routes.get(name).map(|e| e.spec()),
+            };
+            let first = match existing {
+                Some(spec) => claimant(spec, name),
+                None if !seen.insert(name) => claimant(spec, name),
+                None => continue,
+            };
+            duplicates.push(DuplicateName { name: name.to_owned(), first, second: claimant_as(spec, alias_of) });
+        }
+        if duplicates.is_empty() { Ok(()) } else { Err(RegistryError::DuplicateNames(duplicates)) }
+    }
+
+    /// Removes a runtime tool by name; `false` if there was none. Link-time tools
+    /// cannot be removed (filter them out of a pool instead).
+    pub fn unregister(&self, name: &str) -> bool {
+        let mut overlay = self.write_overlay();
+        let removed = Self::remove_locked(&mut overlay, name);
+        if removed {
+            overlay.generation += 1;
+        }
+        removed
+    }
+
+    fn remove_locked(overlay: &mut Overlay, name: &str) -> bool {
+        let Some(entry) = overlay.tools.remove(name) else { return false };
+        let spec = entry.spec();
+        overlay.routes.remove(name);
+        for alias in spec.aliases.iter() {
+            overlay.routes.remove(alias.name.as_ref());
+        }
+        if let Some(owner) = &entry.owner
+            && let Some(names) = overlay.owners.get_mut(owner)
+        {
+            names.retain(|n| n.as_ref() != name);
+            if names.is_empty() {
+                overlay.owners.remove(owner);
+            }
+        }
+        overlay.mcp.release(name);
+        true
+    }
+
+    /// Removes every runtime tool of `owner`; returns how many there were.
+    pub fn clear_owner(&self, owner: &str) -> usize {
+        let mut overlay = self.write_overlay();
+        let names = overlay.owners.remove(owner).unwrap_or_default();
+        for name in &names {
+            Self::remove_locked(&mut overlay, name);
+        }
+        if !names.is_empty() {
+            overlay.generation += 1;
+        }
+        names.len()
+    }
+
+    /// Mounts a tool of MCP server `server` under a provider-safe name
+    /// `mcp__<server>__<tool>` (see [`McpNames`]); `make` builds the tool with that
+    /// name. The server owns the tool. Returns the name.
+    pub fn register_mcp(
+        &self,
+        server: &str,
+        tool: &str,
+        make: impl FnOnce(String) -> Arc<dyn DynTool>,
+    ) -> Result<String, RegistryError> {
+        let name = self.write_overlay().mcp.qualify(server, tool);
+        let built = make(name.clone());
+        if built.spec().name != name {
+            self.write_overlay().mcp.release(&name);
+            return Err(RegistryError::InvalidName {
+                name: built.spec().name.to_string(),
+                origin: format!("MCP tool `{tool}` of server `{server}` must be registered as `{name}`"),
+            });
+        }
+        self.insert(built, Some(Arc::from(server))).inspect_err(|_| {
+            self.write_overlay().mcp.release(&name);
+        })?;
+        Ok(name)
+    }
+
+    /// The (server, tool) an MCP tool name stands for, from the reverse table.
+    pub fn mcp_original(&self, qualified: &str) -> Option<(String, String)> {
+        self.read_overlay().mcp.original(qualified).map(|(s, t)| (s.to_owned(), t.to_owned()))
+    }
+
+    /// What the runtime overlay holds.
+    pub fn overlay_stats(&self) -> OverlayStats {
+        let o = self.read_overlay();
+        OverlayStats { tools: o.tools.len(), routes: o.routes.len(), owners: o.owners.len(), mcp_names: o.mcp.len() }
+    }
+
+    /// The tool list for `provider`, every tool with its own description: the JSON
+    /// to put at `tools` in the provider's request.
     ///
-    /// Rendered on first use and cached; later calls return the same bytes.
+    /// Rendered on first use and cached; later calls return the same bytes until
+    /// runtime tools change.
     pub fn definitions(&self, provider: Provider) -> Result<Definitions, SchemaError> {
-        self.lists[provider.slot()]
-            .get_or_init(|| {
-                let parts = self.entries.iter().map(|e| e.rendered(provider)).collect::<Result<Vec<_>, _>>()?;
-                let cached_last = match provider {
-                    Provider::Anthropic { cache_control: true } => {
-                        parts.last().map(|last| schema::with_cache_control(last))
-                    }
-                    _ => None,
-                };
-                let count = parts.len() - usize::from(cached_last.is_some());
-                let all = parts[..count].iter().copied().chain(cached_last.as_deref());
-                Ok(Definitions::from_parts(all, provider == Provider::Gemini))
-            })
-            .clone()
+        let generation = self.generation();
+        let mut cache = lock(&self.lists);
+        if cache.generation != generation {
+            *cache = ListCache { generation, ..ListCache::default() };
+        }
+        if let Some(done) = &cache.slots[provider.slot()] {
+            return done.clone();
+        }
+        let overlay = self.read_overlay();
+        let members: Vec<Member<'_>> = self
+            .statics
+            .iter()
+            .chain(overlay.tools.values())
+            .map(|entry| Member { entry, description: None })
+            .collect();
+        let result = render_members(&members, provider);
+        cache.slots[provider.slot()] = Some(result.clone());
+        result
     }
 
     /// One tool's definition for `provider` (name or alias), as JSON text.
-    pub fn definition(&self, name: &str, provider: Provider) -> Option<Result<&str, SchemaError>> {
-        self.by_name.get(name).map(|&i| self.entries[i].rendered(provider))
+    pub fn definition(&self, name: &str, provider: Provider) -> Option<Result<String, SchemaError>> {
+        self.lookup(name).map(|e| e.rendered(provider).map(str::to_owned))
     }
+
+    /// The tools offered in one turn: link-time tools sorted by name, then runtime
+    /// tools sorted, minus those `denied` (bare-name deny rules), those the profile
+    /// leaves out, and those not enabled in `turn`. Descriptions are asked of each
+    /// tool for this turn.
+    pub fn pool(&self, turn: &TurnContext, profile: &Profile, denied: &[ToolPattern]) -> ToolPool {
+        let overlay = self.read_overlay();
+        let generation = overlay.generation;
+        let mut members = Vec::new();
+        for entry in self.statics.iter().chain(overlay.tools.values()) {
+            let spec = entry.spec();
+            let name = spec.name.as_ref();
+            if denied.iter().any(|p| p.matches(name)) || !profile.admits(name, spec) {
+                continue;
+            }
+            let tool = entry.tool();
+            if !tool.is_enabled(turn) {
+                continue;
+            }
+            let description = match tool.description(turn) {
+                Cow::Borrowed(d) if d == spec.description.as_ref() => None,
+                other if other == spec.description.as_ref() => None,
+                other => Some(other.into_owned()),
+            };
+            members.push(PoolMember { entry: Arc::clone(entry), description });
+        }
+        drop(overlay);
+        let mut hash = names::fnv1a_bytes(0xcbf2_9ce4_8422_2325, &generation.to_le_bytes());
+        for m in &members {
+            hash = names::fnv1a_bytes(hash, m.entry.spec().name.as_bytes());
+            hash = names::fnv1a_bytes(hash, m.description().as_bytes());
+            hash = names::fnv1a_bytes(hash, &[0xff]);
+        }
+        let names = members.iter().map(|m| Box::<str>::from(m.entry.spec().name.as_ref())).collect();
+        ToolPool {
+            members,
+            names,
+            read_only_only: profile.read_only_only,
+            fingerprint: hash,
+            cache: Arc::clone(&self.pools),
+        }
+    }
+}
+
+/// A tool-name pattern, as in bare-name deny rules: an exact name, `prefix*`, or
+/// `mcp__server` (every tool of that server).
+///
+/// ```
+/// use toolwright_core::ToolPattern;
+/// assert!(ToolPattern::new("mcp__github").matches("mcp__github__create_issue"));
+/// assert!(!ToolPattern::new("mcp__git").matches("mcp__github__create_issue"));
+/// assert!(ToolPattern::new("mcp__*").matches("mcp__github__create_issue"));
+/// assert!(ToolPattern::new("shell").matches("shell"));
+/// assert!(!ToolPattern::new("shell").matches("shell_output"));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct ToolPattern(String);
+
+impl ToolPattern {
+    /// A pattern from its text.
+    pub fn new(pattern: impl Into<String>) -> Self {
+        ToolPattern(pattern.into())
+    }
+
+    /// Whether `name` matches.
+    pub fn matches(&self, name: &str) -> bool {
+        let p = self.0.as_str();
+        if let Some(prefix) = p.strip_suffix('*') {
+            return name.starts_with(prefix);
+        }
+        if name == p {
+            return true;
+        }
+        // `mcp__server` stands for the whole server: `mcp__server__<anything>`.
+        let is_server = p.strip_prefix(names::MCP_PREFIX).is_some_and(|rest| !rest.is_empty() && !rest.contains("__"));
+        is_server && name.strip_prefix(p).is_some_and(|rest| rest.starts_with("__"))
+    }
+
+    /// The pattern's text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// A named set of tools for a kind of agent: main agent, subagent, coordinator, plan
+/// mode. A tool is in the profile if an allow pattern matches (or there are none), no
+/// deny pattern matches, and, for read-only profiles, the tool is read-only.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Profile {
+    name: Cow<'static, str>,
+    allow: Option<Vec<ToolPattern>>,
+    deny: Vec<ToolPattern>,
+    read_only_only: bool,
+}
+
+impl Profile {
+    /// A profile with every tool.
+    pub fn new(name: impl Into<Cow<'static, str>>) -> Self {
+        Profile { name: name.into(), allow: None, deny: Vec::new(), read_only_only: false }
+    }
+
+    /// The main agent: every tool.
+    pub fn main_agent() -> Self {
+        Profile::new("main")
+    }
+
+    /// A subagent: every tool except those that spawn agents (`agent`, `task`), so
+    /// subagents do not recurse.
+    pub fn subagent() -> Self {
+        Profile::new("subagent").deny(["agent", "task"])
+    }
+
+    /// A coordinator: only the tools that delegate and track work.
+    pub fn coordinator() -> Self {
+        Profile::new("coordinator").allow(["agent", "task", "send_message", "todo_write"])
+    }
+
+    /// Plan mode: read-only tools only. Calls are checked again per input, so a tool
+    /// whose read-only flag depends on its input is refused when this input writes.
+    pub fn plan() -> Self {
+        Profile { read_only_only: true, ..Profile::new("plan") }
+    }
+
+    /// Only tools matching one of `patterns` (added to earlier allow patterns).
+    pub fn allow<I: IntoIterator<Item = S>, S: Into<String>>(mut self, patterns: I) -> Self {
+        self.allow.get_or_insert_with(Vec::new).extend(patterns.into_iter().map(ToolPattern::new));
+        self
+    }
+
+    /// No tool matching one of `patterns`.
+    pub fn deny<I: IntoIterator<Item = S>, S: Into<String>>(mut self, patterns: I) -> Self {
+        self.deny.extend(patterns.into_iter().map(ToolPattern::new));
+        self
+    }
+
+    /// The profile's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn admits(&self, name: &str, spec: &ToolSpec) -> bool {
+        let allowed = self.allow.as_ref().is_none_or(|allow| allow.iter().any(|p| p.matches(name)));
+        allowed && !self.deny.iter().any(|p| p.matches(name)) && (!self.read_only_only || spec.flags.read_only)
+    }
+}
+
+struct Member<'a> {
+    entry: &'a Entry,
+    description: Option<&'a str>,
+}
+
+/// One tool of a pool, with its description for the turn if it differs from the spec.
+struct PoolMember {
+    entry: Arc<Entry>,
+    description: Option<String>,
+}
+
+impl PoolMember {
+    fn description(&self) -> &str {
+        self.description.as_deref().unwrap_or(&self.entry.spec().description)
+    }
+}
+
+/// The tools offered to the model in one turn. Build with [`Registry::pool`].
+pub struct ToolPool {
+    members: Vec<PoolMember>,
+    names: HashSet<Box<str>>,
+    read_only_only: bool,
+    fingerprint: u64,
+    cache: PoolCache,
+}
+
+impl fmt::Debug for ToolPool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.names()).finish()
+    }
+}
+
+impl ToolPool {
+    /// The tool names, in the order they are offered.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.members.iter().map(|m| m.entry.spec().name.as_ref())
+    }
+
+    /// Whether the tool named `name` (its own name, not an alias) is offered.
+    pub fn contains(&self, name: &str) -> bool {
+        self.names.contains(name)
+    }
+
+    /// The number of tools.
+    pub fn len(&self) -> usize {
+        self.members.len()
+    }
+
+    /// Whether no tool is offered.
+    pub fn is_empty(&self) -> bool {
+        self.members.is_empty()
+    }
+
+    /// Whether only read-only calls may run (plan mode).
+    pub fn read_only_only(&self) -> bool {
+        self.read_only_only
+    }
+
+    /// The pool's tool list for `provider`, with each tool's description for this
+    /// turn and advertised aliases. Cached: the same pool (same tools, same
+    /// descriptions) gets the same bytes without rendering again.
+    pub fn definitions(&self, provider: Provider) -> Result<Definitions, SchemaError> {
+        let key = (self.fingerprint, provider.slot());
+        if let Some(done) = lock(&self.cache).get(&key) {
+            return done.clone();
+        }
+        let members: Vec<Member<'_>> =
+            self.members.iter().map(|m| Member { entry: &m.entry, description: m.description.as_deref() }).collect();
+        let result = render_members(&members, provider);
+        let mut cache = lock(&self.cache);
+        if cache.len() >= POOL_CACHE_MAX {
+            cache.clear();
+        }
+        cache.insert(key, result.clone());
+        result
+    }
+}
+
+/// Renders members (and their advertised aliases) and joins them into one list.
+fn render_members(members: &[Member<'_>], provider: Provider) -> Result<Definitions, SchemaError> {
+    let mut parts: Vec<Cow<'_, str>> = Vec::with_capacity(members.len());
+    for m in members {
+        let spec = m.entry.spec();
+        let description = m.description.unwrap_or(&spec.description);
+        parts.push(match m.description {
+            None => Cow::Borrowed(m.entry.rendered(provider)?),
+            Some(d) => Cow::Owned(m.entry.render(provider, &spec.name, d)?),
+        });
+        for alias in spec.aliases.iter().filter(|a| a.advertised) {
+            parts.push(Cow::Owned(m.entry.render(provider, &alias.name, description)?));
+        }
+    }
+    if let (Provider::Anthropic { cache_control: true }, Some(last)) = (provider, parts.last_mut()) {
+        *last = Cow::Owned(schema::with_cache_control(last));
+    }
+    Ok(Definitions::from_parts(parts.iter().map(|p| p.as_ref()), provider == Provider::Gemini))
 }
 
 /// Collects tools for a [`Registry`].
@@ -218,8 +771,9 @@ impl RegistryBuilder {
         self
     }
 
-    /// Adds a runtime tool. Its name and aliases must be portable
-    /// ([`is_portable_tool_name`]).
+    /// Adds a tool to the link-time table (it cannot be unregistered; use
+    /// [`Registry::register`] for tools with a lifecycle). Its name and aliases must be
+    /// portable ([`is_portable_tool_name`]).
     pub fn register_dyn(mut self, tool: Arc<dyn DynTool>) -> Self {
         self.tools.push(tool);
         self
@@ -234,25 +788,24 @@ impl RegistryBuilder {
         // The same static spec registered twice (inventory and `register`) is one tool.
         tools.dedup_by(|a, b| std::ptr::eq(a.spec(), b.spec()));
 
-        let mut by_name: HashMap<Box<str>, usize> = HashMap::with_capacity(tools.len());
+        let mut routes: HashMap<Box<str>, usize> = HashMap::with_capacity(tools.len());
         let mut duplicates = Vec::new();
         for (index, tool) in tools.iter().enumerate() {
             let spec = tool.spec();
             let names = std::iter::once((spec.name.as_ref(), None))
-                .chain(spec.aliases.iter().map(|a| (a.as_ref(), Some(spec.name.as_ref()))));
+                .chain(spec.aliases.iter().map(|a| (a.name.as_ref(), Some(spec.name.as_ref()))));
             for (name, alias_of) in names {
                 if !is_portable_tool_name(name) {
                     return Err(RegistryError::InvalidName { name: name.to_owned(), origin: spec.origin.to_string() });
                 }
-                match by_name.entry(name.into()) {
-                    MapEntry::Vacant(slot) => {
+                match routes.entry(name.into()) {
+                    std::collections::hash_map::Entry::Vacant(slot) => {
                         slot.insert(index);
                     }
-                    MapEntry::Occupied(slot) => {
-                        let first = &tools[*slot.get()];
+                    std::collections::hash_map::Entry::Occupied(slot) => {
                         duplicates.push(DuplicateName {
                             name: name.to_owned(),
-                            first: claimant(first.spec(), name),
+                            first: claimant(tools[*slot.get()].spec(), name),
                             second: claimant_as(spec, alias_of),
                         });
                     }
@@ -262,7 +815,13 @@ impl RegistryBuilder {
         if !duplicates.is_empty() {
             return Err(RegistryError::DuplicateNames(duplicates));
         }
-        Ok(Registry { entries: tools.into_iter().map(Entry::new).collect(), by_name, lists: Default::default() })
+        Ok(Registry {
+            statics: tools.into_iter().map(|t| Arc::new(Entry::new(t, None))).collect(),
+            static_routes: routes,
+            overlay: RwLock::default(),
+            lists: Mutex::default(),
+            pools: PoolCache::default(),
+        })
     }
 }
 

@@ -5,6 +5,7 @@
 
 use std::borrow::Cow;
 use std::fmt;
+use std::time::Duration;
 
 /// Capability flags. They drive scheduling, permission defaults and MCP annotations.
 ///
@@ -67,13 +68,35 @@ impl fmt::Display for ToolOrigin {
     }
 }
 
+/// Another name for a tool, routed to the same handler.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Alias {
+    /// The alias.
+    pub name: Cow<'static, str>,
+    /// Whether the model is shown the alias as a tool of its own (same schema and
+    /// description), for models trained on an older name. Hidden aliases only route.
+    pub advertised: bool,
+}
+
+impl Alias {
+    /// A hidden alias.
+    pub const fn hidden(name: &'static str) -> Self {
+        Alias { name: Cow::Borrowed(name), advertised: false }
+    }
+
+    /// An advertised alias.
+    pub const fn advertised(name: &'static str) -> Self {
+        Alias { name: Cow::Borrowed(name), advertised: true }
+    }
+}
+
 /// Everything static about a tool.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct ToolSpec {
     /// The name the model calls, `^[A-Za-z_][A-Za-z0-9_-]{0,63}$`.
     pub name: Cow<'static, str>,
     /// Further names that route to the same handler.
-    pub aliases: Cow<'static, [Cow<'static, str>]>,
+    pub aliases: Cow<'static, [Alias]>,
     /// A short human title (MCP `title`).
     pub title: Option<Cow<'static, str>>,
     /// What the model reads: the doc comment unless overridden.
@@ -82,6 +105,56 @@ pub struct ToolSpec {
     pub flags: Flags,
     /// Where the tool was defined.
     pub origin: ToolOrigin,
+    /// How long one call may run; `None` uses the executor's default.
+    pub timeout: Option<Duration>,
+    /// How much output reaches the model; `None` uses the executor's default.
+    pub output_limit: Option<OutputLimit>,
+}
+
+impl ToolSpec {
+    /// A spec for a runtime tool: no aliases, no title, no flags, executor defaults.
+    pub fn runtime(
+        name: impl Into<Cow<'static, str>>,
+        description: impl Into<Cow<'static, str>>,
+        origin: impl Into<Cow<'static, str>>,
+    ) -> Self {
+        ToolSpec {
+            name: name.into(),
+            aliases: Cow::Borrowed(&[]),
+            title: None,
+            description: description.into(),
+            flags: Flags::NONE,
+            origin: ToolOrigin::Runtime(origin.into()),
+            timeout: None,
+            output_limit: None,
+        }
+    }
+
+    /// The same spec with these flags.
+    pub fn with_flags(mut self, flags: Flags) -> Self {
+        self.flags = flags;
+        self
+    }
+}
+
+/// The most output a result may carry to the model; longer output keeps its head and
+/// tail and says how much was cut.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum OutputLimit {
+    /// At most this many bytes of text.
+    Bytes(usize),
+    /// At most about this many tokens, estimated as 4 bytes a token.
+    Tokens(usize),
+}
+
+impl OutputLimit {
+    /// The limit in bytes.
+    pub const fn bytes(self) -> usize {
+        match self {
+            OutputLimit::Bytes(b) => b,
+            OutputLimit::Tokens(t) => t.saturating_mul(4),
+        }
+    }
 }
 
 /// The longest tool name every provider accepts.

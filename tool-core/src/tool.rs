@@ -1,7 +1,7 @@
 //! The typed [`Tool`] trait that users implement, and the object-safe [`DynTool`] that
 //! the registry stores.
 
-use crate::context::ToolContext;
+use crate::context::{ToolContext, TurnContext};
 use crate::error::{InputError, ToolError};
 use crate::input::parse_input;
 use crate::output::{IntoToolOutput, ToolOutput};
@@ -9,10 +9,12 @@ use crate::spec::{Flags, ToolSpec};
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
+use std::borrow::Cow;
+use std::fmt;
 use std::future::Future;
 use std::marker::PhantomData;
 use std::pin::Pin;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// A boxed, sendable future, as object-safe traits return them.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -104,6 +106,27 @@ pub trait Tool: ToolInfo + Send + 'static {
     fn is_open_world(&self) -> bool {
         Self::SPEC.flags.open_world
     }
+
+    /// Whether the tool is offered in this turn at all (a tool that needs a git
+    /// repository, or a configured key). Defaults to always.
+    fn is_enabled(turn: &TurnContext) -> bool {
+        let _ = turn;
+        true
+    }
+
+    /// The description the model reads in this turn. Defaults to the doc comment;
+    /// override it to describe context (Claude Code's agent tool lists the available
+    /// subagents here).
+    fn description(turn: &TurnContext) -> Cow<'static, str> {
+        let _ = turn;
+        Self::SPEC.description.clone()
+    }
+
+    /// A one-line human summary of this call (`read_file src/main.rs`) for CLIs, logs
+    /// and UIs. `None` uses a default built from the name and input.
+    fn summary(&self) -> Option<String> {
+        None
+    }
 }
 
 /// The flags of one call, from the `&self` methods of [`Tool`].
@@ -135,6 +158,18 @@ pub trait DynTool: Send + Sync + 'static {
 
     /// Parses the raw input once. The result knows its per-input flags and runs the call.
     fn prepare(&self, raw_input: &[u8]) -> Result<Box<dyn PreparedCall>, InputError>;
+
+    /// Whether the tool is offered in this turn. Defaults to always.
+    fn is_enabled(&self, turn: &TurnContext) -> bool {
+        let _ = turn;
+        true
+    }
+
+    /// The description for this turn. Defaults to the spec's.
+    fn description(&self, turn: &TurnContext) -> Cow<'_, str> {
+        let _ = turn;
+        Cow::Borrowed(&self.spec().description)
+    }
 }
 
 /// A parsed call, ready to validate and run.
@@ -144,6 +179,11 @@ pub trait PreparedCall: Send {
 
     /// The tool's own checks on this input.
     fn validate(&self, cx: &ToolContext) -> Result<(), ToolError>;
+
+    /// A one-line human summary of the call, if the tool has its own.
+    fn summary(&self) -> Option<String> {
+        None
+    }
 
     /// Runs the call.
     fn call<'a>(self: Box<Self>, cx: &'a ToolContext) -> BoxFuture<'a, Result<ToolOutput, ToolError>>;
@@ -174,6 +214,14 @@ impl<T: Tool> DynTool for TypedTool<T> {
     fn prepare(&self, raw_input: &[u8]) -> Result<Box<dyn PreparedCall>, InputError> {
         Ok(Box::new(Prepared(parse_input::<T>(raw_input)?)))
     }
+
+    fn is_enabled(&self, turn: &TurnContext) -> bool {
+        T::is_enabled(turn)
+    }
+
+    fn description(&self, turn: &TurnContext) -> Cow<'_, str> {
+        T::description(turn)
+    }
 }
 
 struct Prepared<T>(T);
@@ -187,8 +235,86 @@ impl<T: Tool> PreparedCall for Prepared<T> {
         self.0.validate(cx)
     }
 
+    fn summary(&self) -> Option<String> {
+        self.0.summary()
+    }
+
     fn call<'a>(self: Box<Self>, cx: &'a ToolContext) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
         Box::pin(async move { self.0.call(cx).await.map(IntoToolOutput::into_output) })
+    }
+}
+
+/// Builds a runtime tool.
+pub type ToolFactory = Arc<dyn Fn() -> Result<Arc<dyn DynTool>, ToolError> + Send + Sync>;
+
+/// A runtime tool whose handler is created on first use and then kept: its spec and
+/// schema are known up front (so it can be listed), its handler may be costly (a
+/// subagent, a connection). A failed creation is an error result and is retried on
+/// the next call.
+pub struct LazyTool {
+    spec: ToolSpec,
+    input_schema: Value,
+    factory: ToolFactory,
+    handler: OnceLock<Arc<dyn DynTool>>,
+}
+
+impl LazyTool {
+    /// A lazy tool with this spec and input schema, created by `factory`.
+    pub fn new(spec: ToolSpec, input_schema: Value, factory: ToolFactory) -> Self {
+        LazyTool { spec, input_schema, factory, handler: OnceLock::new() }
+    }
+
+    /// Whether the handler has been created.
+    pub fn is_created(&self) -> bool {
+        self.handler.get().is_some()
+    }
+
+    fn handler(&self) -> Result<&Arc<dyn DynTool>, ToolError> {
+        if let Some(h) = self.handler.get() {
+            return Ok(h);
+        }
+        let made = (self.factory)()?;
+        Ok(self.handler.get_or_init(|| made))
+    }
+}
+
+impl fmt::Debug for LazyTool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("LazyTool").field("name", &self.spec.name).field("created", &self.is_created()).finish()
+    }
+}
+
+impl DynTool for LazyTool {
+    fn spec(&self) -> &ToolSpec {
+        &self.spec
+    }
+
+    fn input_schema(&self) -> Value {
+        self.input_schema.clone()
+    }
+
+    fn prepare(&self, raw_input: &[u8]) -> Result<Box<dyn PreparedCall>, InputError> {
+        match self.handler() {
+            Ok(handler) => handler.prepare(raw_input),
+            Err(e) => Ok(Box::new(FailedCreation(e.to_string()))),
+        }
+    }
+}
+
+/// The prepared call of a lazy tool whose creation failed: it fails when run.
+struct FailedCreation(String);
+
+impl PreparedCall for FailedCreation {
+    fn flags(&self) -> Flags {
+        Flags::NONE
+    }
+
+    fn validate(&self, _cx: &ToolContext) -> Result<(), ToolError> {
+        Err(ToolError::msg(format!("the tool could not be started: {}", self.0)))
+    }
+
+    fn call<'a>(self: Box<Self>, _cx: &'a ToolContext) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
+        Box::pin(async move { Err(ToolError::msg(format!("the tool could not be started: {}", self.0))) })
     }
 }
 

@@ -4,21 +4,39 @@ use crate::ctxt::Ctxt;
 use proc_macro2::{Span, TokenStream};
 use syn::meta::ParseNestedMeta;
 use syn::parse::Parser;
-use syn::{Expr, ExprArray, Lit, LitBool, LitStr, Path};
+use syn::{Expr, ExprArray, Lit, LitBool, LitInt, LitStr, Path};
 
 pub(crate) const NAME: &str = "name";
 pub(crate) const DESCRIPTION: &str = "description";
 pub(crate) const TITLE: &str = "title";
 pub(crate) const ALIASES: &str = "aliases";
+pub(crate) const ADVERTISED_ALIASES: &str = "advertised_aliases";
 pub(crate) const CRATE: &str = "crate";
 pub(crate) const READ_ONLY: &str = "read_only";
 pub(crate) const CONCURRENCY_SAFE: &str = "concurrency_safe";
 pub(crate) const DESTRUCTIVE: &str = "destructive";
 pub(crate) const IDEMPOTENT: &str = "idempotent";
 pub(crate) const OPEN_WORLD: &str = "open_world";
+pub(crate) const TIMEOUT_SECS: &str = "timeout_secs";
+pub(crate) const MAX_OUTPUT_BYTES: &str = "max_output_bytes";
+pub(crate) const MAX_OUTPUT_TOKENS: &str = "max_output_tokens";
 
-const ALL_KEYS: &[&str] =
-    &[NAME, DESCRIPTION, TITLE, ALIASES, CRATE, READ_ONLY, CONCURRENCY_SAFE, DESTRUCTIVE, IDEMPOTENT, OPEN_WORLD];
+const ALL_KEYS: &[&str] = &[
+    NAME,
+    DESCRIPTION,
+    TITLE,
+    ALIASES,
+    ADVERTISED_ALIASES,
+    CRATE,
+    READ_ONLY,
+    CONCURRENCY_SAFE,
+    DESTRUCTIVE,
+    IDEMPOTENT,
+    OPEN_WORLD,
+    TIMEOUT_SECS,
+    MAX_OUTPUT_BYTES,
+    MAX_OUTPUT_TOKENS,
+];
 
 /// A boolean flag and where it was set.
 #[derive(Default, Clone, Copy)]
@@ -32,13 +50,17 @@ pub(crate) struct ToolAttrs {
     pub(crate) name: Option<LitStr>,
     pub(crate) description: Option<LitStr>,
     pub(crate) title: Option<LitStr>,
-    pub(crate) aliases: Vec<LitStr>,
+    /// `(literal, advertised)`, in the order written.
+    pub(crate) aliases: Vec<(LitStr, bool)>,
     pub(crate) krate: Option<Path>,
     pub(crate) read_only: Flag,
     pub(crate) concurrency_safe: Flag,
     pub(crate) destructive: Flag,
     pub(crate) idempotent: Flag,
     pub(crate) open_world: Flag,
+    pub(crate) timeout_secs: Option<LitInt>,
+    pub(crate) max_output_bytes: Option<LitInt>,
+    pub(crate) max_output_tokens: Option<LitInt>,
     seen: Vec<String>,
 }
 
@@ -69,11 +91,15 @@ impl ToolAttrs {
             DESCRIPTION => self.description = Some(meta.value()?.parse()?),
             TITLE => self.title = Some(meta.value()?.parse()?),
             CRATE => self.krate = Some(meta.value()?.call(Path::parse_mod_style)?),
-            ALIASES => {
+            TIMEOUT_SECS => self.timeout_secs = Some(meta.value()?.parse()?),
+            MAX_OUTPUT_BYTES => self.max_output_bytes = Some(meta.value()?.parse()?),
+            MAX_OUTPUT_TOKENS => self.max_output_tokens = Some(meta.value()?.parse()?),
+            ALIASES | ADVERTISED_ALIASES => {
+                let advertised = key == ADVERTISED_ALIASES;
                 let list: ExprArray = meta.value()?.parse()?;
                 for elem in list.elems {
                     match elem {
-                        Expr::Lit(syn::ExprLit { lit: Lit::Str(s), .. }) => self.aliases.push(s),
+                        Expr::Lit(syn::ExprLit { lit: Lit::Str(s), .. }) => self.aliases.push((s, advertised)),
                         other => {
                             cx.error_spanned_by(other, "an alias must be a string literal, as in `aliases = [\"cat\"]`")
                         }

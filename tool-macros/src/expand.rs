@@ -41,7 +41,7 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
 /// The spec's values after checking, with fallbacks where a value was wrong.
 struct SpecValues {
     name: String,
-    aliases: Vec<String>,
+    aliases: Vec<(String, bool)>,
     title: Option<String>,
     description: String,
     read_only: bool,
@@ -49,6 +49,9 @@ struct SpecValues {
     destructive: bool,
     idempotent: bool,
     open_world: bool,
+    timeout_secs: Option<u64>,
+    /// `(bytes, is_tokens)`.
+    output_limit: Option<(usize, bool)>,
 }
 
 impl SpecValues {
@@ -73,17 +76,17 @@ impl SpecValues {
                 name
             }
         };
-        let mut aliases: Vec<String> = Vec::new();
-        for lit in &attrs.aliases {
+        let mut aliases: Vec<(String, bool)> = Vec::new();
+        for (lit, advertised) in &attrs.aliases {
             let alias = lit.value();
             if !attr::is_portable_name(&alias) {
                 cx.error_spanned_by(lit, format!("invalid alias `{alias}`: {NAME_RULE}"));
             } else if alias == name {
                 cx.error_spanned_by(lit, format!("the alias `{alias}` is the tool's own name; remove it"));
-            } else if aliases.contains(&alias) {
+            } else if aliases.iter().any(|(a, _)| *a == alias) {
                 cx.error_spanned_by(lit, format!("the alias `{alias}` is listed twice"));
             }
-            aliases.push(alias);
+            aliases.push((alias, *advertised));
         }
         let description = match &attrs.description {
             Some(lit) => {
@@ -114,7 +117,16 @@ impl SpecValues {
             title
         });
         check_contradiction(cx, attrs.read_only, attrs.destructive);
+        let timeout_secs = positive(cx, attrs.timeout_secs.as_ref(), "timeout_secs");
+        let bytes = positive(cx, attrs.max_output_bytes.as_ref(), "max_output_bytes");
+        let tokens = positive(cx, attrs.max_output_tokens.as_ref(), "max_output_tokens");
+        if let (Some(_), Some(lit)) = (bytes, &attrs.max_output_tokens) {
+            cx.error_spanned_by(lit, "give `max_output_bytes` or `max_output_tokens`, not both");
+        }
+        let output_limit = bytes.map(|b| (b as usize, false)).or(tokens.map(|t| (t as usize, true)));
         SpecValues {
+            timeout_secs,
+            output_limit,
             name,
             aliases,
             title,
@@ -124,6 +136,22 @@ impl SpecValues {
             destructive: attrs.destructive.value,
             idempotent: attrs.idempotent.value,
             open_world: attrs.open_world.value,
+        }
+    }
+}
+
+/// A positive integer attribute value, or an error on its literal.
+fn positive(cx: &mut Ctxt, lit: Option<&syn::LitInt>, key: &str) -> Option<u64> {
+    let lit = lit?;
+    match lit.base10_parse::<u64>() {
+        Ok(0) => {
+            cx.error_spanned_by(lit, format!("`{key}` must be at least 1"));
+            None
+        }
+        Ok(n) => Some(n),
+        Err(e) => {
+            cx.error_spanned_by(lit, format!("`{key}` must be a whole number: {e}"));
+            None
         }
     }
 }
@@ -144,12 +172,23 @@ fn spec_and_info(container: &Container, spec: &SpecValues, krate: &Path) -> Toke
     let (impl_generics, ty_generics, where_clause) = container.input.generics.split_for_impl();
     let name = &spec.name;
     let description = &spec.description;
-    let aliases = spec.aliases.iter().map(|a| quote!(#p::Cow::Borrowed(#a)));
+    let aliases = spec.aliases.iter().map(|(a, advertised)| {
+        if *advertised { quote!(#p::Alias::advertised(#a)) } else { quote!(#p::Alias::hidden(#a)) }
+    });
     let title = match &spec.title {
         Some(t) => quote!(::core::option::Option::Some(#p::Cow::Borrowed(#t))),
         None => quote!(::core::option::Option::None),
     };
     let SpecValues { read_only, concurrency_safe, destructive, idempotent, open_world, .. } = *spec;
+    let timeout = match spec.timeout_secs {
+        Some(secs) => quote!(::core::option::Option::Some(#p::Duration::from_secs(#secs))),
+        None => quote!(::core::option::Option::None),
+    };
+    let output_limit = match spec.output_limit {
+        Some((n, false)) => quote!(::core::option::Option::Some(#p::OutputLimit::Bytes(#n))),
+        Some((n, true)) => quote!(::core::option::Option::Some(#p::OutputLimit::Tokens(#n))),
+        None => quote!(::core::option::Option::None),
+    };
     // `line!()` spanned at the struct name reports the struct's line.
     let line = quote_spanned!(ident.span()=> ::core::line!());
     quote! {
@@ -166,6 +205,8 @@ fn spec_and_info(container: &Container, spec: &SpecValues, krate: &Path) -> Toke
                 open_world: #open_world,
             },
             origin: #p::ToolOrigin::Source { file: #p::Cow::Borrowed(::core::file!()), line: #line },
+            timeout: #timeout,
+            output_limit: #output_limit,
         };
 
         #[automatically_derived]

@@ -239,12 +239,13 @@ fn check_root(schema: &Value) -> Result<(), String> {
 /// Renders one tool in `provider`'s shape from its lowered schemas.
 pub(crate) fn render_tool(
     spec: &ToolSpec,
+    name: &str,
+    description: &str,
     input: &Value,
     output: Option<&Value>,
     provider: Provider,
-    description: &str,
 ) -> Result<String, SchemaError> {
-    let name = Value::String(spec.name.to_string());
+    let name = Value::String(name.to_owned());
     let description = Value::String(description.to_owned());
     let mut tool = Map::new();
     match provider {
