@@ -157,8 +157,8 @@ mod tests {
     fn server_underscores_collapse_so_the_prefix_is_unambiguous() {
         let mut names = McpNames::new();
         assert_eq!(names.qualify("a__b", "c"), "mcp__a_b__c");
-        assert_eq!(names.qualify("", "☃"), "mcp_____");
-        assert!(is_portable_tool_name("mcp_____"));
+        assert_eq!(names.qualify("", "☃"), "mcp______");
+        assert!(is_portable_tool_name("mcp______"));
     }
 
     #[test]
