@@ -1,4 +1,5 @@
 //! Helpers shared by the integration tests.
-#![allow(dead_code)]
+#![allow(dead_code, missing_docs)]
 
 pub mod provider_rules;
+pub mod runtime_tool;

@@ -34,25 +34,33 @@
 //! on `toolwright_core` directly, write `extern crate toolwright_core as toolwright;` at
 //! the crate root, or use `#[tool(crate = toolwright_core)]`.
 
+pub mod adapters;
+mod call;
 mod context;
 mod error;
+pub mod hooks;
 mod input;
 pub mod names;
 mod output;
+pub mod permission;
+mod pipeline;
 mod registry;
 pub mod schema;
 mod spec;
 pub mod suggest;
 mod tool;
+pub mod truncate;
 
 #[doc(hidden)]
 #[path = "private.rs"]
 pub mod __private;
 
+pub use call::{ErrorKind, ToolCall, ToolResult};
 pub use context::{Extensions, Progress, ProgressEvent, ProgressSink, ToolContext, TurnContext};
 pub use error::{DuplicateName, InputError, RegistryError, SchemaError, ToolError};
 pub use input::parse_input;
 pub use output::{Content, IntoToolOutput, Json, ToolOutput};
+pub use pipeline::{DEFAULT_OUTPUT_LIMIT, DEFAULT_TIMEOUT, Executor, ExecutorBuilder};
 pub use registry::{
     OverlayStats, Profile, Registry, RegistryBuilder, Resolved, ToolDescriptor, ToolPattern, ToolPool, UnknownTool,
     linked_tools,

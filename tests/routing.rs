@@ -1,0 +1,163 @@
+//! Routing: the runtime overlay, owners, lazy tools, MCP names, per-turn descriptions.
+#![allow(missing_docs)]
+
+mod common;
+
+use common::runtime_tool::Runtime;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use toolwright::permission::AllowAll;
+use toolwright::prelude::*;
+use toolwright::{ErrorKind, Executor, LazyTool, Profile, RegistryError, ToolCall, ToolSpec, TurnContext};
+
+/// Describes itself by the turn: it lists the agents the host configured.
+#[tool(read_only)]
+pub struct Agent {
+    /// The task.
+    pub task: String,
+}
+pub struct Agents(Vec<&'static str>);
+impl Tool for Agent {
+    type Output = String;
+    async fn call(self, _cx: &ToolContext) -> Result<String, ToolError> {
+        Ok(self.task)
+    }
+    fn description(turn: &TurnContext) -> std::borrow::Cow<'static, str> {
+        match turn.extensions().get::<Agents>() {
+            Some(a) => format!("Start a subagent. Available: {}.", a.0.join(", ")).into(),
+            None => "Start a subagent.".into(),
+        }
+    }
+    fn is_enabled(turn: &TurnContext) -> bool {
+        turn.extensions().get::<Agents>().is_some_and(|a| !a.0.is_empty())
+    }
+}
+
+fn registry() -> Registry {
+    toolwright::registry().unwrap()
+}
+
+fn turn_with(agents: Vec<&'static str>) -> TurnContext {
+    let mut ext = toolwright::Extensions::new();
+    ext.insert(Agents(agents));
+    TurnContext::new(".").with_extensions(ext)
+}
+
+#[tokio::test]
+async fn runtime_tools_come_and_go_while_the_registry_is_in_use() {
+    let registry = Arc::new(registry());
+    let ex = Executor::builder(Arc::clone(&registry)).policy(AllowAll).build();
+    let g0 = registry.generation();
+    registry.register_owned("docs-server", Runtime::new("search_docs")).unwrap();
+    registry.register_owned("docs-server", Runtime::new("fetch_doc")).unwrap();
+    registry.register(Runtime::new("standalone")).unwrap();
+    assert!(registry.generation() > g0);
+    let r = ex.execute(&ToolCall::new("1", "search_docs", r#"{"q":"x"}"#), &TurnContext::new(".")).await;
+    assert_eq!(r.output.text_content(), r#"search_docs got {"q":"x"}"#);
+    assert!(registry.names().ends_with(&["fetch_doc".into(), "search_docs".into(), "standalone".into()]));
+
+    let err = registry.register(Runtime::new("glob")).unwrap_err().to_string();
+    assert!(
+        err.contains("duplicate tool name `glob`: tool `glob` at ") && err.contains("and tool `glob` at test"),
+        "{err}"
+    );
+    let err = registry.register(Runtime::new("standalone")).unwrap_err();
+    assert!(matches!(err, RegistryError::DuplicateNames(_)));
+    assert!(matches!(registry.register(Runtime::new("bad name")), Err(RegistryError::InvalidName { .. })));
+
+    assert_eq!(registry.clear_owner("docs-server"), 2);
+    assert!(!registry.contains("search_docs") && registry.contains("standalone"));
+    let r = ex.execute(&ToolCall::new("2", "search_docs", "{}"), &TurnContext::new(".")).await;
+    assert_eq!(r.error, Some(ErrorKind::UnknownTool));
+    assert!(registry.unregister("standalone") && !registry.unregister("standalone"));
+    assert!(!registry.unregister("glob"), "link-time tools stay");
+    assert_eq!(registry.overlay_stats(), toolwright::OverlayStats { tools: 0, routes: 0, owners: 0, mcp_names: 0 });
+}
+
+#[tokio::test]
+async fn mcp_tools_route_through_the_reverse_table() {
+    let registry = Arc::new(registry());
+    let ex = Executor::builder(Arc::clone(&registry)).policy(AllowAll).build();
+    let name = registry.register_mcp("files.server", "read file", Runtime::new).unwrap();
+    assert_eq!(name, "mcp__files_server__read_file");
+    assert_eq!(registry.mcp_original(&name), Some(("files.server".into(), "read file".into())));
+    // A second original that sanitises to the same name gets its own, suffixed name.
+    let other = registry.register_mcp("files server", "read.file", Runtime::new).unwrap();
+    assert_ne!(other, name);
+    assert!(other.starts_with("mcp__files_server__read_file_") && other.len() <= 64);
+    let r = ex.execute(&ToolCall::new("1", &other, "{}"), &TurnContext::new(".")).await;
+    assert_eq!(r.output.text_content(), format!("{other} got {{}}"));
+    // A near miss is not routed by prefix or substring.
+    let r = ex.execute(&ToolCall::new("2", "mcp__files_server__read", "{}"), &TurnContext::new(".")).await;
+    assert_eq!(r.error, Some(ErrorKind::UnknownTool));
+    assert!(
+        r.output.text_content().contains("did you mean `mcp__files_server__read_file`"),
+        "{}",
+        r.output.text_content()
+    );
+    // A builder that ignores the name it was given is refused.
+    let err = registry.register_mcp("s", "t", |_| Runtime::new("something_else")).unwrap_err();
+    assert!(err.to_string().contains("must be registered as `mcp__s__t`"), "{err}");
+    assert_eq!(registry.clear_owner("files.server") + registry.clear_owner("files server"), 2);
+    assert_eq!(registry.overlay_stats().mcp_names, 0);
+}
+
+#[tokio::test]
+async fn lazy_tools_are_created_once_on_first_use() {
+    let registry = Arc::new(registry());
+    let made = Arc::new(AtomicUsize::new(0));
+    let counter = Arc::clone(&made);
+    let lazy = Arc::new(LazyTool::new(
+        ToolSpec::runtime("subagent_reviewer", "Review code.", "subagent"),
+        serde_json::json!({"type": "object", "properties": {}}),
+        Arc::new(move || {
+            counter.fetch_add(1, Ordering::SeqCst);
+            Ok(Runtime::new("subagent_reviewer"))
+        }),
+    ));
+    registry.register_owned("subagents", lazy.clone()).unwrap();
+    assert!(!lazy.is_created());
+    assert!(
+        registry.definitions(Provider::ANTHROPIC).unwrap().as_str().contains("subagent_reviewer"),
+        "listed before creation"
+    );
+    let ex = Executor::builder(Arc::clone(&registry)).policy(AllowAll).build();
+    for id in ["1", "2", "3"] {
+        assert!(ex.execute(&ToolCall::new(id, "subagent_reviewer", "{}"), &TurnContext::new(".")).await.is_ok());
+    }
+    assert_eq!(made.load(Ordering::SeqCst), 1);
+
+    let failing = Arc::new(LazyTool::new(
+        ToolSpec::runtime("flaky", "Flaky.", "subagent"),
+        serde_json::json!({"type": "object"}),
+        Arc::new(|| Err(ToolError::msg("the model endpoint refused"))),
+    ));
+    registry.register(failing).unwrap();
+    let r = ex.execute(&ToolCall::new("4", "flaky", "{}"), &TurnContext::new(".")).await;
+    assert_eq!(r.output.text_content(), "flaky: the tool could not be started: the model endpoint refused");
+}
+
+#[test]
+fn definitions_follow_runtime_changes_and_turn_descriptions() {
+    let registry = registry();
+    let before = registry.definitions(Provider::Mcp).unwrap();
+    registry.register(Runtime::new("late")).unwrap();
+    let after = registry.definitions(Provider::Mcp).unwrap();
+    assert!(!before.as_str().contains("\"late\"") && after.as_str().contains("\"late\""));
+    registry.unregister("late");
+    assert_eq!(registry.definitions(Provider::Mcp).unwrap().as_str(), before.as_str());
+
+    let two = registry.pool(&turn_with(vec!["reviewer", "tester"]), &Profile::main_agent(), &[]);
+    let text = two.definitions(Provider::ANTHROPIC).unwrap();
+    assert!(text.as_str().contains("Start a subagent. Available: reviewer, tester."));
+    let same = registry.pool(&turn_with(vec!["reviewer", "tester"]), &Profile::main_agent(), &[]);
+    assert_eq!(same.definitions(Provider::ANTHROPIC).unwrap().as_str().as_ptr(), text.as_str().as_ptr(), "cached");
+    let one = registry.pool(&turn_with(vec!["reviewer"]), &Profile::main_agent(), &[]);
+    assert!(one.definitions(Provider::ANTHROPIC).unwrap().as_str().contains("Available: reviewer."));
+    let none = registry.pool(&turn_with(vec![]), &Profile::main_agent(), &[]);
+    assert!(!none.contains("agent"), "is_enabled removes it");
+    assert!(
+        !registry.pool(&turn_with(vec!["r"]), &Profile::subagent(), &[]).contains("agent"),
+        "subagents do not recurse"
+    );
+}

@@ -1,0 +1,90 @@
+//! The permission seam: a policy decides allow / deny / ask, an approver answers asks.
+//!
+//! The rule engine (Claude Code settings) plugs in here as a [`PermissionPolicy`].
+
+use crate::spec::Flags;
+use crate::tool::BoxFuture;
+use std::path::Path;
+
+/// What the policy says about one call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PermissionDecision {
+    /// Run it.
+    Allow,
+    /// Do not run it; the reason is shown to the model.
+    Deny(String),
+    /// Ask the approver; the text says what is being asked.
+    Ask(String),
+}
+
+/// One call, as the policy and approver see it.
+#[derive(Debug, Clone, Copy)]
+pub struct PermissionRequest<'a> {
+    /// The tool's own name.
+    pub tool: &'a str,
+    /// The name the model used (maybe an alias).
+    pub invoked_name: &'a str,
+    /// The provider's call id.
+    pub call_id: &'a str,
+    /// The arguments as JSON text.
+    pub input: &'a str,
+    /// The flags for this input.
+    pub flags: Flags,
+    /// The working directory.
+    pub cwd: &'a Path,
+    /// The call's one-line summary.
+    pub summary: &'a str,
+}
+
+/// Decides whether a call may run.
+pub trait PermissionPolicy: Send + Sync {
+    /// The decision for `request`.
+    fn check(&self, request: &PermissionRequest<'_>) -> PermissionDecision;
+}
+
+/// The default: read-only calls run, everything else asks.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct DefaultPolicy;
+
+impl PermissionPolicy for DefaultPolicy {
+    fn check(&self, request: &PermissionRequest<'_>) -> PermissionDecision {
+        if request.flags.read_only {
+            PermissionDecision::Allow
+        } else {
+            PermissionDecision::Ask(format!("Allow {}?", request.summary))
+        }
+    }
+}
+
+/// Allows every call (trusted sandboxes, tests, benchmarks).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct AllowAll;
+
+impl PermissionPolicy for AllowAll {
+    fn check(&self, _request: &PermissionRequest<'_>) -> PermissionDecision {
+        PermissionDecision::Allow
+    }
+}
+
+impl<F: Fn(&PermissionRequest<'_>) -> PermissionDecision + Send + Sync> PermissionPolicy for F {
+    fn check(&self, request: &PermissionRequest<'_>) -> PermissionDecision {
+        self(request)
+    }
+}
+
+/// The approver's answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Approval {
+    /// Run this call.
+    AllowOnce,
+    /// Run this call, and do not ask again for this tool in this executor.
+    AlwaysAllow,
+    /// Do not run it, with an optional reason for the model.
+    Deny(Option<String>),
+}
+
+/// Answers the policy's asks: a prompt on a TTY, a UI dialog, an MCP elicitation.
+pub trait Approver: Send + Sync {
+    /// The answer for `request`; `question` is the policy's text.
+    fn approve<'a>(&'a self, request: &'a PermissionRequest<'a>, question: &'a str) -> BoxFuture<'a, Approval>;
+}

@@ -1,0 +1,505 @@
+//! The execution pipeline: every call routed, checked, run and answered exactly once.
+//!
+//! ```text
+//! resolve -> parse (once) -> validate -> permission -> pre-hooks -> call -> post-hooks -> limit
+//! ```
+//!
+//! Each failure becomes an error result the model can act on, naming the tool and,
+//! where it applies, the field. Panics in tools, hooks and policies are caught; a call
+//! that outlives its timeout or is cancelled is dropped. Every call gets a `tracing`
+//! span (`tool_call`) with the tool, the call id, the outcome and the duration.
+
+use crate::call::{ErrorKind, ToolCall, ToolResult};
+use crate::context::{ToolContext, TurnContext};
+use crate::hooks::{HookCall, PostToolHook, PreToolHook};
+use crate::output::{Content, ToolOutput};
+use crate::permission::{Approval, Approver, DefaultPolicy, PermissionDecision, PermissionPolicy, PermissionRequest};
+use crate::registry::{Registry, ToolPool};
+use crate::spec::OutputLimit;
+use crate::tool::{BoxFuture, DynTool, PreparedCall};
+use crate::truncate::{Spill, limit_output};
+use std::borrow::Cow;
+use std::collections::{HashMap, HashSet};
+use std::fmt;
+use std::future::Future;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::PathBuf;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
+use tracing::Instrument;
+
+/// How long a call may run when neither the tool nor the executor says otherwise.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(300);
+/// How much output reaches the model when neither the tool nor the executor says
+/// otherwise: about 25,000 tokens.
+pub const DEFAULT_OUTPUT_LIMIT: OutputLimit = OutputLimit::Tokens(25_000);
+/// Characters of a summary line.
+const SUMMARY_CHARS: usize = 80;
+
+/// Runs tool calls through the pipeline. Cheap to share (`Arc<Executor>`); holds no
+/// lock while a tool runs.
+pub struct Executor {
+    registry: Arc<Registry>,
+    policy: Arc<dyn PermissionPolicy>,
+    approver: Option<Arc<dyn Approver>>,
+    pre_hooks: Vec<Arc<dyn PreToolHook>>,
+    post_hooks: Vec<Arc<dyn PostToolHook>>,
+    default_timeout: Duration,
+    timeouts: HashMap<String, Duration>,
+    default_limit: OutputLimit,
+    limits: HashMap<String, OutputLimit>,
+    spill_dir: Option<PathBuf>,
+    always_allowed: Mutex<HashSet<String>>,
+}
+
+impl fmt::Debug for Executor {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Executor")
+            .field("tools", &self.registry.len())
+            .field("pre_hooks", &self.pre_hooks.len())
+            .field("post_hooks", &self.post_hooks.len())
+            .field("default_timeout", &self.default_timeout)
+            .field("default_limit", &self.default_limit)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Configures an [`Executor`].
+pub struct ExecutorBuilder {
+    executor: Executor,
+}
+
+impl ExecutorBuilder {
+    /// The permission policy (default: [`DefaultPolicy`], read-only allowed, the rest asks).
+    pub fn policy(mut self, policy: impl PermissionPolicy + 'static) -> Self {
+        self.executor.policy = Arc::new(policy);
+        self
+    }
+
+    /// Who answers the policy's asks. Without one, an ask is a denial that says so.
+    pub fn approver(mut self, approver: impl Approver + 'static) -> Self {
+        self.executor.approver = Some(Arc::new(approver));
+        self
+    }
+
+    /// Adds a pre-tool hook; hooks run in the order added.
+    pub fn pre_hook(mut self, hook: impl PreToolHook + 'static) -> Self {
+        self.executor.pre_hooks.push(Arc::new(hook));
+        self
+    }
+
+    /// Adds a post-tool hook; hooks run in the order added.
+    pub fn post_hook(mut self, hook: impl PostToolHook + 'static) -> Self {
+        self.executor.post_hooks.push(Arc::new(hook));
+        self
+    }
+
+    /// The timeout of tools that set none (default [`DEFAULT_TIMEOUT`]).
+    pub fn default_timeout(mut self, timeout: Duration) -> Self {
+        self.executor.default_timeout = timeout;
+        self
+    }
+
+    /// The timeout of one tool, over its own.
+    pub fn timeout_for(mut self, tool: impl Into<String>, timeout: Duration) -> Self {
+        self.executor.timeouts.insert(tool.into(), timeout);
+        self
+    }
+
+    /// The output limit of tools that set none (default [`DEFAULT_OUTPUT_LIMIT`]).
+    pub fn output_limit(mut self, limit: OutputLimit) -> Self {
+        self.executor.default_limit = limit;
+        self
+    }
+
+    /// The output limit of one tool, over its own.
+    pub fn output_limit_for(mut self, tool: impl Into<String>, limit: OutputLimit) -> Self {
+        self.executor.limits.insert(tool.into(), limit);
+        self
+    }
+
+    /// Saves the full text of every cut output in `dir`, and names the file in the
+    /// result.
+    pub fn spill_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.executor.spill_dir = Some(dir.into());
+        self
+    }
+
+    /// The executor.
+    pub fn build(self) -> Executor {
+        self.executor
+    }
+}
+
+/// Why an attempt stopped, before it becomes a result.
+struct Failure {
+    kind: ErrorKind,
+    message: String,
+}
+
+impl Failure {
+    fn new(kind: ErrorKind, message: impl Into<String>) -> Self {
+        Failure { kind, message: message.into() }
+    }
+}
+
+/// What the attempt learned that the result needs.
+struct Progress {
+    tool: String,
+    summary: Option<String>,
+    limit: OutputLimit,
+    notes: Vec<String>,
+}
+
+impl Executor {
+    /// An executor over `registry` with the default policy, no approver and no hooks.
+    pub fn new(registry: Arc<Registry>) -> Executor {
+        Executor::builder(registry).build()
+    }
+
+    /// A builder over `registry`.
+    pub fn builder(registry: Arc<Registry>) -> ExecutorBuilder {
+        ExecutorBuilder {
+            executor: Executor {
+                registry,
+                policy: Arc::new(DefaultPolicy),
+                approver: None,
+                pre_hooks: Vec::new(),
+                post_hooks: Vec::new(),
+                default_timeout: DEFAULT_TIMEOUT,
+                timeouts: HashMap::new(),
+                default_limit: DEFAULT_OUTPUT_LIMIT,
+                limits: HashMap::new(),
+                spill_dir: None,
+                always_allowed: Mutex::new(HashSet::new()),
+            },
+        }
+    }
+
+    /// The registry calls are routed through.
+    pub fn registry(&self) -> &Arc<Registry> {
+        &self.registry
+    }
+
+    /// Runs one call. Always returns exactly one result; never panics.
+    ///
+    /// Needs a Tokio runtime with the time driver (`enable_time` or `enable_all`).
+    pub async fn execute(&self, call: &ToolCall, turn: &TurnContext) -> ToolResult {
+        self.run(call, turn, None).await
+    }
+
+    /// Runs one call, refusing tools that `pool` does not offer (a denied tool, one
+    /// outside the profile) and, in plan mode, calls that are not read-only.
+    pub async fn execute_in(&self, pool: &ToolPool, call: &ToolCall, turn: &TurnContext) -> ToolResult {
+        self.run(call, turn, Some(pool)).await
+    }
+
+    async fn run(&self, call: &ToolCall, turn: &TurnContext, pool: Option<&ToolPool>) -> ToolResult {
+        let start = Instant::now();
+        let span = tracing::info_span!(
+            "tool_call",
+            tool = %call.name,
+            call_id = %call.id,
+            outcome = tracing::field::Empty,
+            duration_us = tracing::field::Empty,
+        );
+        let mut progress =
+            Progress { tool: call.name.clone(), summary: None, limit: self.default_limit, notes: Vec::new() };
+        let attempt = self.attempt(call, turn, pool, &mut progress).instrument(span.clone()).await;
+        let (mut output, error) = match attempt {
+            Ok(output) => {
+                let failed = output.is_error.then_some(ErrorKind::Failed);
+                (output, failed)
+            }
+            Err(failure) => (ToolOutput::error(failure.message), Some(failure.kind)),
+        };
+        let spill = self.spill_dir.as_deref().map(|dir| Spill { dir, tool: &progress.tool, call_id: &call.id });
+        let truncated = limit_output(&mut output, progress.limit.bytes(), spill).await;
+        output.content.extend(progress.notes.drain(..).map(Content::Text));
+        let duration = start.elapsed();
+        span.record("outcome", error.map_or("ok", ErrorKind::label));
+        span.record("duration_us", duration.as_micros() as u64);
+        let summary = progress.summary.take().unwrap_or_else(|| default_summary(&progress.tool, &call.input));
+        let result_summary = result_summary(&output, error);
+        ToolResult {
+            call_id: call.id.clone(),
+            tool: progress.tool,
+            output,
+            error,
+            summary,
+            result_summary,
+            truncated,
+            duration,
+        }
+    }
+
+    async fn attempt(
+        &self,
+        call: &ToolCall,
+        turn: &TurnContext,
+        pool: Option<&ToolPool>,
+        progress: &mut Progress,
+    ) -> Result<ToolOutput, Failure> {
+        if turn.cancellation().is_cancelled() {
+            return Err(Failure::new(ErrorKind::Cancelled, format!("{}: cancelled before it started", call.name)));
+        }
+        let resolved =
+            self.registry.resolve(&call.name).map_err(|e| Failure::new(ErrorKind::UnknownTool, e.to_string()))?;
+        let tool = resolved.tool();
+        let spec = tool.spec();
+        let name = resolved.name();
+        progress.tool = name.to_owned();
+        progress.limit = self.limits.get(name).copied().or(spec.output_limit).unwrap_or(self.default_limit);
+        if let Some(pool) = pool
+            && !pool.contains(name)
+        {
+            return Err(Failure::new(ErrorKind::Denied, format!("{name}: this tool is not available here")));
+        }
+        let cx = turn.call(&call.id, name, resolved.invoked_name());
+
+        let mut input: Cow<'_, str> = Cow::Borrowed(&call.input);
+        let mut prepared = prepare(tool, &input, &cx, progress)?;
+        self.authorize(&cx, &input, prepared.as_ref(), pool, progress).await?;
+
+        for hook in self.pre_hooks.iter().filter(|h| h.matches(name)) {
+            let hook_call = HookCall { tool: name, call_id: &call.id, input: &input, cwd: cx.cwd() };
+            let outcome =
+                guarded(&cx, hook.before(&hook_call)).await.map_err(|e| e.in_hook(name, hook.name()))?.map_err(
+                    |e| Failure::new(ErrorKind::HookFailed, format!("{name}: hook `{}` failed: {e}", hook.name())),
+                )?;
+            if let Some(reason) = outcome.deny {
+                return Err(Failure::new(
+                    ErrorKind::HookDenied,
+                    format!("{name}: blocked by hook `{}`: {reason}", hook.name()),
+                ));
+            }
+            if let Some(context) = outcome.additional_context {
+                progress.notes.push(context);
+            }
+            if let Some(updated) = outcome.updated_input {
+                input = Cow::Owned(updated.to_string());
+                prepared = prepare(tool, &input, &cx, progress)?;
+                self.authorize(&cx, &input, prepared.as_ref(), pool, progress).await?;
+            }
+        }
+
+        let timeout = self.timeouts.get(name).copied().or(spec.timeout).unwrap_or(self.default_timeout);
+        let output = match tokio::time::timeout(timeout, guarded(&cx, prepared.call(&cx))).await {
+            Err(_elapsed) => {
+                // Tell anything the tool started (child processes) to stop too.
+                cx.cancellation().cancel();
+                return Err(Failure::new(ErrorKind::TimedOut, format!("{name}: timed out after {}", human(timeout))));
+            }
+            Ok(Err(stopped)) => return Err(stopped.in_tool(name)),
+            Ok(Ok(Err(crate::error::ToolError::Cancelled))) => {
+                return Err(Failure::new(ErrorKind::Cancelled, format!("{name}: cancelled while running")));
+            }
+            Ok(Ok(Err(e))) => return Err(Failure::new(ErrorKind::Failed, format!("{name}: {e}"))),
+            Ok(Ok(Ok(output))) => output,
+        };
+
+        let mut output = output;
+        for hook in self.post_hooks.iter().filter(|h| h.matches(name)) {
+            let hook_call = HookCall { tool: name, call_id: &call.id, input: &input, cwd: cx.cwd() };
+            let outcome = guarded(&cx, hook.after(&hook_call, &output))
+                .await
+                .map_err(|e| e.in_hook(name, hook.name()))?
+                .map_err(|e| {
+                    Failure::new(ErrorKind::HookFailed, format!("{name}: hook `{}` failed: {e}", hook.name()))
+                })?;
+            if let Some(updated) = outcome.updated_output {
+                output = updated;
+            }
+            if let Some(context) = outcome.additional_context {
+                progress.notes.push(context);
+            }
+        }
+        Ok(output)
+    }
+
+    /// The permission step: plan mode, the policy, and the approver for asks.
+    async fn authorize(
+        &self,
+        cx: &ToolContext,
+        input: &str,
+        prepared: &dyn PreparedCall,
+        pool: Option<&ToolPool>,
+        progress: &Progress,
+    ) -> Result<(), Failure> {
+        let name = cx.tool_name();
+        let flags = catch_unwind(AssertUnwindSafe(|| prepared.flags())).map_err(|p| {
+            Failure::new(ErrorKind::Panicked, format!("{name}: the tool panicked: {}", panic_message(&p)))
+        })?;
+        if pool.is_some_and(ToolPool::read_only_only) && !flags.read_only {
+            return Err(Failure::new(
+                ErrorKind::Denied,
+                format!("{name}: plan mode allows only read-only calls, and this call could change things"),
+            ));
+        }
+        let summary = progress.summary.clone().unwrap_or_else(|| default_summary(name, input));
+        let request = PermissionRequest {
+            tool: name,
+            invoked_name: cx.invoked_name(),
+            call_id: cx.call_id(),
+            input,
+            flags,
+            cwd: cx.cwd(),
+            summary: &summary,
+        };
+        let decision = catch_unwind(AssertUnwindSafe(|| self.policy.check(&request))).map_err(|p| {
+            Failure::new(ErrorKind::Denied, format!("{name}: the permission policy failed: {}", panic_message(&p)))
+        })?;
+        let question = match decision {
+            PermissionDecision::Allow => return Ok(()),
+            PermissionDecision::Deny(reason) => {
+                return Err(Failure::new(ErrorKind::Denied, format!("{name}: permission denied: {reason}")));
+            }
+            PermissionDecision::Ask(question) => question,
+        };
+        if self.always_allowed.lock().unwrap_or_else(PoisonError::into_inner).contains(name) {
+            return Ok(());
+        }
+        let Some(approver) = &self.approver else {
+            return Err(Failure::new(
+                ErrorKind::Denied,
+                format!("{name}: this call needs approval ({question}), and no one is there to approve it"),
+            ));
+        };
+        let approval = guarded(cx, approver.approve(&request, &question)).await.map_err(|stop| match stop {
+            Stopped::Cancelled => {
+                Failure::new(ErrorKind::Cancelled, format!("{name}: cancelled while waiting for approval"))
+            }
+            Stopped::Panicked(p) => Failure::new(ErrorKind::Denied, format!("{name}: the approver failed: {p}")),
+        })?;
+        match approval {
+            Approval::AllowOnce => Ok(()),
+            Approval::AlwaysAllow => {
+                self.always_allowed.lock().unwrap_or_else(PoisonError::into_inner).insert(name.to_owned());
+                Ok(())
+            }
+            Approval::Deny(reason) => {
+                let why = reason.map(|r| format!(": {r}")).unwrap_or_default();
+                Err(Failure::new(ErrorKind::Denied, format!("{name}: the user denied this call{why}")))
+            }
+        }
+    }
+}
+
+/// Parses once and validates, catching panics in tool code.
+fn prepare(
+    tool: &Arc<dyn DynTool>,
+    input: &str,
+    cx: &ToolContext,
+    progress: &mut Progress,
+) -> Result<Box<dyn PreparedCall>, Failure> {
+    let name = cx.tool_name();
+    let panicked = |p: Box<dyn std::any::Any + Send>| {
+        Failure::new(ErrorKind::Panicked, format!("{name}: the tool panicked: {}", panic_message(&p)))
+    };
+    let prepared = catch_unwind(AssertUnwindSafe(|| tool.prepare(input.as_bytes())))
+        .map_err(panicked)?
+        .map_err(|e| Failure::new(ErrorKind::InvalidInput, format!("{name}: invalid input: {e}")))?;
+    progress.summary = catch_unwind(AssertUnwindSafe(|| prepared.summary())).map_err(panicked)?;
+    catch_unwind(AssertUnwindSafe(|| prepared.validate(cx)))
+        .map_err(panicked)?
+        .map_err(|e| Failure::new(ErrorKind::Rejected, format!("{name}: {e}")))?;
+    Ok(prepared)
+}
+
+/// Why a guarded future did not finish.
+enum Stopped {
+    Cancelled,
+    Panicked(String),
+}
+
+impl Stopped {
+    fn in_tool(self, name: &str) -> Failure {
+        match self {
+            Stopped::Cancelled => Failure::new(ErrorKind::Cancelled, format!("{name}: cancelled while running")),
+            Stopped::Panicked(p) => Failure::new(ErrorKind::Panicked, format!("{name}: the tool panicked: {p}")),
+        }
+    }
+
+    fn in_hook(self, name: &str, hook: &str) -> Failure {
+        match self {
+            Stopped::Cancelled => {
+                Failure::new(ErrorKind::Cancelled, format!("{name}: cancelled while hook `{hook}` ran"))
+            }
+            Stopped::Panicked(p) => Failure::new(ErrorKind::HookFailed, format!("{name}: hook `{hook}` panicked: {p}")),
+        }
+    }
+}
+
+/// Runs `future` until it finishes, panics, or the call is cancelled.
+async fn guarded<T>(cx: &ToolContext, future: BoxFuture<'_, T>) -> Result<T, Stopped> {
+    tokio::select! {
+        biased;
+        () = cx.cancellation().cancelled() => Err(Stopped::Cancelled),
+        result = CatchUnwind(future) => result.map_err(Stopped::Panicked),
+    }
+}
+
+/// A future that turns a panic while polling into an `Err` with the panic message.
+struct CatchUnwind<'a, T>(BoxFuture<'a, T>);
+
+impl<T> Future for CatchUnwind<'_, T> {
+    type Output = Result<T, String>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let inner = self.0.as_mut();
+        match catch_unwind(AssertUnwindSafe(|| inner.poll(cx))) {
+            Ok(Poll::Ready(value)) => Poll::Ready(Ok(value)),
+            Ok(Poll::Pending) => Poll::Pending,
+            Err(payload) => Poll::Ready(Err(panic_message(&payload))),
+        }
+    }
+}
+
+fn panic_message(payload: &Box<dyn std::any::Any + Send>) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_owned()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "a panic without a message".to_owned()
+    }
+}
+
+fn human(d: Duration) -> String {
+    if d.as_secs() >= 1 && d.subsec_millis() == 0 {
+        format!("{}s", d.as_secs())
+    } else {
+        format!("{}ms", d.as_millis())
+    }
+}
+
+/// `read_file {"path":"src/main.rs"}`, cut to one line.
+fn default_summary(tool: &str, input: &str) -> String {
+    let compact: String = input.split_whitespace().collect::<Vec<_>>().join(" ");
+    let line = if compact.is_empty() || compact == "{}" { tool.to_owned() } else { format!("{tool} {compact}") };
+    shorten(&line, SUMMARY_CHARS)
+}
+
+/// The first line of the output, and how many more there are.
+fn result_summary(output: &ToolOutput, error: Option<ErrorKind>) -> String {
+    let text = output.text_content();
+    let mut lines = text.lines();
+    let first = lines.next().unwrap_or_default();
+    let more = lines.count();
+    let head = match error {
+        Some(kind) => format!("{}: {first}", kind.label()),
+        None if text.is_empty() => "(no text output)".to_owned(),
+        None => first.to_owned(),
+    };
+    let head = shorten(&head, SUMMARY_CHARS);
+    if more > 0 { format!("{head} (+{more} lines)") } else { head }
+}
+
+fn shorten(text: &str, max_chars: usize) -> String {
+    match text.char_indices().nth(max_chars) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text.to_owned(),
+    }
+}
