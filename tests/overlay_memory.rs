@@ -14,10 +14,10 @@ fn register_unregister_cycles_do_not_grow_memory() {
     let registry = toolwright::registry().unwrap();
     let cycle = |i: usize| {
         let name = format!("tool_{}", i % 7);
-        registry.register_owned("owner", Runtime::new(name.clone())).unwrap();
-        let mcp = registry.register_mcp("server", &name, Runtime::new).unwrap();
+        registry.register_owned("owner", Runtime::shared(name.clone())).unwrap();
+        let mcp = registry.register_mcp("server", &name, Runtime::shared).unwrap();
         assert!(registry.contains(&mcp));
-        if i % 2 == 0 {
+        if i.is_multiple_of(2) {
             assert!(registry.unregister(&name) && registry.unregister(&mcp));
         } else {
             assert_eq!(registry.clear_owner("owner") + registry.clear_owner("server"), 2);

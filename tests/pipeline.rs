@@ -143,9 +143,11 @@ async fn success_routes_aliases_and_quirky_names() {
     let r = run(&ex, "echo", r#"{"text":"hi"}"#).await;
     assert!(r.is_ok(), "{r:?}");
     assert_eq!(r.output.text_content(), "hi (called as echo)");
-    assert_eq!((r.tool.as_str(), r.summary.as_str(), r.call_id.as_str()), ("echo", "echo \"hi\"", "call_1"));
+    let call = ToolCall::new("call_1", "echo", r#"{"text":"hi"}"#);
+    assert_eq!((&*r.tool, r.summary_line(&call).as_str(), &*r.call_id), ("echo", "echo \"hi\"", "call_1"));
+    assert_eq!(r.result_line(), "hi (called as echo)");
     let r = run(&ex, " functions.say\n", r#"{"text":"hi"}"#).await;
-    assert_eq!((r.tool.as_str(), r.output.text_content().as_str()), ("echo", "hi (called as say)"));
+    assert_eq!((&*r.tool, r.output.text_content().as_str()), ("echo", "hi (called as say)"));
     let r = run(&ex, "default_api.echo", r#"{"text":"x"}"#).await;
     assert!(r.is_ok());
     let r = run(&ex, "not_mcp__really", "{}").await;
@@ -235,7 +237,7 @@ struct Scripted {
 }
 impl Approver for Scripted {
     fn approve<'a>(&'a self, request: &'a PermissionRequest<'a>, question: &'a str) -> BoxFuture<'a, Approval> {
-        assert_eq!(question, format!("Allow {}?", request.summary));
+        assert_eq!(question, format!("Allow {}?", request.summary()));
         self.asked.fetch_add(1, Ordering::SeqCst);
         let answer = self.answers.lock().unwrap().remove(0);
         Box::pin(async move { answer })

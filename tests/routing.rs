@@ -48,22 +48,22 @@ async fn runtime_tools_come_and_go_while_the_registry_is_in_use() {
     let registry = Arc::new(registry());
     let ex = Executor::builder(Arc::clone(&registry)).policy(AllowAll).build();
     let g0 = registry.generation();
-    registry.register_owned("docs-server", Runtime::new("search_docs")).unwrap();
-    registry.register_owned("docs-server", Runtime::new("fetch_doc")).unwrap();
-    registry.register(Runtime::new("standalone")).unwrap();
+    registry.register_owned("docs-server", Runtime::shared("search_docs")).unwrap();
+    registry.register_owned("docs-server", Runtime::shared("fetch_doc")).unwrap();
+    registry.register(Runtime::shared("standalone")).unwrap();
     assert!(registry.generation() > g0);
     let r = ex.execute(&ToolCall::new("1", "search_docs", r#"{"q":"x"}"#), &TurnContext::new(".")).await;
     assert_eq!(r.output.text_content(), r#"search_docs got {"q":"x"}"#);
     assert!(registry.names().ends_with(&["fetch_doc".into(), "search_docs".into(), "standalone".into()]));
 
-    let err = registry.register(Runtime::new("glob")).unwrap_err().to_string();
+    let err = registry.register(Runtime::shared("glob")).unwrap_err().to_string();
     assert!(
         err.contains("duplicate tool name `glob`: tool `glob` at ") && err.contains("and tool `glob` at test"),
         "{err}"
     );
-    let err = registry.register(Runtime::new("standalone")).unwrap_err();
+    let err = registry.register(Runtime::shared("standalone")).unwrap_err();
     assert!(matches!(err, RegistryError::DuplicateNames(_)));
-    assert!(matches!(registry.register(Runtime::new("bad name")), Err(RegistryError::InvalidName { .. })));
+    assert!(matches!(registry.register(Runtime::shared("bad name")), Err(RegistryError::InvalidName { .. })));
 
     assert_eq!(registry.clear_owner("docs-server"), 2);
     assert!(!registry.contains("search_docs") && registry.contains("standalone"));
@@ -78,11 +78,11 @@ async fn runtime_tools_come_and_go_while_the_registry_is_in_use() {
 async fn mcp_tools_route_through_the_reverse_table() {
     let registry = Arc::new(registry());
     let ex = Executor::builder(Arc::clone(&registry)).policy(AllowAll).build();
-    let name = registry.register_mcp("files.server", "read file", Runtime::new).unwrap();
+    let name = registry.register_mcp("files.server", "read file", Runtime::shared).unwrap();
     assert_eq!(name, "mcp__files_server__read_file");
     assert_eq!(registry.mcp_original(&name), Some(("files.server".into(), "read file".into())));
     // A second original that sanitises to the same name gets its own, suffixed name.
-    let other = registry.register_mcp("files server", "read.file", Runtime::new).unwrap();
+    let other = registry.register_mcp("files server", "read.file", Runtime::shared).unwrap();
     assert_ne!(other, name);
     assert!(other.starts_with("mcp__files_server__read_file_") && other.len() <= 64);
     let r = ex.execute(&ToolCall::new("1", &other, "{}"), &TurnContext::new(".")).await;
@@ -96,7 +96,7 @@ async fn mcp_tools_route_through_the_reverse_table() {
         r.output.text_content()
     );
     // A builder that ignores the name it was given is refused.
-    let err = registry.register_mcp("s", "t", |_| Runtime::new("something_else")).unwrap_err();
+    let err = registry.register_mcp("s", "t", |_| Runtime::shared("something_else")).unwrap_err();
     assert!(err.to_string().contains("must be registered as `mcp__s__t`"), "{err}");
     assert_eq!(registry.clear_owner("files.server") + registry.clear_owner("files server"), 2);
     assert_eq!(registry.overlay_stats().mcp_names, 0);
@@ -112,7 +112,7 @@ async fn lazy_tools_are_created_once_on_first_use() {
         serde_json::json!({"type": "object", "properties": {}}),
         Arc::new(move || {
             counter.fetch_add(1, Ordering::SeqCst);
-            Ok(Runtime::new("subagent_reviewer"))
+            Ok(Runtime::shared("subagent_reviewer"))
         }),
     ));
     registry.register_owned("subagents", lazy.clone()).unwrap();
@@ -141,7 +141,7 @@ async fn lazy_tools_are_created_once_on_first_use() {
 fn definitions_follow_runtime_changes_and_turn_descriptions() {
     let registry = registry();
     let before = registry.definitions(Provider::Mcp).unwrap();
-    registry.register(Runtime::new("late")).unwrap();
+    registry.register(Runtime::shared("late")).unwrap();
     let after = registry.definitions(Provider::Mcp).unwrap();
     assert!(!before.as_str().contains("\"late\"") && after.as_str().contains("\"late\""));
     registry.unregister("late");

@@ -9,7 +9,7 @@ pub struct Runtime {
 }
 
 impl Runtime {
-    pub fn new(name: impl Into<String>) -> Arc<dyn DynTool> {
+    pub fn shared(name: impl Into<String>) -> Arc<dyn DynTool> {
         Arc::new(Runtime { spec: ToolSpec::runtime(name.into(), "A runtime tool.", "test") })
     }
 }

@@ -80,7 +80,7 @@ pub mod anthropic {
         }
         let mut out = Map::new();
         out.insert("type".into(), json!("tool_result"));
-        out.insert("tool_use_id".into(), json!(result.call_id));
+        out.insert("tool_use_id".into(), json!(&*result.call_id));
         out.insert("content".into(), Value::Array(blocks));
         if result.output.is_error {
             out.insert("is_error".into(), json!(true));
@@ -131,7 +131,7 @@ pub mod openai_chat {
     pub fn tool_messages(results: &[ToolResult]) -> Vec<Value> {
         results
             .iter()
-            .map(|r| json!({"role": "tool", "tool_call_id": r.call_id, "content": text_only(&r.output)}))
+            .map(|r| json!({"role": "tool", "tool_call_id": &*r.call_id, "content": text_only(&r.output)}))
             .collect()
     }
 }
@@ -161,7 +161,7 @@ pub mod openai_responses {
     pub fn function_call_outputs(results: &[ToolResult]) -> Vec<Value> {
         results
             .iter()
-            .map(|r| json!({"type": "function_call_output", "call_id": r.call_id, "output": text_only(&r.output)}))
+            .map(|r| json!({"type": "function_call_output", "call_id": &*r.call_id, "output": text_only(&r.output)}))
             .collect()
     }
 }
@@ -203,9 +203,9 @@ pub mod gemini {
                 };
                 let mut f = Map::new();
                 if !r.call_id.starts_with(SYNTHETIC_ID) {
-                    f.insert("id".into(), json!(r.call_id));
+                    f.insert("id".into(), json!(&*r.call_id));
                 }
-                f.insert("name".into(), json!(r.tool));
+                f.insert("name".into(), json!(&*r.tool));
                 f.insert("response".into(), response);
                 json!({"functionResponse": f})
             })

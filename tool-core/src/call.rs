@@ -1,14 +1,16 @@
 //! A tool call as the model made it, and the one result it gets.
 
-use crate::output::ToolOutput;
+use crate::output::{Content, ToolOutput};
+use std::sync::Arc;
 use std::time::Duration;
 
 /// One tool call from the model: the provider's id, the name as sent, and the raw
 /// JSON arguments (parsed once, by the tool).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ToolCall {
-    /// The provider's id (`toolu_…`, `call_…`); results are matched to it.
-    pub id: String,
+    /// The provider's id (`toolu_…`, `call_…`); results are matched to it. Shared,
+    /// not copied, by the call's context and result.
+    pub id: Arc<str>,
     /// The tool name as the model sent it.
     pub name: String,
     /// The arguments as JSON text (`""` counts as `{}`).
@@ -17,7 +19,7 @@ pub struct ToolCall {
 
 impl ToolCall {
     /// A call.
-    pub fn new(id: impl Into<String>, name: impl Into<String>, input: impl Into<String>) -> Self {
+    pub fn new(id: impl Into<Arc<str>>, name: impl Into<String>, input: impl Into<String>) -> Self {
         ToolCall { id: id.into(), name: name.into(), input: input.into() }
     }
 }
@@ -71,18 +73,17 @@ impl ErrorKind {
 #[derive(Debug, Clone, PartialEq)]
 pub struct ToolResult {
     /// The call's id.
-    pub call_id: String,
+    pub call_id: Arc<str>,
     /// The tool's name (its own, even if an alias was called), or the name as sent
     /// when no tool has it.
-    pub tool: String,
+    pub tool: Arc<str>,
     /// What the model reads. `output.is_error` is set for every error.
     pub output: ToolOutput,
     /// Why it failed, or `None` on success.
     pub error: Option<ErrorKind>,
-    /// One line for humans: `read_file src/main.rs`.
-    pub summary: String,
-    /// One line for humans about the result: `42 lines`, `error: …`.
-    pub result_summary: String,
+    /// The tool's own one-line summary of the call, if it gives one; see
+    /// [`summary_line`](Self::summary_line).
+    pub summary: Option<String>,
     /// Whether the output was cut to the limit.
     pub truncated: bool,
     /// Wall time from start to result.
@@ -93,5 +94,110 @@ impl ToolResult {
     /// Whether the call succeeded.
     pub fn is_ok(&self) -> bool {
         self.error.is_none()
+    }
+
+    /// One line for humans about the call (`read_file {"path":"src/main.rs"}`): the
+    /// tool's own summary, or the name and input. Built on demand, so calls nobody
+    /// shows cost nothing.
+    pub fn summary_line(&self, call: &ToolCall) -> String {
+        self.summary.clone().unwrap_or_else(|| default_summary(&self.tool, &call.input))
+    }
+
+    /// One line for humans about the result: its first line and how many follow, or
+    /// the error kind and message.
+    pub fn result_line(&self) -> String {
+        result_summary(&self.output, self.error)
+    }
+}
+
+/// Characters of a summary line.
+const SUMMARY_CHARS: usize = 80;
+
+/// `read_file {"path":"src/main.rs"}`: the name and the input with runs of
+/// whitespace folded, cut to one line. One pass, one allocation.
+pub(crate) fn default_summary(tool: &str, input: &str) -> String {
+    let mut line = String::with_capacity(tool.len() + SUMMARY_CHARS + 8);
+    line.push_str(tool);
+    let input = input.trim();
+    if input.is_empty() || input == "{}" {
+        return line;
+    }
+    line.push(' ');
+    push_folded(&mut line, input, SUMMARY_CHARS);
+    line
+}
+
+/// Appends `text` with whitespace runs folded to one space, stopping (with `…`) once
+/// `line` holds `max_chars` chars.
+fn push_folded(line: &mut String, text: &str, max_chars: usize) {
+    let mut chars = line.chars().count();
+    // Most inputs are compact one-line JSON that fits: copy it whole.
+    let fits = chars + text.len() <= max_chars;
+    if fits && !text.bytes().any(|b| b.is_ascii_whitespace() && b != b' ') && !text.contains("  ") {
+        line.push_str(text);
+        return;
+    }
+    let mut in_space = false;
+    for c in text.chars() {
+        if c.is_whitespace() {
+            in_space = true;
+            continue;
+        }
+        if chars >= max_chars {
+            line.push('…');
+            return;
+        }
+        if in_space {
+            line.push(' ');
+            chars += 1;
+            in_space = false;
+        }
+        line.push(c);
+        chars += 1;
+    }
+}
+
+/// The first line of the output, and how many more there are.
+fn result_summary(output: &ToolOutput, error: Option<ErrorKind>) -> String {
+    let mut blocks = output.content.iter().filter_map(|c| match c {
+        Content::Text(t) => Some(t.as_str()),
+        _ => None,
+    });
+    let first_block = blocks.next().unwrap_or_default();
+    let mut lines = first_block.lines();
+    let first = lines.next().unwrap_or_default();
+    let more = lines.count() + blocks.map(|b| b.lines().count()).sum::<usize>();
+    let mut line = String::with_capacity(SUMMARY_CHARS + 16);
+    match error {
+        Some(kind) => {
+            line.push_str(kind.label());
+            line.push_str(": ");
+        }
+        None if first.is_empty() && more == 0 => line.push_str("(no text output)"),
+        None => {}
+    }
+    push_folded(&mut line, first, SUMMARY_CHARS);
+    if more > 0 {
+        use std::fmt::Write as _;
+        let _ = write!(line, " (+{more} lines)");
+    }
+    line
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn summaries_fold_whitespace_and_stay_one_line() {
+        assert_eq!(default_summary("read_file", " {\n  \"path\": \"a.rs\"\n}"), "read_file { \"path\": \"a.rs\" }");
+        assert_eq!(default_summary("now", "{}"), "now");
+        let long = default_summary("echo", &format!("{{\"text\":\"{}\"}}", "x".repeat(200)));
+        assert_eq!(long.chars().count(), SUMMARY_CHARS + 1);
+        assert!(long.ends_with('…'));
+        let out = ToolOutput::text("first\nsecond\nthird");
+        assert_eq!(result_summary(&out, None), "first (+2 lines)");
+        assert_eq!(result_summary(&ToolOutput::error("bad thing"), Some(ErrorKind::Failed)), "failed: bad thing");
+        assert_eq!(result_summary(&ToolOutput::default(), None), "(no text output)");
     }
 }

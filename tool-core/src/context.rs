@@ -6,8 +6,8 @@ use std::any::{Any, TypeId};
 use std::collections::HashMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, OnceLock};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
@@ -117,12 +117,18 @@ impl ProgressSink {
 }
 
 /// What every call of one model turn shares: working directory, the turn's
-/// cancellation token, extensions and the progress sink.
+/// cancellation token, extensions and the progress sink. Cloning is one reference
+/// count.
 #[derive(Debug, Clone)]
 pub struct TurnContext {
-    cwd: Arc<Path>,
+    shared: Arc<TurnShared>,
+}
+
+#[derive(Debug, Clone)]
+struct TurnShared {
+    cwd: PathBuf,
     cancel: CancellationToken,
-    extensions: Arc<Extensions>,
+    extensions: Extensions,
     progress: Option<ProgressSink>,
 }
 
@@ -130,71 +136,88 @@ impl TurnContext {
     /// A turn in `cwd`, with a fresh cancellation token and no extensions.
     pub fn new(cwd: impl Into<PathBuf>) -> Self {
         TurnContext {
-            cwd: Arc::from(cwd.into()),
-            cancel: CancellationToken::new(),
-            extensions: Arc::new(Extensions::new()),
-            progress: None,
+            shared: Arc::new(TurnShared {
+                cwd: cwd.into(),
+                cancel: CancellationToken::new(),
+                extensions: Extensions::new(),
+                progress: None,
+            }),
         }
     }
 
-    /// Uses `token` as the turn's cancellation token; each call gets a child of it.
-    pub fn with_cancellation(mut self, token: CancellationToken) -> Self {
-        self.cancel = token;
+    fn edit(mut self, f: impl FnOnce(&mut TurnShared)) -> Self {
+        f(Arc::make_mut(&mut self.shared));
         self
+    }
+
+    /// Uses `token` as the turn's cancellation token; each call gets a child of it.
+    pub fn with_cancellation(self, token: CancellationToken) -> Self {
+        self.edit(|s| s.cancel = token)
     }
 
     /// Shares `extensions` with every call.
-    pub fn with_extensions(mut self, extensions: Extensions) -> Self {
-        self.extensions = Arc::new(extensions);
-        self
+    pub fn with_extensions(self, extensions: Extensions) -> Self {
+        self.edit(|s| s.extensions = extensions)
     }
 
     /// Sends every call's progress to `sink`.
-    pub fn with_progress(mut self, sink: ProgressSink) -> Self {
-        self.progress = Some(sink);
-        self
+    pub fn with_progress(self, sink: ProgressSink) -> Self {
+        self.edit(|s| s.progress = Some(sink))
     }
 
     /// The working directory.
     pub fn cwd(&self) -> &Path {
-        &self.cwd
+        &self.shared.cwd
     }
 
     /// The turn's cancellation token.
     pub fn cancellation(&self) -> &CancellationToken {
-        &self.cancel
+        &self.shared.cancel
     }
 
     /// The shared extensions.
     pub fn extensions(&self) -> &Extensions {
-        &self.extensions
+        &self.shared.extensions
     }
 
     /// The context of one call in this turn.
     pub fn call(&self, call_id: &str, tool: &str, invoked_name: &str) -> ToolContext {
-        ToolContext {
-            call_id: call_id.to_owned(),
-            tool: tool.to_owned(),
-            invoked_name: invoked_name.to_owned(),
-            cwd: Arc::clone(&self.cwd),
-            cancel: self.cancel.child_token(),
-            extensions: Arc::clone(&self.extensions),
-            progress: self.progress.clone(),
-        }
+        let tool: Arc<str> = Arc::from(tool);
+        let invoked = if *invoked_name == *tool { Arc::clone(&tool) } else { Arc::from(invoked_name) };
+        self.call_shared(Arc::from(call_id), tool, invoked)
+    }
+
+    /// Like [`call`](Self::call), sharing names the caller already holds.
+    pub(crate) fn call_shared(&self, call_id: Arc<str>, tool: Arc<str>, invoked_name: Arc<str>) -> ToolContext {
+        ToolContext { call_id, tool, invoked_name, turn: Arc::clone(&self.shared), own_cancel: OnceLock::new() }
     }
 }
 
 /// What a running call can see: its id, the name it was called by, the working
 /// directory, a cancellation token, extensions and a progress channel.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct ToolContext {
-    call_id: String,
-    tool: String,
-    invoked_name: String,
-    cwd: Arc<Path>,
-    cancel: CancellationToken,
-    extensions: Arc<Extensions>,
-    progress: Option<ProgressSink>,
+    call_id: Arc<str>,
+    tool: Arc<str>,
+    invoked_name: Arc<str>,
+    turn: Arc<TurnShared>,
+    /// The call's own token, a child of the turn's, made when first asked for (most
+    /// calls never ask); cloning the context makes it, so every clone shares it.
+    own_cancel: OnceLock<CancellationToken>,
+}
+
+impl Clone for ToolContext {
+    fn clone(&self) -> Self {
+        ToolContext {
+            call_id: Arc::clone(&self.call_id),
+            tool: Arc::clone(&self.tool),
+            invoked_name: Arc::clone(&self.invoked_name),
+            turn: Arc::clone(&self.turn),
+            // Made now so that a timeout, which cancels the original's token, reaches
+            // the clone (a background task, say) too.
+            own_cancel: OnceLock::from(self.cancellation().clone()),
+        }
+    }
 }
 
 impl ToolContext {
@@ -205,20 +228,21 @@ impl ToolContext {
     }
 
     /// Sets the provider's call id.
-    pub fn with_call_id(mut self, id: impl Into<String>) -> Self {
-        self.call_id = id.into();
+    pub fn with_call_id(mut self, id: &str) -> Self {
+        self.call_id = Arc::from(id);
         self
     }
 
     /// Sets the name the model used, which may be an alias.
-    pub fn with_invoked_name(mut self, name: impl Into<String>) -> Self {
-        self.invoked_name = name.into();
+    pub fn with_invoked_name(mut self, name: &str) -> Self {
+        self.invoked_name = Arc::from(name);
         self
     }
 
     /// Uses `token` for cancellation.
     pub fn with_cancellation(mut self, token: CancellationToken) -> Self {
-        self.cancel = token;
+        Arc::make_mut(&mut self.turn).cancel = token.clone();
+        self.own_cancel = OnceLock::from(token);
         self
     }
 
@@ -239,32 +263,44 @@ impl ToolContext {
 
     /// The working directory; relative paths resolve against it.
     pub fn cwd(&self) -> &Path {
-        &self.cwd
+        &self.turn.cwd
     }
 
-    /// The call's cancellation token (a child of the turn's); long-running tools
-    /// should watch it.
+    /// The call's cancellation token (a child of the turn's, cancelled also when the
+    /// call times out); long-running tools should watch it.
     pub fn cancellation(&self) -> &CancellationToken {
-        &self.cancel
+        self.own_cancel.get_or_init(|| self.turn.cancel.child_token())
     }
 
     /// Whether the call has been cancelled.
     pub fn is_cancelled(&self) -> bool {
-        self.cancel.is_cancelled()
+        self.turn.cancel.is_cancelled() || self.own_cancel.get().is_some_and(CancellationToken::is_cancelled)
+    }
+
+    /// The turn's token, which the pipeline watches without making the call's own.
+    pub(crate) fn turn_cancellation(&self) -> &CancellationToken {
+        &self.turn.cancel
+    }
+
+    /// Cancels the call alone (on timeout), if anything is watching it.
+    pub(crate) fn cancel_call(&self) {
+        if let Some(token) = self.own_cancel.get() {
+            token.cancel();
+        }
     }
 
     /// The shared value of type `T`, if the host provided one.
     pub fn extension<T: Send + Sync + 'static>(&self) -> Option<&T> {
-        self.extensions.get::<T>()
+        self.turn.extensions.get::<T>()
     }
 
     /// Reports progress. Never blocks: with no subscriber, or a full one, the report
     /// is dropped.
     pub fn progress(&self, progress: impl Into<Progress>) {
-        if let Some(sink) = &self.progress {
+        if let Some(sink) = &self.turn.progress {
             sink.send(ProgressEvent {
-                call_id: self.call_id.clone(),
-                tool: self.tool.clone(),
+                call_id: self.call_id.to_string(),
+                tool: self.tool.to_string(),
                 progress: progress.into(),
             });
         }

@@ -123,6 +123,26 @@ fn floor_char_boundary(s: &str, max: usize) -> usize {
     i
 }
 
+/// FNV-1a as a `Hasher`, for tables keyed by tool names: the keys are short and come
+/// from the registry, so a keyed hash's flood resistance buys nothing, and SipHash
+/// showed up in the per-call profile.
+#[derive(Default)]
+pub(crate) struct FnvHasher(u64);
+
+impl std::hash::Hasher for FnvHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        let start = if self.0 == 0 { 0xcbf2_9ce4_8422_2325 } else { self.0 };
+        self.0 = fnv1a_bytes(start, bytes);
+    }
+}
+
+/// Builds [`FnvHasher`]s.
+pub(crate) type FnvBuild = std::hash::BuildHasherDefault<FnvHasher>;
+
 /// FNV-1a: tiny, and stable across Rust versions and runs (unlike `DefaultHasher`).
 pub(crate) fn fnv1a(text: &str) -> u64 {
     fnv1a_bytes(0xcbf2_9ce4_8422_2325, text.as_bytes())

@@ -32,8 +32,19 @@ pub struct PermissionRequest<'a> {
     pub flags: Flags,
     /// The working directory.
     pub cwd: &'a Path,
-    /// The call's one-line summary.
-    pub summary: &'a str,
+    /// The tool's own one-line summary of the call, if it gives one.
+    pub own_summary: Option<&'a str>,
+}
+
+impl<'a> PermissionRequest<'a> {
+    /// One line saying what the call does: the tool's own summary, or the name and
+    /// input.
+    pub fn summary(&self) -> std::borrow::Cow<'a, str> {
+        match self.own_summary {
+            Some(s) => std::borrow::Cow::Borrowed(s),
+            None => std::borrow::Cow::Owned(crate::call::default_summary(self.tool, self.input)),
+        }
+    }
 }
 
 /// Decides whether a call may run.
@@ -51,7 +62,7 @@ impl PermissionPolicy for DefaultPolicy {
         if request.flags.read_only {
             PermissionDecision::Allow
         } else {
-            PermissionDecision::Ask(format!("Allow {}?", request.summary))
+            PermissionDecision::Ask(format!("Allow {}?", request.summary()))
         }
     }
 }

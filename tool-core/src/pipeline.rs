@@ -17,7 +17,7 @@ use crate::permission::{Approval, Approver, DefaultPolicy, PermissionDecision, P
 use crate::registry::{Registry, ToolPool};
 use crate::spec::OutputLimit;
 use crate::tool::{BoxFuture, DynTool, PreparedCall};
-use crate::truncate::{Spill, limit_output};
+use crate::truncate::{Spill, limit_output, needs_limit};
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::fmt;
@@ -28,6 +28,7 @@ use std::pin::Pin;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
+use tokio_util::sync::WaitForCancellationFuture;
 use tracing::Instrument;
 
 /// How long a call may run when neither the tool nor the executor says otherwise.
@@ -35,8 +36,6 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(300);
 /// How much output reaches the model when neither the tool nor the executor says
 /// otherwise: about 25,000 tokens.
 pub const DEFAULT_OUTPUT_LIMIT: OutputLimit = OutputLimit::Tokens(25_000);
-/// Characters of a summary line.
-const SUMMARY_CHARS: usize = 80;
 
 /// Runs tool calls through the pipeline. Cheap to share (`Arc<Executor>`); holds no
 /// lock while a tool runs.
@@ -147,7 +146,8 @@ impl Failure {
 
 /// What the attempt learned that the result needs.
 struct Progress {
-    tool: String,
+    tool: Option<Arc<str>>,
+    call_id: Option<Arc<str>>,
     summary: Option<String>,
     limit: OutputLimit,
     notes: Vec<String>,
@@ -206,8 +206,14 @@ impl Executor {
             duration_us = tracing::field::Empty,
         );
         let mut progress =
-            Progress { tool: call.name.clone(), summary: None, limit: self.default_limit, notes: Vec::new() };
-        let attempt = self.attempt(call, turn, pool, &mut progress).instrument(span.clone()).await;
+            Progress { tool: None, call_id: None, summary: None, limit: self.default_limit, notes: Vec::new() };
+        // Wrapping the (large) attempt future costs a copy of it; only pay when a
+        // subscriber is listening.
+        let attempt = if span.is_disabled() {
+            self.attempt(call, turn, pool, &mut progress).await
+        } else {
+            self.attempt(call, turn, pool, &mut progress).instrument(span.clone()).await
+        };
         let (mut output, error) = match attempt {
             Ok(output) => {
                 let failed = output.is_error.then_some(ErrorKind::Failed);
@@ -215,24 +221,16 @@ impl Executor {
             }
             Err(failure) => (ToolOutput::error(failure.message), Some(failure.kind)),
         };
-        let spill = self.spill_dir.as_deref().map(|dir| Spill { dir, tool: &progress.tool, call_id: &call.id });
-        let truncated = limit_output(&mut output, progress.limit.bytes(), spill).await;
+        let tool = progress.tool.take().unwrap_or_else(|| Arc::from(call.name.as_str()));
+        let call_id = progress.call_id.take().unwrap_or_else(|| Arc::clone(&call.id));
+        let spill = self.spill_dir.as_deref().map(|dir| Spill { dir, tool: &tool, call_id: &call.id });
+        let truncated = needs_limit(&output, progress.limit.bytes())
+            && limit_output(&mut output, progress.limit.bytes(), spill).await;
         output.content.extend(progress.notes.drain(..).map(Content::Text));
         let duration = start.elapsed();
         span.record("outcome", error.map_or("ok", ErrorKind::label));
         span.record("duration_us", duration.as_micros() as u64);
-        let summary = progress.summary.take().unwrap_or_else(|| default_summary(&progress.tool, &call.input));
-        let result_summary = result_summary(&output, error);
-        ToolResult {
-            call_id: call.id.clone(),
-            tool: progress.tool,
-            output,
-            error,
-            summary,
-            result_summary,
-            truncated,
-            duration,
-        }
+        ToolResult { call_id, tool, output, error, summary: progress.summary, truncated, duration }
     }
 
     async fn attempt(
@@ -250,14 +248,18 @@ impl Executor {
         let tool = resolved.tool();
         let spec = tool.spec();
         let name = resolved.name();
-        progress.tool = name.to_owned();
         progress.limit = self.limits.get(name).copied().or(spec.output_limit).unwrap_or(self.default_limit);
         if let Some(pool) = pool
             && !pool.contains(name)
         {
             return Err(Failure::new(ErrorKind::Denied, format!("{name}: this tool is not available here")));
         }
-        let cx = turn.call(&call.id, name, resolved.invoked_name());
+        let invoked = resolved.invoked_name();
+        let tool_name = resolved.shared_name();
+        progress.tool = Some(Arc::clone(&tool_name));
+        let invoked = if invoked == name { Arc::clone(&tool_name) } else { Arc::from(invoked) };
+        progress.call_id = Some(Arc::clone(&call.id));
+        let cx = turn.call_shared(Arc::clone(&call.id), tool_name, invoked);
 
         let mut input: Cow<'_, str> = Cow::Borrowed(&call.input);
         let mut prepared = prepare(tool, &input, &cx, progress)?;
@@ -266,7 +268,7 @@ impl Executor {
         for hook in self.pre_hooks.iter().filter(|h| h.matches(name)) {
             let hook_call = HookCall { tool: name, call_id: &call.id, input: &input, cwd: cx.cwd() };
             let outcome =
-                guarded(&cx, hook.before(&hook_call)).await.map_err(|e| e.in_hook(name, hook.name()))?.map_err(
+                guarded(&cx, hook.before(&hook_call), None).await.map_err(|e| e.in_hook(name, hook.name()))?.map_err(
                     |e| Failure::new(ErrorKind::HookFailed, format!("{name}: hook `{}` failed: {e}", hook.name())),
                 )?;
             if let Some(reason) = outcome.deny {
@@ -286,24 +288,24 @@ impl Executor {
         }
 
         let timeout = self.timeouts.get(name).copied().or(spec.timeout).unwrap_or(self.default_timeout);
-        let output = match tokio::time::timeout(timeout, guarded(&cx, prepared.call(&cx))).await {
-            Err(_elapsed) => {
+        let output = match guarded(&cx, prepared.call(&cx), Some(timeout)).await {
+            Err(Stopped::TimedOut) => {
                 // Tell anything the tool started (child processes) to stop too.
-                cx.cancellation().cancel();
+                cx.cancel_call();
                 return Err(Failure::new(ErrorKind::TimedOut, format!("{name}: timed out after {}", human(timeout))));
             }
-            Ok(Err(stopped)) => return Err(stopped.in_tool(name)),
-            Ok(Ok(Err(crate::error::ToolError::Cancelled))) => {
+            Err(stopped) => return Err(stopped.in_tool(name)),
+            Ok(Err(crate::error::ToolError::Cancelled)) => {
                 return Err(Failure::new(ErrorKind::Cancelled, format!("{name}: cancelled while running")));
             }
-            Ok(Ok(Err(e))) => return Err(Failure::new(ErrorKind::Failed, format!("{name}: {e}"))),
-            Ok(Ok(Ok(output))) => output,
+            Ok(Err(e)) => return Err(Failure::new(ErrorKind::Failed, format!("{name}: {e}"))),
+            Ok(Ok(output)) => output,
         };
 
         let mut output = output;
         for hook in self.post_hooks.iter().filter(|h| h.matches(name)) {
             let hook_call = HookCall { tool: name, call_id: &call.id, input: &input, cwd: cx.cwd() };
-            let outcome = guarded(&cx, hook.after(&hook_call, &output))
+            let outcome = guarded(&cx, hook.after(&hook_call, &output), None)
                 .await
                 .map_err(|e| e.in_hook(name, hook.name()))?
                 .map_err(|e| {
@@ -338,7 +340,6 @@ impl Executor {
                 format!("{name}: plan mode allows only read-only calls, and this call could change things"),
             ));
         }
-        let summary = progress.summary.clone().unwrap_or_else(|| default_summary(name, input));
         let request = PermissionRequest {
             tool: name,
             invoked_name: cx.invoked_name(),
@@ -346,7 +347,7 @@ impl Executor {
             input,
             flags,
             cwd: cx.cwd(),
-            summary: &summary,
+            own_summary: progress.summary.as_deref(),
         };
         let decision = catch_unwind(AssertUnwindSafe(|| self.policy.check(&request))).map_err(|p| {
             Failure::new(ErrorKind::Denied, format!("{name}: the permission policy failed: {}", panic_message(&p)))
@@ -367,11 +368,9 @@ impl Executor {
                 format!("{name}: this call needs approval ({question}), and no one is there to approve it"),
             ));
         };
-        let approval = guarded(cx, approver.approve(&request, &question)).await.map_err(|stop| match stop {
-            Stopped::Cancelled => {
-                Failure::new(ErrorKind::Cancelled, format!("{name}: cancelled while waiting for approval"))
-            }
+        let approval = guarded(cx, approver.approve(&request, &question), None).await.map_err(|stop| match stop {
             Stopped::Panicked(p) => Failure::new(ErrorKind::Denied, format!("{name}: the approver failed: {p}")),
+            _ => Failure::new(ErrorKind::Cancelled, format!("{name}: cancelled while waiting for approval")),
         })?;
         match approval {
             Approval::AllowOnce => Ok(()),
@@ -412,33 +411,59 @@ fn prepare(
 enum Stopped {
     Cancelled,
     Panicked(String),
+    TimedOut,
 }
 
 impl Stopped {
     fn in_tool(self, name: &str) -> Failure {
         match self {
-            Stopped::Cancelled => Failure::new(ErrorKind::Cancelled, format!("{name}: cancelled while running")),
             Stopped::Panicked(p) => Failure::new(ErrorKind::Panicked, format!("{name}: the tool panicked: {p}")),
+            _ => Failure::new(ErrorKind::Cancelled, format!("{name}: cancelled while running")),
         }
     }
 
     fn in_hook(self, name: &str, hook: &str) -> Failure {
         match self {
-            Stopped::Cancelled => {
-                Failure::new(ErrorKind::Cancelled, format!("{name}: cancelled while hook `{hook}` ran"))
-            }
             Stopped::Panicked(p) => Failure::new(ErrorKind::HookFailed, format!("{name}: hook `{hook}` panicked: {p}")),
+            _ => Failure::new(ErrorKind::Cancelled, format!("{name}: cancelled while hook `{hook}` ran")),
         }
     }
 }
 
-/// Runs `future` until it finishes, panics, or the call is cancelled.
-async fn guarded<T>(cx: &ToolContext, future: BoxFuture<'_, T>) -> Result<T, Stopped> {
-    tokio::select! {
-        biased;
-        () = cx.cancellation().cancelled() => Err(Stopped::Cancelled),
-        result = CatchUnwind(future) => result.map_err(Stopped::Panicked),
+/// What a pending call waits on besides itself: the turn's cancellation and the timer.
+type Waiters<'a> = (Pin<Box<WaitForCancellationFuture<'a>>>, Option<Pin<Box<tokio::time::Sleep>>>);
+
+/// Runs `future` until it finishes, panics, times out, or the turn is cancelled.
+///
+/// The future is polled first; the timer and the cancellation waiter are set up only
+/// if it does not finish at once, so a call that completes on its first poll pays for
+/// neither.
+async fn guarded<T>(cx: &ToolContext, future: BoxFuture<'_, T>, timeout: Option<Duration>) -> Result<T, Stopped> {
+    let token = cx.turn_cancellation();
+    if token.is_cancelled() {
+        return Err(Stopped::Cancelled);
     }
+    let mut future = CatchUnwind(future);
+    let mut waiters: Option<Waiters<'_>> = None;
+    std::future::poll_fn(move |task| {
+        if let Poll::Ready(result) = Pin::new(&mut future).poll(task) {
+            return Poll::Ready(result.map_err(Stopped::Panicked));
+        }
+        // The clock starts at the first wait: a first poll that returns at once is not
+        // timed (nothing could preempt synchronous work in it anyway).
+        let (cancelled, sleep) = waiters
+            .get_or_insert_with(|| (Box::pin(token.cancelled()), timeout.map(|t| Box::pin(tokio::time::sleep(t)))));
+        if cancelled.as_mut().poll(task).is_ready() {
+            return Poll::Ready(Err(Stopped::Cancelled));
+        }
+        if let Some(sleep) = sleep
+            && sleep.as_mut().poll(task).is_ready()
+        {
+            return Poll::Ready(Err(Stopped::TimedOut));
+        }
+        Poll::Pending
+    })
+    .await
 }
 
 /// A future that turns a panic while polling into an `Err` with the panic message.
@@ -472,34 +497,5 @@ fn human(d: Duration) -> String {
         format!("{}s", d.as_secs())
     } else {
         format!("{}ms", d.as_millis())
-    }
-}
-
-/// `read_file {"path":"src/main.rs"}`, cut to one line.
-fn default_summary(tool: &str, input: &str) -> String {
-    let compact: String = input.split_whitespace().collect::<Vec<_>>().join(" ");
-    let line = if compact.is_empty() || compact == "{}" { tool.to_owned() } else { format!("{tool} {compact}") };
-    shorten(&line, SUMMARY_CHARS)
-}
-
-/// The first line of the output, and how many more there are.
-fn result_summary(output: &ToolOutput, error: Option<ErrorKind>) -> String {
-    let text = output.text_content();
-    let mut lines = text.lines();
-    let first = lines.next().unwrap_or_default();
-    let more = lines.count();
-    let head = match error {
-        Some(kind) => format!("{}: {first}", kind.label()),
-        None if text.is_empty() => "(no text output)".to_owned(),
-        None => first.to_owned(),
-    };
-    let head = shorten(&head, SUMMARY_CHARS);
-    if more > 0 { format!("{head} (+{more} lines)") } else { head }
-}
-
-fn shorten(text: &str, max_chars: usize) -> String {
-    match text.char_indices().nth(max_chars) {
-        Some((cut, _)) => format!("{}…", &text[..cut]),
-        None => text.to_owned(),
     }
 }

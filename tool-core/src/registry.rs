@@ -4,7 +4,7 @@
 
 use crate::context::TurnContext;
 use crate::error::{DuplicateName, RegistryError, SchemaError};
-use crate::names::{self, McpNames, normalize_called_name};
+use crate::names::{self, FnvBuild, McpNames, normalize_called_name};
 use crate::schema::{self, Definitions, Dialect, Provider};
 use crate::spec::{ToolSpec, is_portable_tool_name};
 use crate::suggest;
@@ -57,6 +57,8 @@ pub fn linked_tools() -> impl Iterator<Item = &'static ToolDescriptor> {
 /// One tool and its cached schemas and renderings.
 pub(crate) struct Entry {
     tool: Arc<dyn DynTool>,
+    /// The tool's name, shared with every call's context without copying.
+    name: Arc<str>,
     owner: Option<Arc<str>>,
     input_schema: OnceLock<Value>,
     lowered: [OnceLock<Result<Value, SchemaError>>; 3],
@@ -67,6 +69,7 @@ pub(crate) struct Entry {
 impl Entry {
     fn new(tool: Arc<dyn DynTool>, owner: Option<Arc<str>>) -> Self {
         Entry {
+            name: Arc::from(tool.spec().name.as_ref()),
             tool,
             owner,
             input_schema: OnceLock::new(),
@@ -146,7 +149,11 @@ impl Resolved<'_> {
 
     /// The tool's own name.
     pub fn name(&self) -> &str {
-        &self.entry.spec().name
+        &self.entry.name
+    }
+
+    pub(crate) fn shared_name(&self) -> Arc<str> {
+        Arc::clone(&self.entry.name)
     }
 
     /// The name the model used, after removing whitespace and known prefixes; may be
@@ -189,7 +196,7 @@ fn suggestion_text(suggestions: &[String]) -> String {
 struct Overlay {
     generation: u64,
     tools: BTreeMap<Box<str>, Arc<Entry>>,
-    routes: HashMap<Box<str>, Arc<Entry>>,
+    routes: HashMap<Box<str>, Arc<Entry>, FnvBuild>,
     owners: HashMap<Arc<str>, Vec<Box<str>>>,
     mcp: McpNames,
 }
@@ -232,7 +239,7 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 /// ```
 pub struct Registry {
     statics: Vec<Arc<Entry>>,
-    static_routes: HashMap<Box<str>, usize>,
+    static_routes: HashMap<Box<str>, usize, FnvBuild>,
     overlay: RwLock<Overlay>,
     lists: Mutex<ListCache>,
     pools: PoolCache,
@@ -318,6 +325,10 @@ impl Registry {
     /// (`functions.`, `default_api.`) removed, then the link-time table, then the
     /// runtime overlay (MCP names included, by exact match through the table).
     pub fn resolve<'a>(&'a self, called: &'a str) -> Result<Resolved<'a>, UnknownTool> {
+        // Almost every call names a tool exactly; normalise only when that misses.
+        if let Some(entry) = self.lookup(called) {
+            return Ok(Resolved { entry, invoked: called });
+        }
         let name = normalize_called_name(called);
         match self.lookup(name) {
             Some(entry) => Ok(Resolved { entry, invoked: name }),
@@ -788,7 +799,8 @@ impl RegistryBuilder {
         // The same static spec registered twice (inventory and `register`) is one tool.
         tools.dedup_by(|a, b| std::ptr::eq(a.spec(), b.spec()));
 
-        let mut routes: HashMap<Box<str>, usize> = HashMap::with_capacity(tools.len());
+        let mut routes: HashMap<Box<str>, usize, FnvBuild> =
+            HashMap::with_capacity_and_hasher(tools.len(), FnvBuild::default());
         let mut duplicates = Vec::new();
         for (index, tool) in tools.iter().enumerate() {
             let spec = tool.spec();

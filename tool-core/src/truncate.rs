@@ -87,8 +87,7 @@ pub(crate) struct Spill<'a> {
 /// where they stood), writing the full text to a spill file if one is configured.
 /// Returns whether anything was cut.
 pub(crate) async fn limit_output(output: &mut ToolOutput, limit: usize, spill: Option<Spill<'_>>) -> bool {
-    let total: usize = output.content.iter().map(text_len).sum();
-    if total <= limit {
+    if !needs_limit(output, limit) {
         return false;
     }
     let text = output.text_content();
@@ -113,6 +112,11 @@ pub(crate) async fn limit_output(output: &mut ToolOutput, limit: usize, spill: O
     output.content.retain(|c| !matches!(c, Content::Text(_)));
     output.content.insert(first_text.min(output.content.len()), Content::Text(joined));
     true
+}
+
+/// Whether `output`'s text is over `limit` bytes.
+pub(crate) fn needs_limit(output: &ToolOutput, limit: usize) -> bool {
+    output.content.iter().map(text_len).sum::<usize>() > limit
 }
 
 fn text_len(content: &Content) -> usize {
