@@ -161,3 +161,32 @@ fn definitions_follow_runtime_changes_and_turn_descriptions() {
         "subagents do not recurse"
     );
 }
+
+/// Edit a file (known to some models by an older name).
+#[tool(aliases = ["str_replace"], advertised_aliases = ["str_replace_editor"])]
+pub struct EditText {
+    /// The path.
+    pub path: String,
+}
+impl Tool for EditText {
+    type Output = String;
+    async fn call(self, cx: &ToolContext) -> Result<String, ToolError> {
+        Ok(format!("{} via {}", self.path, cx.invoked_name()))
+    }
+}
+
+#[tokio::test]
+async fn advertised_aliases_are_listed_and_hidden_ones_only_route() {
+    let registry = Arc::new(registry());
+    let tools = registry.definitions(Provider::OpenAiChat { strict: true }).unwrap().to_value();
+    let names: Vec<&str> = tools.as_array().unwrap().iter().map(|t| t["function"]["name"].as_str().unwrap()).collect();
+    let at = names.iter().position(|n| *n == "edit_text").unwrap();
+    assert_eq!(names[at + 1], "str_replace_editor", "the advertised alias follows its tool");
+    assert!(!names.contains(&"str_replace"));
+    assert_eq!(tools[at]["function"]["parameters"], tools[at + 1]["function"]["parameters"]);
+    let ex = Executor::builder(Arc::clone(&registry)).policy(AllowAll).build();
+    for name in ["edit_text", "str_replace", "str_replace_editor"] {
+        let r = ex.execute(&ToolCall::new("1", name, r#"{"path":"a"}"#), &TurnContext::new(".")).await;
+        assert_eq!((&*r.tool, r.output.text_content()), ("edit_text", format!("a via {name}")));
+    }
+}

@@ -72,7 +72,10 @@ fn each_call_has_a_span_with_its_outcome() {
     let spans = recorder.0.lock().unwrap();
     let calls: Vec<_> = spans.iter().filter(|(name, _)| name == "tool_call").map(|(_, f)| f).collect();
     assert_eq!(calls.len(), 2);
-    assert_eq!((calls[0]["tool"].as_str(), calls[0]["call_id"].as_str(), calls[0]["outcome"].as_str()), ("yes", "c1", "ok"));
+    assert_eq!(
+        (calls[0]["tool"].as_str(), calls[0]["call_id"].as_str(), calls[0]["outcome"].as_str()),
+        ("yes", "c1", "ok")
+    );
     assert!(calls[0]["duration_us"].parse::<u64>().is_ok());
     assert_eq!((calls[1]["tool"].as_str(), calls[1]["outcome"].as_str()), ("nope", "unknown_tool"));
 }
