@@ -21,9 +21,12 @@ impl Tool for Yes {
     }
 }
 
-/// Spans by id, each a map of field name to value.
+/// A span's name and its fields.
+type SpanRecord = (String, HashMap<String, String>);
+
+/// Spans by id (index + 1).
 #[derive(Default, Clone)]
-struct Recorder(Arc<Mutex<Vec<(String, HashMap<String, String>)>>>);
+struct Recorder(Arc<Mutex<Vec<SpanRecord>>>);
 
 struct Fields<'a>(&'a mut HashMap<String, String>);
 impl Visit for Fields<'_> {
