@@ -5,50 +5,16 @@
 //! Run: `cargo bench --bench pipeline`. Results: BENCHMARKS.md.
 #![allow(missing_docs)]
 
+mod common;
+
+use common::{INPUT, Noop, baseline, runtime, toolwright_call};
 use criterion::{Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use toolwright::adapters::anthropic;
 use toolwright::permission::AllowAll;
 use toolwright::prelude::*;
 use toolwright::{Executor, InputError, PreparedCall, ToolCall, ToolSpec, TurnContext};
-
-/// Do nothing.
-#[tool(read_only, concurrency_safe)]
-pub struct Noop {
-    pub value: u32,
-}
-impl Tool for Noop {
-    type Output = String;
-    async fn call(self, _cx: &ToolContext) -> Result<String, ToolError> {
-        Ok(format!("got {}", self.value))
-    }
-}
-
-const INPUT: &str = r#"{"value": 7}"#;
-
-/// The baseline a hand-rolled agent would write: match the name, parse, call, render.
-async fn baseline(name: &str, id: &str, input: &str) -> String {
-    let (text, is_error) = match name {
-        "noop" => match serde_json::from_str::<Noop>(input) {
-            Ok(args) => match args.call(&BASE_CX.with(Clone::clone)).await {
-                Ok(out) => (out, false),
-                Err(e) => (e.to_string(), true),
-            },
-            Err(e) => (e.to_string(), true),
-        },
-        other => (format!("unknown tool {other}"), true),
-    };
-    let mut block =
-        serde_json::json!({"type": "tool_result", "tool_use_id": id, "content": [{"type": "text", "text": text}]});
-    if is_error {
-        block["is_error"] = serde_json::Value::Bool(true);
-    }
-    serde_json::to_string(&block).unwrap()
-}
-
-thread_local!(static BASE_CX: ToolContext = ToolContext::new("."));
 
 /// Filler tools so the registry has many entries.
 struct Filler(ToolSpec);
@@ -76,26 +42,20 @@ fn executor(tools: usize) -> Executor {
     Executor::builder(Arc::new(builder.build().unwrap())).policy(AllowAll).build()
 }
 
-async fn toolwright_call(ex: &Executor, turn: &TurnContext, call: &ToolCall) -> String {
-    let result = ex.execute(call, turn).await;
-    serde_json::to_string(&anthropic::tool_result(&result)).unwrap()
-}
-
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap()
-}
-
 fn per_call(c: &mut Criterion) {
     let rt = runtime();
+    let base_cx = ToolContext::new(".");
     let turn = TurnContext::new(".");
     let call = ToolCall::new("toolu_01", "noop", INPUT);
     assert_eq!(
-        rt.block_on(baseline("noop", "toolu_01", INPUT)),
+        rt.block_on(baseline("noop", "toolu_01", INPUT, &base_cx)),
         rt.block_on(toolwright_call(&executor(1), &turn, &call))
     );
     let mut group = c.benchmark_group("execute");
     group.bench_function("baseline_match_parse_render", |b| {
-        b.iter(|| rt.block_on(async { black_box(baseline(black_box("noop"), "toolu_01", black_box(INPUT)).await) }))
+        b.iter(|| {
+            rt.block_on(async { black_box(baseline(black_box("noop"), "toolu_01", black_box(INPUT), &base_cx).await) })
+        })
     });
     for tools in [10, 1_000, 10_000] {
         let ex = executor(tools);
@@ -113,6 +73,7 @@ fn interleaved() {
     const BLOCK: usize = 200;
     const ROUNDS: usize = 600;
     let rt = runtime();
+    let base_cx = ToolContext::new(".");
     let turn = TurnContext::new(".");
     let call = ToolCall::new("toolu_01", "noop", INPUT);
     let executors: Vec<(usize, Executor)> = [10, 1_000, 10_000].into_iter().map(|n| (n, executor(n))).collect();
@@ -122,7 +83,7 @@ fn interleaved() {
         for round in 0..ROUNDS {
             let start = Instant::now();
             for _ in 0..BLOCK {
-                black_box(baseline(black_box("noop"), "toolu_01", black_box(INPUT)).await);
+                black_box(baseline(black_box("noop"), "toolu_01", black_box(INPUT), &base_cx).await);
             }
             base += start.elapsed();
             for (i, (_, ex)) in executors.iter().enumerate().cycle().skip(round % executors.len()).take(executors.len())

@@ -1,0 +1,52 @@
+//! The no-op tool and the hand-written baseline that the pipeline benchmarks share.
+
+use toolwright::adapters::anthropic;
+use toolwright::prelude::*;
+use toolwright::{Executor, ToolCall, TurnContext};
+
+/// Do nothing.
+#[tool(read_only, concurrency_safe)]
+pub struct Noop {
+    pub value: u32,
+}
+
+impl Tool for Noop {
+    type Output = String;
+    async fn call(self, _cx: &ToolContext) -> Result<String, ToolError> {
+        Ok(format!("got {}", self.value))
+    }
+}
+
+/// A typical small input.
+pub const INPUT: &str = r#"{"value": 7}"#;
+
+/// What a hand-rolled agent would write: match the name, parse, call, render.
+pub async fn baseline(name: &str, id: &str, input: &str, cx: &ToolContext) -> String {
+    let (text, is_error) = match name {
+        "noop" => match serde_json::from_str::<Noop>(input) {
+            Ok(args) => match args.call(cx).await {
+                Ok(out) => (out, false),
+                Err(e) => (e.to_string(), true),
+            },
+            Err(e) => (e.to_string(), true),
+        },
+        other => (format!("unknown tool {other}"), true),
+    };
+    let mut block =
+        serde_json::json!({"type": "tool_result", "tool_use_id": id, "content": [{"type": "text", "text": text}]});
+    if is_error {
+        block["is_error"] = serde_json::Value::Bool(true);
+    }
+    serde_json::to_string(&block).unwrap()
+}
+
+/// The same through toolwright: execute, then render with the Anthropic adapter.
+pub async fn toolwright_call(ex: &Executor, turn: &TurnContext, call: &ToolCall) -> String {
+    let result = ex.execute(call, turn).await;
+    serde_json::to_string(&anthropic::tool_result(&result)).unwrap()
+}
+
+/// A current-thread runtime with the timer.
+pub fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap()
+}
