@@ -306,3 +306,69 @@ impl ToolContext {
         }
     }
 }
+
+/// A change to the turn's context that a call asks for: a new working directory, an
+/// updated todo list, a file-read cache. The orchestrator applies modifiers in call
+/// order after each batch, so concurrent calls never race on the context.
+#[derive(Clone)]
+pub struct ContextModifier(Arc<dyn Fn(&mut TurnEdit<'_>) + Send + Sync>);
+
+impl ContextModifier {
+    /// A modifier that runs `edit` on the turn.
+    pub fn new(edit: impl Fn(&mut TurnEdit<'_>) + Send + Sync + 'static) -> Self {
+        ContextModifier(Arc::new(edit))
+    }
+
+    /// A modifier that changes the working directory.
+    pub fn set_cwd(cwd: impl Into<PathBuf>) -> Self {
+        let cwd = cwd.into();
+        ContextModifier::new(move |turn| turn.set_cwd(cwd.clone()))
+    }
+}
+
+impl fmt::Debug for ContextModifier {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("ContextModifier")
+    }
+}
+
+impl PartialEq for ContextModifier {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+/// The parts of a turn a [`ContextModifier`] may change.
+pub struct TurnEdit<'a> {
+    shared: &'a mut TurnShared,
+}
+
+impl TurnEdit<'_> {
+    /// Changes the working directory for later calls.
+    pub fn set_cwd(&mut self, cwd: PathBuf) {
+        self.shared.cwd = cwd;
+    }
+
+    /// The working directory.
+    pub fn cwd(&self) -> &Path {
+        &self.shared.cwd
+    }
+
+    /// Adds or replaces a shared value for later calls.
+    pub fn insert_extension<T: Send + Sync + 'static>(&mut self, value: T) {
+        self.shared.extensions.insert(value);
+    }
+
+    /// A shared value, to build the replacement from.
+    pub fn extension<T: Send + Sync + 'static>(&self) -> Option<&T> {
+        self.shared.extensions.get::<T>()
+    }
+}
+
+impl TurnContext {
+    /// Applies a modifier: later calls of this turn (and clones made after this) see
+    /// the change.
+    pub fn apply(&mut self, modifier: &ContextModifier) {
+        (modifier.0)(&mut TurnEdit { shared: Arc::make_mut(&mut self.shared) });
+    }
+}

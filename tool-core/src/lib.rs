@@ -41,6 +41,7 @@ mod error;
 pub mod hooks;
 mod input;
 pub mod names;
+pub mod orchestrate;
 mod output;
 pub mod permission;
 mod pipeline;
@@ -56,11 +57,14 @@ pub mod truncate;
 pub mod __private;
 
 pub use call::{ErrorKind, ToolCall, ToolResult};
-pub use context::{Extensions, Progress, ProgressEvent, ProgressSink, ToolContext, TurnContext};
+pub use context::{
+    ContextModifier, Extensions, Progress, ProgressEvent, ProgressSink, ToolContext, TurnContext, TurnEdit,
+};
 pub use error::{DuplicateName, InputError, RegistryError, SchemaError, ToolError};
 pub use input::parse_input;
+pub use orchestrate::{CallEvent, Orchestrator};
 pub use output::{Content, IntoToolOutput, Json, ToolOutput};
-pub use pipeline::{DEFAULT_OUTPUT_LIMIT, DEFAULT_TIMEOUT, Executor, ExecutorBuilder};
+pub use pipeline::{DEFAULT_GRACE, DEFAULT_OUTPUT_LIMIT, DEFAULT_TIMEOUT, Executor, ExecutorBuilder};
 pub use registry::{
     OverlayStats, Profile, Registry, RegistryBuilder, Resolved, ToolDescriptor, ToolPattern, ToolPool, UnknownTool,
     linked_tools,

@@ -1,5 +1,6 @@
 //! What a tool returns: content blocks, optional structured content, and an error bit.
 
+use crate::context::ContextModifier;
 use schemars::{JsonSchema, SchemaGenerator};
 use serde::Serialize;
 use serde_json::Value;
@@ -28,17 +29,26 @@ pub struct ToolOutput {
     pub structured: Option<Value>,
     /// Whether this result reports a failure.
     pub is_error: bool,
+    /// A change to the turn's context (a new working directory, say), applied by the
+    /// orchestrator after the call's batch, in call order.
+    pub modifier: Option<ContextModifier>,
 }
 
 impl ToolOutput {
     /// A successful text result.
     pub fn text(text: impl Into<String>) -> Self {
-        ToolOutput { content: vec![Content::Text(text.into())], structured: None, is_error: false }
+        ToolOutput { content: vec![Content::Text(text.into())], structured: None, is_error: false, modifier: None }
     }
 
     /// An error result with a message for the model.
     pub fn error(text: impl Into<String>) -> Self {
         ToolOutput { is_error: true, ..ToolOutput::text(text) }
+    }
+
+    /// The same output, asking the orchestrator to apply `modifier` to the turn.
+    pub fn with_modifier(mut self, modifier: ContextModifier) -> Self {
+        self.modifier = Some(modifier);
+        self
     }
 
     /// The text blocks joined by newlines (images are left out).
@@ -116,7 +126,12 @@ impl<T: Serialize + JsonSchema + Send + 'static> IntoToolOutput for Json<T> {
         match serde_json::to_value(&self.0) {
             Ok(value) => {
                 let text = value.to_string();
-                ToolOutput { content: vec![Content::Text(text)], structured: Some(value), is_error: false }
+                ToolOutput {
+                    content: vec![Content::Text(text)],
+                    structured: Some(value),
+                    is_error: false,
+                    modifier: None,
+                }
             }
             Err(e) => ToolOutput::error(format!("the tool's output could not be serialised: {e}")),
         }

@@ -14,8 +14,8 @@ use crate::context::{ToolContext, TurnContext};
 use crate::hooks::{HookCall, PostToolHook, PreToolHook};
 use crate::output::{Content, ToolOutput};
 use crate::permission::{Approval, Approver, DefaultPolicy, PermissionDecision, PermissionPolicy, PermissionRequest};
-use crate::registry::{Registry, ToolPool};
-use crate::spec::OutputLimit;
+use crate::registry::{Registry, Resolved, ToolPool};
+use crate::spec::{Flags, OutputLimit};
 use crate::tool::{BoxFuture, DynTool, PreparedCall};
 use crate::truncate::{Spill, limit_output, needs_limit};
 use std::borrow::Cow;
@@ -36,6 +36,8 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(300);
 /// How much output reaches the model when neither the tool nor the executor says
 /// otherwise: about 25,000 tokens.
 pub const DEFAULT_OUTPUT_LIMIT: OutputLimit = OutputLimit::Tokens(25_000);
+/// How long a cancelled or timed-out call may take to stop before it is dropped.
+pub const DEFAULT_GRACE: Duration = Duration::from_millis(500);
 
 /// Runs tool calls through the pipeline. Cheap to share (`Arc<Executor>`); holds no
 /// lock while a tool runs.
@@ -50,6 +52,7 @@ pub struct Executor {
     default_limit: OutputLimit,
     limits: HashMap<String, OutputLimit>,
     spill_dir: Option<PathBuf>,
+    grace: Duration,
     always_allowed: Mutex<HashSet<String>>,
 }
 
@@ -126,6 +129,13 @@ impl ExecutorBuilder {
         self
     }
 
+    /// How long a cancelled or timed-out call may take to stop before it is dropped
+    /// (default [`DEFAULT_GRACE`]).
+    pub fn grace_period(mut self, grace: Duration) -> Self {
+        self.executor.grace = grace;
+        self
+    }
+
     /// The executor.
     pub fn build(self) -> Executor {
         self.executor
@@ -173,6 +183,7 @@ impl Executor {
                 default_limit: DEFAULT_OUTPUT_LIMIT,
                 limits: HashMap::new(),
                 spill_dir: None,
+                grace: DEFAULT_GRACE,
                 always_allowed: Mutex::new(HashSet::new()),
             },
         }
@@ -197,6 +208,19 @@ impl Executor {
     }
 
     async fn run(&self, call: &ToolCall, turn: &TurnContext, pool: Option<&ToolPool>) -> ToolResult {
+        let staged = self.stage(call, turn, pool);
+        self.finish(staged).await
+    }
+
+    /// Resolves, parses (once) and validates a call, and learns its flags for this
+    /// input, without running it. Synchronous: the orchestrator stages a call to decide
+    /// how to schedule it.
+    pub(crate) fn stage<'a>(
+        &'a self,
+        call: &'a ToolCall,
+        turn: &TurnContext,
+        pool: Option<&'a ToolPool>,
+    ) -> Staged<'a> {
         let start = Instant::now();
         let span = tracing::info_span!(
             "tool_call",
@@ -207,13 +231,75 @@ impl Executor {
         );
         let mut progress =
             Progress { tool: None, call_id: None, summary: None, limit: self.default_limit, notes: Vec::new() };
-        // Wrapping the (large) attempt future costs a copy of it; only pay when a
-        // subscriber is listening.
-        let attempt = if span.is_disabled() {
-            self.attempt(call, turn, pool, &mut progress).await
-        } else {
-            self.attempt(call, turn, pool, &mut progress).instrument(span.clone()).await
+        let ready = self.stage_inner(call, turn, pool, &mut progress);
+        Staged { call, start, span, progress, ready }
+    }
+
+    fn stage_inner<'a>(
+        &'a self,
+        call: &'a ToolCall,
+        turn: &TurnContext,
+        pool: Option<&'a ToolPool>,
+        progress: &mut Progress,
+    ) -> Result<Ready<'a>, Failure> {
+        if turn.cancellation().is_cancelled() {
+            return Err(Failure::new(ErrorKind::Cancelled, format!("{}: cancelled before it started", call.name)));
+        }
+        let resolved =
+            self.registry.resolve(&call.name).map_err(|e| Failure::new(ErrorKind::UnknownTool, e.to_string()))?;
+        let name = resolved.name();
+        let spec = resolved.tool().spec();
+        progress.limit = self.limits.get(name).copied().or(spec.output_limit).unwrap_or(self.default_limit);
+        if let Some(pool) = pool
+            && !pool.contains(name)
+        {
+            return Err(Failure::new(ErrorKind::Denied, format!("{name}: this tool is not available here")));
+        }
+        let tool_name = resolved.shared_name();
+        progress.tool = Some(Arc::clone(&tool_name));
+        let invoked = resolved.invoked_name();
+        let invoked = if invoked == name { Arc::clone(&tool_name) } else { Arc::from(invoked) };
+        progress.call_id = Some(Arc::clone(&call.id));
+        let cx = turn.call_shared(Arc::clone(&call.id), tool_name, invoked);
+        let input: Cow<'a, str> = Cow::Borrowed(&call.input);
+        let prepared = prepare(resolved.tool(), &input, &cx, progress)?;
+        let flags = flags_of(&cx, prepared.as_ref())?;
+        Ok(Ready { resolved, cx, input, prepared, flags, pool })
+    }
+
+    /// Runs a staged call to its one result: permission, hooks, the call, post-hooks
+    /// and the output limit.
+    pub(crate) async fn finish(&self, staged: Staged<'_>) -> ToolResult {
+        let Staged { call, start, span, mut progress, ready } = staged;
+        let attempt = match ready {
+            Err(failure) => Err(failure),
+            // Wrapping the (large) attempt future costs a copy of it; only pay when a
+            // subscriber is listening.
+            Ok(ready) if span.is_disabled() => self.attempt(ready, &mut progress).await,
+            Ok(ready) => self.attempt(ready, &mut progress).instrument(span.clone()).await,
         };
+        self.result(call, start, &span, progress, attempt).await
+    }
+
+    /// The result of a staged call that never ran (cancelled while queued, or stopped
+    /// by a sibling's failure).
+    pub(crate) async fn finish_unstarted(&self, staged: Staged<'_>, kind: ErrorKind, why: &str) -> ToolResult {
+        let Staged { call, start, span, progress, ready } = staged;
+        let failure = match ready {
+            Err(failure) => failure,
+            Ok(ready) => Failure::new(kind, format!("{}: {why}", ready.resolved.name())),
+        };
+        self.result(call, start, &span, progress, Err(failure)).await
+    }
+
+    async fn result(
+        &self,
+        call: &ToolCall,
+        start: Instant,
+        span: &tracing::Span,
+        mut progress: Progress,
+        attempt: Result<ToolOutput, Failure>,
+    ) -> ToolResult {
         let (mut output, error) = match attempt {
             Ok(output) => {
                 let failed = output.is_error.then_some(ErrorKind::Failed);
@@ -233,44 +319,25 @@ impl Executor {
         ToolResult { call_id, tool, output, error, summary: progress.summary, truncated, duration }
     }
 
-    async fn attempt(
-        &self,
-        call: &ToolCall,
-        turn: &TurnContext,
-        pool: Option<&ToolPool>,
-        progress: &mut Progress,
-    ) -> Result<ToolOutput, Failure> {
-        if turn.cancellation().is_cancelled() {
-            return Err(Failure::new(ErrorKind::Cancelled, format!("{}: cancelled before it started", call.name)));
-        }
-        let resolved =
-            self.registry.resolve(&call.name).map_err(|e| Failure::new(ErrorKind::UnknownTool, e.to_string()))?;
+    async fn attempt(&self, ready: Ready<'_>, progress: &mut Progress) -> Result<ToolOutput, Failure> {
+        let Ready { resolved, cx, mut input, mut prepared, mut flags, pool } = ready;
         let tool = resolved.tool();
         let spec = tool.spec();
         let name = resolved.name();
-        progress.limit = self.limits.get(name).copied().or(spec.output_limit).unwrap_or(self.default_limit);
-        if let Some(pool) = pool
-            && !pool.contains(name)
-        {
-            return Err(Failure::new(ErrorKind::Denied, format!("{name}: this tool is not available here")));
+        let call_id = cx.call_id();
+        if cx.turn_cancellation().is_cancelled() {
+            return Err(Failure::new(ErrorKind::Cancelled, format!("{name}: cancelled before it started")));
         }
-        let invoked = resolved.invoked_name();
-        let tool_name = resolved.shared_name();
-        progress.tool = Some(Arc::clone(&tool_name));
-        let invoked = if invoked == name { Arc::clone(&tool_name) } else { Arc::from(invoked) };
-        progress.call_id = Some(Arc::clone(&call.id));
-        let cx = turn.call_shared(Arc::clone(&call.id), tool_name, invoked);
-
-        let mut input: Cow<'_, str> = Cow::Borrowed(&call.input);
-        let mut prepared = prepare(tool, &input, &cx, progress)?;
-        self.authorize(&cx, &input, prepared.as_ref(), pool, progress).await?;
+        self.authorize(&cx, &input, flags, pool, progress).await?;
 
         for hook in self.pre_hooks.iter().filter(|h| h.matches(name)) {
-            let hook_call = HookCall { tool: name, call_id: &call.id, input: &input, cwd: cx.cwd() };
-            let outcome =
-                guarded(&cx, hook.before(&hook_call), None).await.map_err(|e| e.in_hook(name, hook.name()))?.map_err(
-                    |e| Failure::new(ErrorKind::HookFailed, format!("{name}: hook `{}` failed: {e}", hook.name())),
-                )?;
+            let hook_call = HookCall { tool: name, call_id, input: &input, cwd: cx.cwd() };
+            let outcome = guarded(&cx, hook.before(&hook_call), None, self.grace)
+                .await
+                .map_err(|e| e.in_hook(name, hook.name()))?
+                .map_err(|e| {
+                    Failure::new(ErrorKind::HookFailed, format!("{name}: hook `{}` failed: {e}", hook.name()))
+                })?;
             if let Some(reason) = outcome.deny {
                 return Err(Failure::new(
                     ErrorKind::HookDenied,
@@ -283,15 +350,14 @@ impl Executor {
             if let Some(updated) = outcome.updated_input {
                 input = Cow::Owned(updated.to_string());
                 prepared = prepare(tool, &input, &cx, progress)?;
-                self.authorize(&cx, &input, prepared.as_ref(), pool, progress).await?;
+                flags = flags_of(&cx, prepared.as_ref())?;
+                self.authorize(&cx, &input, flags, pool, progress).await?;
             }
         }
 
         let timeout = self.timeouts.get(name).copied().or(spec.timeout).unwrap_or(self.default_timeout);
-        let output = match guarded(&cx, prepared.call(&cx), Some(timeout)).await {
+        let mut output = match guarded(&cx, prepared.call(&cx), Some(timeout), self.grace).await {
             Err(Stopped::TimedOut) => {
-                // Tell anything the tool started (child processes) to stop too.
-                cx.cancel_call();
                 return Err(Failure::new(ErrorKind::TimedOut, format!("{name}: timed out after {}", human(timeout))));
             }
             Err(stopped) => return Err(stopped.in_tool(name)),
@@ -302,10 +368,9 @@ impl Executor {
             Ok(Ok(output)) => output,
         };
 
-        let mut output = output;
         for hook in self.post_hooks.iter().filter(|h| h.matches(name)) {
-            let hook_call = HookCall { tool: name, call_id: &call.id, input: &input, cwd: cx.cwd() };
-            let outcome = guarded(&cx, hook.after(&hook_call, &output), None)
+            let hook_call = HookCall { tool: name, call_id, input: &input, cwd: cx.cwd() };
+            let outcome = guarded(&cx, hook.after(&hook_call, &output), None, self.grace)
                 .await
                 .map_err(|e| e.in_hook(name, hook.name()))?
                 .map_err(|e| {
@@ -326,14 +391,11 @@ impl Executor {
         &self,
         cx: &ToolContext,
         input: &str,
-        prepared: &dyn PreparedCall,
+        flags: Flags,
         pool: Option<&ToolPool>,
         progress: &Progress,
     ) -> Result<(), Failure> {
         let name = cx.tool_name();
-        let flags = catch_unwind(AssertUnwindSafe(|| prepared.flags())).map_err(|p| {
-            Failure::new(ErrorKind::Panicked, format!("{name}: the tool panicked: {}", panic_message(&p)))
-        })?;
         if pool.is_some_and(ToolPool::read_only_only) && !flags.read_only {
             return Err(Failure::new(
                 ErrorKind::Denied,
@@ -368,10 +430,11 @@ impl Executor {
                 format!("{name}: this call needs approval ({question}), and no one is there to approve it"),
             ));
         };
-        let approval = guarded(cx, approver.approve(&request, &question), None).await.map_err(|stop| match stop {
-            Stopped::Panicked(p) => Failure::new(ErrorKind::Denied, format!("{name}: the approver failed: {p}")),
-            _ => Failure::new(ErrorKind::Cancelled, format!("{name}: cancelled while waiting for approval")),
-        })?;
+        let approval =
+            guarded(cx, approver.approve(&request, &question), None, self.grace).await.map_err(|stop| match stop {
+                Stopped::Panicked(p) => Failure::new(ErrorKind::Denied, format!("{name}: the approver failed: {p}")),
+                _ => Failure::new(ErrorKind::Cancelled, format!("{name}: cancelled while waiting for approval")),
+            })?;
         match approval {
             Approval::AllowOnce => Ok(()),
             Approval::AlwaysAllow => {
@@ -384,6 +447,40 @@ impl Executor {
             }
         }
     }
+}
+
+/// A call that resolved, parsed and validated, ready to be scheduled and run.
+pub(crate) struct Ready<'a> {
+    resolved: Resolved<'a>,
+    cx: ToolContext,
+    input: Cow<'a, str>,
+    prepared: Box<dyn PreparedCall>,
+    flags: Flags,
+    pool: Option<&'a ToolPool>,
+}
+
+/// A call after [`Executor::stage`]: ready to run, or already failed.
+pub(crate) struct Staged<'a> {
+    call: &'a ToolCall,
+    start: Instant,
+    span: tracing::Span,
+    progress: Progress,
+    ready: Result<Ready<'a>, Failure>,
+}
+
+impl Staged<'_> {
+    /// The flags for this input; `None` if the call already failed (it then runs
+    /// alone, and only to report its error).
+    pub(crate) fn flags(&self) -> Option<Flags> {
+        self.ready.as_ref().ok().map(|r| r.flags)
+    }
+}
+
+/// The tool's flags for this input, catching panics in tool code.
+fn flags_of(cx: &ToolContext, prepared: &dyn PreparedCall) -> Result<Flags, Failure> {
+    catch_unwind(AssertUnwindSafe(|| prepared.flags())).map_err(|p| {
+        Failure::new(ErrorKind::Panicked, format!("{}: the tool panicked: {}", cx.tool_name(), panic_message(&p)))
+    })
 }
 
 /// Parses once and validates, catching panics in tool code.
@@ -435,33 +532,58 @@ type Waiters<'a> = (Pin<Box<WaitForCancellationFuture<'a>>>, Option<Pin<Box<toki
 
 /// Runs `future` until it finishes, panics, times out, or the turn is cancelled.
 ///
+/// On cancellation or timeout the call's own token is cancelled (so what the tool
+/// started can stop) and the future gets `grace` more time to finish; then it is
+/// dropped. A call that finishes within the grace period after a cancellation keeps
+/// its result; after a timeout the result is the timeout.
+///
 /// The future is polled first; the timer and the cancellation waiter are set up only
 /// if it does not finish at once, so a call that completes on its first poll pays for
-/// neither.
-async fn guarded<T>(cx: &ToolContext, future: BoxFuture<'_, T>, timeout: Option<Duration>) -> Result<T, Stopped> {
+/// neither. The timeout clock starts at that first wait.
+async fn guarded<T>(
+    cx: &ToolContext,
+    future: BoxFuture<'_, T>,
+    timeout: Option<Duration>,
+    grace: Duration,
+) -> Result<T, Stopped> {
     let token = cx.turn_cancellation();
     if token.is_cancelled() {
         return Err(Stopped::Cancelled);
     }
     let mut future = CatchUnwind(future);
     let mut waiters: Option<Waiters<'_>> = None;
+    let mut stopping: Option<(Stopped, Pin<Box<tokio::time::Sleep>>)> = None;
     std::future::poll_fn(move |task| {
-        if let Poll::Ready(result) = Pin::new(&mut future).poll(task) {
-            return Poll::Ready(result.map_err(Stopped::Panicked));
+        loop {
+            if let Poll::Ready(result) = Pin::new(&mut future).poll(task) {
+                return Poll::Ready(match stopping.take() {
+                    Some((Stopped::TimedOut, _)) => Err(Stopped::TimedOut),
+                    _ => result.map_err(Stopped::Panicked),
+                });
+            }
+            if let Some((_, grace_over)) = &mut stopping {
+                if grace_over.as_mut().poll(task).is_ready() {
+                    let (why, _) = stopping.take().expect("stopping");
+                    return Poll::Ready(Err(why));
+                }
+                return Poll::Pending;
+            }
+            let (cancelled, sleep) = waiters
+                .get_or_insert_with(|| (Box::pin(token.cancelled()), timeout.map(|t| Box::pin(tokio::time::sleep(t)))));
+            let why = if cancelled.as_mut().poll(task).is_ready() {
+                Stopped::Cancelled
+            } else if let Some(sleep) = sleep
+                && sleep.as_mut().poll(task).is_ready()
+            {
+                Stopped::TimedOut
+            } else {
+                return Poll::Pending;
+            };
+            // Tell the call (and anything it started) to stop, then give it the grace
+            // period: poll it once more at once, in case it stops straight away.
+            cx.cancel_call();
+            stopping = Some((why, Box::pin(tokio::time::sleep(grace))));
         }
-        // The clock starts at the first wait: a first poll that returns at once is not
-        // timed (nothing could preempt synchronous work in it anyway).
-        let (cancelled, sleep) = waiters
-            .get_or_insert_with(|| (Box::pin(token.cancelled()), timeout.map(|t| Box::pin(tokio::time::sleep(t)))));
-        if cancelled.as_mut().poll(task).is_ready() {
-            return Poll::Ready(Err(Stopped::Cancelled));
-        }
-        if let Some(sleep) = sleep
-            && sleep.as_mut().poll(task).is_ready()
-        {
-            return Poll::Ready(Err(Stopped::TimedOut));
-        }
-        Poll::Pending
     })
     .await
 }
