@@ -1,4 +1,6 @@
 //! The no-op tool and the hand-written baseline that the pipeline benchmarks share.
+// Each bench uses the part it needs.
+#![allow(dead_code)]
 
 use toolwright::adapters::anthropic;
 use toolwright::prelude::*;

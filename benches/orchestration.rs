@@ -1,0 +1,111 @@
+//! Orchestration benchmarks:
+//! - scheduling overhead per call: 1,000 no-op calls through `Orchestrator::run`
+//!   against the same calls through `Executor::execute` one after another (target:
+//!   at most 2 us per call on top of the pipeline);
+//! - 100 concurrency-safe calls that each wait 20 ms, at most 10 at a time, against
+//!   the ideal 200 ms (target: within 1.1x) and against running them serially.
+//!
+//! Run: `cargo bench --bench orchestration`. Results: BENCHMARKS.md.
+#![allow(missing_docs)]
+
+mod common;
+
+use common::{INPUT, runtime};
+use criterion::{Criterion, criterion_group, criterion_main};
+use std::hint::black_box;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use toolwright::permission::AllowAll;
+use toolwright::prelude::*;
+use toolwright::{Executor, Orchestrator, ToolCall, TurnContext};
+
+/// Wait 20 ms.
+#[tool(read_only, concurrency_safe)]
+pub struct Wait20 {}
+impl Tool for Wait20 {
+    type Output = &'static str;
+    async fn call(self, _cx: &ToolContext) -> Result<&'static str, ToolError> {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        Ok("waited")
+    }
+}
+
+fn executor() -> Arc<Executor> {
+    let registry = Registry::builder().register::<common::Noop>().register::<Wait20>().build().unwrap();
+    Arc::new(Executor::builder(Arc::new(registry)).policy(AllowAll).build())
+}
+
+fn scheduling(c: &mut Criterion) {
+    let rt = runtime();
+    let ex = executor();
+    let orchestrator = Orchestrator::new(Arc::clone(&ex)).max_concurrency(10);
+    let calls: Vec<ToolCall> = (0..1000).map(|i| ToolCall::new(format!("c{i}"), "noop", INPUT)).collect();
+    let turn = TurnContext::new(".");
+    let mut group = c.benchmark_group("orchestrate_1000_noop");
+    group.bench_function("sequential_execute", |b| {
+        b.iter(|| {
+            rt.block_on(async {
+                for call in &calls {
+                    black_box(ex.execute(call, &turn).await);
+                }
+            })
+        })
+    });
+    group.bench_function("orchestrator_run", |b| {
+        b.iter(|| rt.block_on(async { black_box(orchestrator.run(&calls, &mut turn.clone()).await) }))
+    });
+    group.finish();
+
+    // The same, interleaved, for a per-call figure that shares the machine's noise.
+    let (mut seq, mut orch) = (Duration::ZERO, Duration::ZERO);
+    for _ in 0..30 {
+        let start = Instant::now();
+        rt.block_on(async {
+            for call in &calls {
+                black_box(ex.execute(call, &turn).await);
+            }
+        });
+        seq += start.elapsed();
+        let start = Instant::now();
+        rt.block_on(async { black_box(orchestrator.run(&calls, &mut turn.clone()).await) });
+        orch += start.elapsed();
+    }
+    let per_call = |d: Duration| d.as_nanos() as f64 / (30.0 * 1000.0);
+    println!(
+        "orchestrate/interleaved: execute {:.0} ns/call, orchestrator {:.0} ns/call, scheduling overhead {:.0} ns/call",
+        per_call(seq),
+        per_call(orch),
+        per_call(orch) - per_call(seq)
+    );
+}
+
+fn parallel_waits(c: &mut Criterion) {
+    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    let ex = executor();
+    let calls: Vec<ToolCall> = (0..100).map(|i| ToolCall::new(format!("w{i}"), "wait20", "{}")).collect();
+    let capped = Orchestrator::new(Arc::clone(&ex)).max_concurrency(10);
+    let serial = Orchestrator::new(Arc::clone(&ex)).max_concurrency(1);
+    let turn = TurnContext::new(".");
+    let mut group = c.benchmark_group("orchestrate_100_waits_of_20ms");
+    group.sample_size(10);
+    group.bench_function("cap_10", |b| b.iter(|| rt.block_on(capped.run(&calls, &mut turn.clone()))));
+    group.bench_function("serial", |b| b.iter(|| rt.block_on(serial.run(&calls, &mut turn.clone()))));
+    group.finish();
+    let runs = 10;
+    let start = Instant::now();
+    for _ in 0..runs {
+        rt.block_on(capped.run(&calls, &mut turn.clone()));
+    }
+    let capped_ms = start.elapsed().as_secs_f64() * 1000.0 / runs as f64;
+    let start = Instant::now();
+    rt.block_on(serial.run(&calls, &mut turn.clone()));
+    let serial_ms = start.elapsed().as_secs_f64() * 1000.0;
+    println!(
+        "orchestrate/waits: cap 10 {capped_ms:.1} ms (ideal 200 ms, ratio {:.3}); serial {serial_ms:.1} ms (speedup {:.1}x)",
+        capped_ms / 200.0,
+        serial_ms / capped_ms
+    );
+}
+
+criterion_group!(benches, scheduling, parallel_waits);
+criterion_main!(benches);
