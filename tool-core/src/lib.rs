@@ -48,6 +48,7 @@ mod pipeline;
 mod registry;
 pub mod schema;
 mod spec;
+pub mod streaming;
 pub mod suggest;
 mod tool;
 pub mod truncate;
@@ -71,6 +72,7 @@ pub use registry::{
 };
 pub use schema::{Definitions, Provider, UnknownProvider};
 pub use spec::{Alias, Flags, MAX_TOOL_NAME_LEN, OutputLimit, ToolOrigin, ToolSpec, is_portable_tool_name};
+pub use streaming::StreamEvent;
 pub use tool::{BoxFuture, DynTool, LazyTool, PreparedCall, Tool, ToolFactory, ToolInfo, call_raw, call_typed};
 pub use toolwright_macros::tool;
 

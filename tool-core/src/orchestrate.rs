@@ -35,6 +35,17 @@ pub enum CallEvent<'a> {
         /// Its index in the turn.
         index: usize,
     },
+    /// A streamed call's input is complete; it waits for its turn to run.
+    Queued {
+        /// Its index in the turn.
+        index: usize,
+    },
+    /// A call has its result, and so do all calls before it: it can be handed on in
+    /// call order.
+    Yielded {
+        /// Its index in the turn.
+        index: usize,
+    },
     /// A call has its result.
     Finished {
         /// Its index in the turn.
@@ -47,9 +58,9 @@ pub enum CallEvent<'a> {
 /// Schedules a turn's calls. See the module docs.
 #[derive(Debug, Clone)]
 pub struct Orchestrator {
-    executor: Arc<Executor>,
-    max_concurrency: usize,
-    abort_on_failure_of: Vec<String>,
+    pub(crate) executor: Arc<Executor>,
+    pub(crate) max_concurrency: usize,
+    pub(crate) abort_on_failure_of: Vec<String>,
 }
 
 impl Orchestrator {
@@ -207,7 +218,7 @@ impl Orchestrator {
     }
 }
 
-fn is_safe(staged: &Staged<'_>) -> bool {
+pub(crate) fn is_safe(staged: &Staged<'_>) -> bool {
     staged.flags().is_some_and(|f| f.concurrency_safe)
 }
 

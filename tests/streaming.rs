@@ -1,0 +1,241 @@
+//! Streaming execution: calls start while the model is still streaming.
+#![allow(missing_docs)]
+
+use serde_json::{Value, json};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::sync::mpsc;
+use toolwright::permission::AllowAll;
+use toolwright::prelude::*;
+use toolwright::streaming::decode;
+use toolwright::{
+    CallEvent, ContextModifier, ErrorKind, Executor, Extensions, Orchestrator, StreamEvent, ToolResult, TurnContext,
+};
+
+/// Tell the test it started, then finish.
+#[tool(read_only, concurrency_safe)]
+pub struct Ping {
+    pub n: u32,
+}
+pub struct Started(Mutex<Option<tokio::sync::oneshot::Sender<u32>>>);
+impl Tool for Ping {
+    type Output = String;
+    async fn call(self, cx: &ToolContext) -> Result<String, ToolError> {
+        if let Some(tx) = cx.extension::<Started>().and_then(|s| s.0.lock().unwrap().take()) {
+            let _ = tx.send(self.n);
+        }
+        Ok(format!("pong {}", self.n))
+    }
+}
+
+/// Change directory (not concurrency-safe), after a pause.
+#[tool]
+pub struct Chdir {
+    pub dir: String,
+}
+impl Tool for Chdir {
+    type Output = ToolOutput;
+    async fn call(self, cx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        Ok(ToolOutput::text("ok").with_modifier(ContextModifier::set_cwd(cx.cwd().join(&self.dir))))
+    }
+}
+
+/// Print the working directory after a pause.
+#[tool(read_only, concurrency_safe)]
+pub struct Where {
+    pub ms: u64,
+}
+impl Tool for Where {
+    type Output = String;
+    async fn call(self, cx: &ToolContext) -> Result<String, ToolError> {
+        tokio::time::sleep(Duration::from_millis(self.ms)).await;
+        Ok(cx.cwd().display().to_string())
+    }
+}
+
+fn orchestrator() -> Orchestrator {
+    let executor = Executor::builder(Arc::new(toolwright::registry().unwrap())).policy(AllowAll).build();
+    Orchestrator::new(Arc::new(executor))
+}
+
+/// An Anthropic stream of tool_use blocks, input split into small fragments.
+fn anthropic_events(calls: &[(&str, &str, &str)]) -> Vec<Value> {
+    let mut out =
+        vec![json!({"type": "message_start", "message": {"id": "msg_1", "role": "assistant", "content": []}})];
+    out.push(json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}));
+    out.push(json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "Working."}}));
+    out.push(json!({"type": "content_block_stop", "index": 0}));
+    for (i, (id, name, input)) in calls.iter().enumerate() {
+        let index = i + 1;
+        out.push(json!({"type": "content_block_start", "index": index, "content_block": {"type": "tool_use", "id": id, "name": name, "input": {}}}));
+        let chars: Vec<char> = input.chars().collect();
+        for piece in chars.chunks(3) {
+            out.push(json!({"type": "content_block_delta", "index": index, "delta": {"type": "input_json_delta", "partial_json": piece.iter().collect::<String>()}}));
+        }
+        out.push(json!({"type": "content_block_stop", "index": index}));
+    }
+    out.push(json!({"type": "message_delta", "delta": {"stop_reason": "tool_use"}}));
+    out.push(json!({"type": "message_stop"}));
+    out
+}
+
+async fn feed(decoder: &mut decode::Anthropic, tx: &mpsc::Sender<StreamEvent>, events: &[Value]) {
+    for event in events {
+        for e in decoder.push(event) {
+            tx.send(e).await.unwrap();
+        }
+    }
+}
+
+#[tokio::test]
+async fn anthropic_stream_runs_and_answers_in_order() {
+    let events = anthropic_events(&[
+        ("toolu_1", "ping", r#"{"n": 1}"#),
+        ("toolu_2", "ping", r#"{"n": 2}"#),
+        ("toolu_3", "ping", r#"{"n": "three"}"#),
+    ]);
+    let (tx, rx) = mpsc::channel(256);
+    let mut decoder = decode::Anthropic::default();
+    feed(&mut decoder, &tx, &events).await;
+    drop(tx);
+    let mut turn = TurnContext::new(".");
+    let results = orchestrator().run_streaming(rx, &mut turn, None, |_| {}).await;
+    let texts: Vec<String> = results.iter().map(|r| r.output.text_content()).collect();
+    assert_eq!(texts[..2], ["pong 1", "pong 2"]);
+    assert_eq!(results[2].error, Some(ErrorKind::InvalidInput), "a bad input fails its call only");
+    assert_eq!(results.iter().map(|r| &*r.call_id).collect::<Vec<_>>(), ["toolu_1", "toolu_2", "toolu_3"]);
+}
+
+#[tokio::test]
+async fn a_call_starts_before_the_stream_ends() {
+    let (started_tx, started_rx) = tokio::sync::oneshot::channel();
+    let mut ext = Extensions::new();
+    ext.insert(Started(Mutex::new(Some(started_tx))));
+    let mut turn = TurnContext::new(".").with_extensions(ext);
+    let events = anthropic_events(&[("toolu_1", "ping", r#"{"n": 7}"#), ("toolu_2", "ping", r#"{"n": 8}"#)]);
+    // Everything up to the end of the first tool_use block; then the stream stalls.
+    let stall_at = events.iter().position(|e| e["type"] == "content_block_stop" && e["index"] == 1).unwrap() + 1;
+    let (tx, rx) = mpsc::channel(256);
+    let orchestrator = orchestrator();
+    let run = orchestrator.run_streaming(rx, &mut turn, None, |_| {});
+    let driver = async {
+        let mut decoder = decode::Anthropic::default();
+        feed(&mut decoder, &tx, &events[..stall_at]).await;
+        let first = tokio::time::timeout(Duration::from_secs(5), started_rx)
+            .await
+            .expect("the first call must start while the stream is stalled")
+            .unwrap();
+        feed(&mut decoder, &tx, &events[stall_at..]).await;
+        drop(tx);
+        first
+    };
+    let (results, first): (Vec<ToolResult>, u32) = tokio::join!(run, driver);
+    assert_eq!(first, 7);
+    assert_eq!(results.len(), 2);
+}
+
+#[tokio::test]
+async fn an_unsafe_call_holds_back_the_calls_after_it() {
+    let base = tempfile::tempdir().unwrap();
+    std::fs::create_dir(base.path().join("sub")).unwrap();
+    let mut turn = TurnContext::new(base.path());
+    let events = anthropic_events(&[
+        ("a", "where", r#"{"ms": 40}"#),
+        ("b", "chdir", r#"{"dir": "sub"}"#),
+        ("c", "where", r#"{"ms": 0}"#),
+    ]);
+    let (tx, rx) = mpsc::channel(256);
+    feed(&mut decode::Anthropic::default(), &tx, &events).await;
+    drop(tx);
+    let mut order = Vec::new();
+    let results = orchestrator()
+        .run_streaming(rx, &mut turn, None, |e| match e {
+            CallEvent::Started { index } => order.push(format!("start {index}")),
+            CallEvent::Finished { index, .. } => order.push(format!("finish {index}")),
+            _ => {}
+        })
+        .await;
+    assert_eq!(order, ["start 0", "finish 0", "start 1", "finish 1", "start 2", "finish 2"]);
+    assert_eq!(PathBuf::from(results[0].output.text_content()), base.path());
+    assert_eq!(PathBuf::from(results[2].output.text_content()), base.path().join("sub"), "re-staged after the change");
+    assert_eq!(turn.cwd(), base.path().join("sub"));
+}
+
+#[tokio::test]
+async fn cancelling_mid_stream_answers_every_call() {
+    let mut turn = TurnContext::new(".");
+    let token = turn.cancellation().clone();
+    let events = anthropic_events(&[("a", "where", r#"{"ms": 60000}"#), ("b", "ping", r#"{"n": 1}"#)]);
+    // The second call never finishes streaming.
+    let cut = events.iter().position(|e| e["type"] == "content_block_start" && e["index"] == 2).unwrap() + 2;
+    let (tx, rx) = mpsc::channel(256);
+    feed(&mut decode::Anthropic::default(), &tx, &events[..cut]).await;
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        token.cancel();
+    });
+    let results =
+        tokio::time::timeout(Duration::from_secs(10), orchestrator().run_streaming(rx, &mut turn, None, |_| {}))
+            .await
+            .expect("no hang");
+    drop(tx);
+    assert_eq!(results.len(), 2);
+    assert_eq!(results[0].output.text_content(), "where: cancelled while running");
+    assert_eq!(results[1].output.text_content(), "ping: cancelled before it started");
+}
+
+#[test]
+fn openai_chat_chunks_decode_into_calls() {
+    let chunks = [
+        json!({"choices": [{"index": 0, "delta": {"role": "assistant", "tool_calls": [{"index": 0, "id": "call_a", "type": "function", "function": {"name": "ping", "arguments": ""}}]}}]}),
+        json!({"choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, "function": {"arguments": "{\"n\""}}]}}]}),
+        json!({"choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, "function": {"arguments": ": 1}"}}]}}]}),
+        json!({"choices": [{"index": 0, "delta": {"tool_calls": [{"index": 1, "id": "call_b", "type": "function", "function": {"name": "ping", "arguments": "{\"n\": 2}"}}]}}]}),
+        json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]}),
+    ];
+    let mut d = decode::OpenAiChat::default();
+    let mut events: Vec<StreamEvent> = chunks.iter().flat_map(|c| d.push(c)).collect();
+    events.extend(d.finish());
+    assert_eq!(
+        events,
+        [
+            StreamEvent::Start { slot: 0, id: "call_a".into(), name: "ping".into() },
+            StreamEvent::Delta { slot: 0, json: "{\"n\"".into() },
+            StreamEvent::Delta { slot: 0, json: ": 1}".into() },
+            StreamEvent::End { slot: 0 },
+            StreamEvent::Start { slot: 1, id: "call_b".into(), name: "ping".into() },
+            StreamEvent::Delta { slot: 1, json: "{\"n\": 2}".into() },
+            StreamEvent::End { slot: 1 },
+        ]
+    );
+}
+
+#[test]
+fn openai_responses_events_decode_into_calls() {
+    let events = [
+        json!({"type": "response.output_item.added", "output_index": 0, "item": {"type": "reasoning", "id": "rs_1"}}),
+        json!({"type": "response.output_item.added", "output_index": 1, "item": {"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "ping", "arguments": ""}}),
+        json!({"type": "response.function_call_arguments.delta", "output_index": 1, "delta": "{\"n\":"}),
+        json!({"type": "response.function_call_arguments.delta", "output_index": 1, "delta": " 4}"}),
+        json!({"type": "response.function_call_arguments.done", "output_index": 1, "arguments": "{\"n\": 4}"}),
+        json!({"type": "response.output_item.added", "output_index": 2, "item": {"type": "function_call", "id": "fc_2", "call_id": "call_2", "name": "ping", "arguments": ""}}),
+        json!({"type": "response.function_call_arguments.done", "output_index": 2, "arguments": "{\"n\": 5}"}),
+    ];
+    let mut d = decode::OpenAiResponses::default();
+    let mut out: Vec<StreamEvent> = events.iter().flat_map(|e| d.push(e)).collect();
+    out.extend(d.finish());
+    assert_eq!(
+        out,
+        [
+            StreamEvent::Start { slot: 1, id: "call_1".into(), name: "ping".into() },
+            StreamEvent::Delta { slot: 1, json: "{\"n\":".into() },
+            StreamEvent::Delta { slot: 1, json: " 4}".into() },
+            StreamEvent::End { slot: 1 },
+            StreamEvent::Start { slot: 2, id: "call_2".into(), name: "ping".into() },
+            StreamEvent::Delta { slot: 2, json: "{\"n\": 5}".into() },
+            StreamEvent::End { slot: 2 },
+        ]
+    );
+}

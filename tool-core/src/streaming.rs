@@ -1,0 +1,397 @@
+//! Streaming execution: calls start while the model is still streaming. A call
+//! starts as soon as its input is complete and the batch rules allow: a
+//! concurrency-safe call starts while later calls are still streaming; an unsafe call
+//! waits for the running calls and holds back everything after it. Calls start in
+//! call order.
+//!
+//! Provider stream events become [`StreamEvent`]s through the decoders in
+//! [`decode`]; [`Orchestrator::run_streaming`] consumes them from a channel.
+
+use crate::call::{ErrorKind, ToolCall, ToolResult};
+use crate::context::TurnContext;
+use crate::orchestrate::{CallEvent, Orchestrator};
+use crate::pipeline::Executor;
+use crate::registry::ToolPool;
+use crate::spec::Flags;
+use std::collections::HashMap;
+use std::future::{Future, poll_fn};
+use std::pin::Pin;
+use std::sync::{Arc, OnceLock};
+use std::task::Poll;
+use tokio::sync::{mpsc, oneshot};
+
+/// A provider-neutral step of a streamed assistant message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StreamEvent {
+    /// A tool call begins at stream position `slot`.
+    Start {
+        /// The provider's position for this call (content block index, tool call index).
+        slot: usize,
+        /// The provider's call id.
+        id: String,
+        /// The tool name.
+        name: String,
+    },
+    /// More of a call's JSON arguments.
+    Delta {
+        /// The call's position.
+        slot: usize,
+        /// The next fragment of JSON text.
+        json: String,
+    },
+    /// A call's arguments are complete.
+    End {
+        /// The call's position.
+        slot: usize,
+    },
+}
+
+/// What the scheduler tells a staged call.
+enum Go {
+    /// Run; with a turn if context changes arrived since the call was staged.
+    Run(Option<TurnContext>),
+    /// Do not run; answer with this error.
+    Skip(ErrorKind, String),
+}
+
+/// Where one call of the stream stands.
+enum Slot {
+    Streaming { id: String, name: String, input: String },
+    Staged { flags: Arc<OnceLock<Option<Flags>>>, go: oneshot::Sender<Go>, generation: u64 },
+    Started,
+}
+
+type Task<'e> = (usize, bool, Pin<Box<dyn Future<Output = ToolResult> + Send + 'e>>);
+
+impl Orchestrator {
+    /// Runs the calls of a streamed message as their inputs complete; returns the
+    /// results in call order once the stream has ended and every call has its result.
+    /// Context modifiers apply to `turn` in call order. Cancelling the turn stops
+    /// reading the stream; every call still gets a result.
+    pub async fn run_streaming(
+        &self,
+        mut events: mpsc::Receiver<StreamEvent>,
+        turn: &mut TurnContext,
+        pool: Option<&ToolPool>,
+        mut observe: impl FnMut(CallEvent<'_>),
+    ) -> Vec<ToolResult> {
+        let executor: &Executor = &self.executor;
+        let token = turn.cancellation().clone();
+        let mut cancelled = Box::pin(token.cancelled_owned());
+        let mut slots: Vec<Slot> = Vec::new();
+        let mut by_stream_slot: HashMap<usize, usize> = HashMap::new();
+        let mut results: Vec<Option<ToolResult>> = Vec::new();
+        let mut tasks: Vec<Task<'_>> = Vec::new();
+        let (mut next_to_start, mut applied, mut generation) = (0usize, 0usize, 0u64);
+        let (mut running, mut exclusive) = (0usize, false);
+        let mut aborted_by: Option<String> = None;
+        let mut stream_open = true;
+
+        loop {
+            // Context changes of finished calls, in call order.
+            while applied < results.len() && results[applied].is_some() {
+                if let Some(modifier) = results[applied].as_mut().and_then(|r| r.output.modifier.take()) {
+                    turn.apply(&modifier);
+                    generation += 1;
+                }
+                observe(CallEvent::Yielded { index: applied });
+                applied += 1;
+            }
+            // Start calls in call order while the rules allow.
+            while next_to_start < slots.len() {
+                let Slot::Staged { flags, .. } = &slots[next_to_start] else { break };
+                let Some(flags) = flags.get().copied() else { break };
+                let safe = flags.is_some_and(|f| f.concurrency_safe);
+                if !safe {
+                    aborted_by = None; // a new batch
+                }
+                let skip = if turn.cancellation().is_cancelled() {
+                    Some("cancelled before it started".to_owned())
+                } else {
+                    aborted_by
+                        .as_ref()
+                        .map(|t| format!("cancelled before it started, because a `{t}` call in the same batch failed"))
+                };
+                let may_start =
+                    skip.is_some() || (safe && !exclusive && running < self.max_concurrency) || (!safe && running == 0);
+                if !may_start {
+                    break;
+                }
+                let Slot::Staged { go, generation: staged_at, .. } =
+                    std::mem::replace(&mut slots[next_to_start], Slot::Started)
+                else {
+                    unreachable!()
+                };
+                match skip {
+                    Some(why) => drop(go.send(Go::Skip(ErrorKind::Cancelled, why))),
+                    None => {
+                        let fresh = (staged_at != generation).then(|| turn.clone());
+                        let _ = go.send(Go::Run(fresh));
+                        running += 1;
+                        exclusive = !safe;
+                        mark_running(&mut tasks, next_to_start);
+                        observe(CallEvent::Started { index: next_to_start });
+                    }
+                }
+                next_to_start += 1;
+            }
+            if !stream_open && tasks.is_empty() && slots.iter().all(|s| matches!(s, Slot::Started)) {
+                break;
+            }
+
+            let head_staged = |slots: &[Slot]| matches!(slots.get(next_to_start), Some(Slot::Staged { flags, .. }) if flags.get().is_some());
+            let was_staged = head_staged(&slots);
+            let wake = poll_fn(|cx| {
+                for (i, (_, _, task)) in tasks.iter_mut().enumerate() {
+                    if let Poll::Ready(result) = task.as_mut().poll(cx) {
+                        return Poll::Ready(Wake::Done(i, Box::new(result)));
+                    }
+                }
+                if !was_staged && head_staged(&slots) {
+                    return Poll::Ready(Wake::Staged);
+                }
+                if stream_open {
+                    if let Poll::Ready(event) = events.poll_recv(cx) {
+                        return Poll::Ready(Wake::Event(event));
+                    }
+                    if cancelled.as_mut().poll(cx).is_ready() {
+                        return Poll::Ready(Wake::Event(None));
+                    }
+                }
+                Poll::Pending
+            })
+            .await;
+
+            match wake {
+                Wake::Staged => {}
+                Wake::Done(i, result) => {
+                    let (index, started, _) = tasks.swap_remove(i);
+                    if started {
+                        running -= 1;
+                        if running == 0 {
+                            exclusive = false;
+                        }
+                    }
+                    if result.error.is_some() && self.abort_on_failure_of.iter().any(|t| **t == *result.tool) {
+                        aborted_by.get_or_insert_with(|| result.tool.to_string());
+                    }
+                    observe(CallEvent::Finished { index, result: &result });
+                    results[index] = Some(*result);
+                }
+                Wake::Event(Some(StreamEvent::Start { slot, id, name })) => {
+                    by_stream_slot.insert(slot, slots.len());
+                    slots.push(Slot::Streaming { id, name, input: String::new() });
+                    results.push(None);
+                }
+                Wake::Event(Some(StreamEvent::Delta { slot, json })) => {
+                    if let Some(Slot::Streaming { input, .. }) = by_stream_slot.get(&slot).map(|&i| &mut slots[i]) {
+                        input.push_str(&json);
+                    }
+                }
+                Wake::Event(Some(StreamEvent::End { slot })) => {
+                    if let Some(index) = by_stream_slot.remove(&slot) {
+                        self.stage_slot(executor, &mut slots, &mut tasks, index, turn, pool, generation);
+                        observe(CallEvent::Queued { index });
+                    }
+                }
+                Wake::Event(None) => {
+                    // The stream ended (or the turn was cancelled): whatever is still
+                    // streaming is complete as it is; invalid JSON fails that call only.
+                    stream_open = false;
+                    let mut open: Vec<usize> = by_stream_slot.drain().map(|(_, i)| i).collect();
+                    open.sort_unstable();
+                    for index in open {
+                        self.stage_slot(executor, &mut slots, &mut tasks, index, turn, pool, generation);
+                        observe(CallEvent::Queued { index });
+                    }
+                }
+            }
+        }
+        results.into_iter().map(|r| r.expect("every call gets a result")).collect()
+    }
+
+    /// Turns a completely streamed call into a task that stages itself on its first
+    /// poll and then waits for the scheduler.
+    #[allow(clippy::too_many_arguments)]
+    fn stage_slot<'e>(
+        &self,
+        executor: &'e Executor,
+        slots: &mut [Slot],
+        tasks: &mut Vec<Task<'e>>,
+        index: usize,
+        turn: &TurnContext,
+        pool: Option<&'e ToolPool>,
+        generation: u64,
+    ) {
+        let Slot::Streaming { id, name, input } = std::mem::replace(&mut slots[index], Slot::Started) else {
+            return;
+        };
+        let call = ToolCall::new(id, name, input);
+        let flags = Arc::new(OnceLock::new());
+        let (go, wait) = oneshot::channel();
+        let reported = Arc::clone(&flags);
+        let snapshot = turn.clone();
+        let task = async move {
+            let staged = executor.stage(&call, &snapshot, pool);
+            let _ = reported.set(staged.flags());
+            match wait.await {
+                Ok(Go::Run(None)) => executor.finish(staged).await,
+                Ok(Go::Run(Some(newer))) => {
+                    // Context changed since staging: parse again against the new turn.
+                    drop(staged);
+                    executor.finish(executor.stage(&call, &newer, pool)).await
+                }
+                Ok(Go::Skip(kind, why)) => executor.finish_unstarted(staged, kind, &why).await,
+                Err(_) => executor.finish_unstarted(staged, ErrorKind::Cancelled, "cancelled before it started").await,
+            }
+        };
+        tasks.push((index, false, Box::pin(task)));
+        slots[index] = Slot::Staged { flags, go, generation };
+    }
+}
+
+fn mark_running(tasks: &mut [Task<'_>], index: usize) {
+    if let Some(task) = tasks.iter_mut().find(|(i, _, _)| *i == index) {
+        task.1 = true;
+    }
+}
+
+enum Wake {
+    Done(usize, Box<ToolResult>),
+    Staged,
+    Event(Option<StreamEvent>),
+}
+
+/// Decoders from provider stream payloads to [`StreamEvent`]s. Feed each event's JSON
+/// (an SSE `data:` payload, a chat completion chunk) to `push`, and call `finish` when
+/// the stream ends.
+pub mod decode {
+    use super::StreamEvent;
+    use serde_json::Value;
+    use std::collections::BTreeSet;
+
+    /// Anthropic Messages SSE: `content_block_start` (tool_use),
+    /// `content_block_delta` (`input_json_delta`), `content_block_stop`.
+    #[derive(Debug, Default)]
+    pub struct Anthropic {
+        tool_blocks: BTreeSet<usize>,
+    }
+
+    impl Anthropic {
+        /// The events in one SSE payload.
+        pub fn push(&mut self, event: &Value) -> Vec<StreamEvent> {
+            let index = event.get("index").and_then(Value::as_u64).map(|i| i as usize);
+            match (event.get("type").and_then(Value::as_str), index) {
+                (Some("content_block_start"), Some(slot)) => {
+                    let block = &event["content_block"];
+                    if block["type"] != "tool_use" {
+                        return Vec::new();
+                    }
+                    self.tool_blocks.insert(slot);
+                    let id = block["id"].as_str().unwrap_or_default().to_owned();
+                    let name = block["name"].as_str().unwrap_or_default().to_owned();
+                    vec![StreamEvent::Start { slot, id, name }]
+                }
+                (Some("content_block_delta"), Some(slot)) if self.tool_blocks.contains(&slot) => {
+                    match event["delta"]["partial_json"].as_str() {
+                        Some(json) if !json.is_empty() => vec![StreamEvent::Delta { slot, json: json.to_owned() }],
+                        _ => Vec::new(),
+                    }
+                }
+                (Some("content_block_stop"), Some(slot)) if self.tool_blocks.remove(&slot) => {
+                    vec![StreamEvent::End { slot }]
+                }
+                _ => Vec::new(),
+            }
+        }
+
+        /// Ends calls the stream left open.
+        pub fn finish(&mut self) -> Vec<StreamEvent> {
+            std::mem::take(&mut self.tool_blocks).into_iter().map(|slot| StreamEvent::End { slot }).collect()
+        }
+    }
+
+    /// OpenAI Chat Completions chunks: `choices[0].delta.tool_calls[i]` fragments. A
+    /// call is complete when a later one starts, or the choice finishes.
+    #[derive(Debug, Default)]
+    pub struct OpenAiChat {
+        open: BTreeSet<usize>,
+    }
+
+    impl OpenAiChat {
+        /// The events in one chunk.
+        pub fn push(&mut self, chunk: &Value) -> Vec<StreamEvent> {
+            let mut out = Vec::new();
+            let choice = &chunk["choices"][0];
+            for call in choice["delta"]["tool_calls"].as_array().into_iter().flatten() {
+                let Some(slot) = call["index"].as_u64().map(|i| i as usize) else { continue };
+                if !self.open.contains(&slot) && call.get("id").is_some() {
+                    // Calls stream one after another: a new one completes the earlier.
+                    out.extend(std::mem::take(&mut self.open).into_iter().map(|slot| StreamEvent::End { slot }));
+                    self.open.insert(slot);
+                    let id = call["id"].as_str().unwrap_or_default().to_owned();
+                    let name = call["function"]["name"].as_str().unwrap_or_default().to_owned();
+                    out.push(StreamEvent::Start { slot, id, name });
+                }
+                if let Some(json) = call["function"]["arguments"].as_str().filter(|s| !s.is_empty()) {
+                    out.push(StreamEvent::Delta { slot, json: json.to_owned() });
+                }
+            }
+            if choice["finish_reason"].is_string() {
+                out.extend(self.finish());
+            }
+            out
+        }
+
+        /// Ends calls the stream left open.
+        pub fn finish(&mut self) -> Vec<StreamEvent> {
+            std::mem::take(&mut self.open).into_iter().map(|slot| StreamEvent::End { slot }).collect()
+        }
+    }
+
+    /// OpenAI Responses events: `response.output_item.added` (function_call),
+    /// `response.function_call_arguments.delta` and `.done`.
+    #[derive(Debug, Default)]
+    pub struct OpenAiResponses {
+        open: BTreeSet<usize>,
+        streamed: BTreeSet<usize>,
+    }
+
+    impl OpenAiResponses {
+        /// The events in one server-sent event.
+        pub fn push(&mut self, event: &Value) -> Vec<StreamEvent> {
+            let slot = event["output_index"].as_u64().map(|i| i as usize);
+            match (event["type"].as_str(), slot) {
+                (Some("response.output_item.added"), Some(slot)) if event["item"]["type"] == "function_call" => {
+                    self.open.insert(slot);
+                    let id = event["item"]["call_id"].as_str().unwrap_or_default().to_owned();
+                    let name = event["item"]["name"].as_str().unwrap_or_default().to_owned();
+                    vec![StreamEvent::Start { slot, id, name }]
+                }
+                (Some("response.function_call_arguments.delta"), Some(slot)) if self.open.contains(&slot) => {
+                    self.streamed.insert(slot);
+                    let json = event["delta"].as_str().unwrap_or_default().to_owned();
+                    vec![StreamEvent::Delta { slot, json }]
+                }
+                (Some("response.function_call_arguments.done"), Some(slot)) if self.open.remove(&slot) => {
+                    let mut out = Vec::new();
+                    // Arguments that arrived only whole, in `done`.
+                    if !self.streamed.remove(&slot)
+                        && let Some(json) = event["arguments"].as_str()
+                    {
+                        out.push(StreamEvent::Delta { slot, json: json.to_owned() });
+                    }
+                    out.push(StreamEvent::End { slot });
+                    out
+                }
+                _ => Vec::new(),
+            }
+        }
+
+        /// Ends calls the stream left open.
+        pub fn finish(&mut self) -> Vec<StreamEvent> {
+            self.streamed.clear();
+            std::mem::take(&mut self.open).into_iter().map(|slot| StreamEvent::End { slot }).collect()
+        }
+    }
+}
