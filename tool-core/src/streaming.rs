@@ -86,6 +86,8 @@ impl Orchestrator {
         let (mut running, mut exclusive) = (0usize, false);
         let mut aborted_by: Option<String> = None;
         let mut stream_open = true;
+        // An event taken while draining fragments, handled on the next round.
+        let mut held: Option<StreamEvent> = None;
 
         loop {
             // Context changes of finished calls, in call order.
@@ -141,26 +143,30 @@ impl Orchestrator {
 
             let head_staged = |slots: &[Slot]| matches!(slots.get(next_to_start), Some(Slot::Staged { flags, .. }) if flags.get().is_some());
             let was_staged = head_staged(&slots);
-            let wake = poll_fn(|cx| {
-                for (i, (_, _, task)) in tasks.iter_mut().enumerate() {
-                    if let Poll::Ready(result) = task.as_mut().poll(cx) {
-                        return Poll::Ready(Wake::Done(i, Box::new(result)));
+            let wake = if let Some(event) = held.take() {
+                Wake::Event(Some(event))
+            } else {
+                poll_fn(|cx| {
+                    for (i, (_, _, task)) in tasks.iter_mut().enumerate() {
+                        if let Poll::Ready(result) = task.as_mut().poll(cx) {
+                            return Poll::Ready(Wake::Done(i, Box::new(result)));
+                        }
                     }
-                }
-                if !was_staged && head_staged(&slots) {
-                    return Poll::Ready(Wake::Staged);
-                }
-                if stream_open {
-                    if let Poll::Ready(event) = events.poll_recv(cx) {
-                        return Poll::Ready(Wake::Event(event));
+                    if !was_staged && head_staged(&slots) {
+                        return Poll::Ready(Wake::Staged);
                     }
-                    if cancelled.as_mut().poll(cx).is_ready() {
-                        return Poll::Ready(Wake::Event(None));
+                    if stream_open {
+                        if let Poll::Ready(event) = events.poll_recv(cx) {
+                            return Poll::Ready(Wake::Event(event));
+                        }
+                        if cancelled.as_mut().poll(cx).is_ready() {
+                            return Poll::Ready(Wake::Event(None));
+                        }
                     }
-                }
-                Poll::Pending
-            })
-            .await;
+                    Poll::Pending
+                })
+                .await
+            };
 
             match wake {
                 Wake::Staged => {}
@@ -184,8 +190,18 @@ impl Orchestrator {
                     results.push(None);
                 }
                 Wake::Event(Some(StreamEvent::Delta { slot, json })) => {
-                    if let Some(Slot::Streaming { input, .. }) = by_stream_slot.get(&slot).map(|&i| &mut slots[i]) {
-                        input.push_str(&json);
+                    // Fragments need no scheduling: take every one already queued in a
+                    // tight loop, so a long input costs an append per fragment.
+                    let mut next = Some((slot, json));
+                    while let Some((slot, json)) = next.take() {
+                        if let Some(Slot::Streaming { input, .. }) = by_stream_slot.get(&slot).map(|&i| &mut slots[i]) {
+                            input.push_str(&json);
+                        }
+                        match events.try_recv() {
+                            Ok(StreamEvent::Delta { slot, json }) => next = Some((slot, json)),
+                            Ok(other) => held = Some(other),
+                            Err(_) => {}
+                        }
                     }
                 }
                 Wake::Event(Some(StreamEvent::End { slot })) => {
