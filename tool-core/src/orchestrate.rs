@@ -162,16 +162,7 @@ impl Orchestrator {
             while running.len() < self.max_concurrency
                 && let Some((index, staged)) = queue.pop_front()
             {
-                let stop = if turn.cancellation().is_cancelled() {
-                    Some((ErrorKind::Cancelled, "cancelled before it started".to_owned()))
-                } else {
-                    aborted_by.as_ref().map(|tool| {
-                        (
-                            ErrorKind::Cancelled,
-                            format!("cancelled before it started, because a `{tool}` call in the same batch failed"),
-                        )
-                    })
-                };
+                let stop = skip_reason(turn, aborted_by.as_deref()).map(|why| (ErrorKind::Cancelled, why));
                 match stop {
                     Some((kind, why)) => {
                         let result = self.executor.finish_unstarted(staged, kind, &why).await;
@@ -216,6 +207,15 @@ impl Orchestrator {
         }
         any
     }
+}
+
+/// Why a call that has not started must not start: the turn is cancelled, or a
+/// sibling in its batch failed in a way that makes the rest moot.
+pub(crate) fn skip_reason(turn: &TurnContext, aborted_by: Option<&str>) -> Option<String> {
+    if turn.cancellation().is_cancelled() {
+        return Some("cancelled before it started".to_owned());
+    }
+    aborted_by.map(|tool| format!("cancelled before it started, because a `{tool}` call in the same batch failed"))
 }
 
 pub(crate) fn is_safe(staged: &Staged<'_>) -> bool {
