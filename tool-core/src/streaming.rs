@@ -9,7 +9,7 @@
 
 use crate::call::{ErrorKind, ToolCall, ToolResult};
 use crate::context::TurnContext;
-use crate::orchestrate::{CallEvent, Orchestrator};
+use crate::orchestrate::{CallEvent, Orchestrator, skip_reason};
 use crate::pipeline::Executor;
 use crate::registry::ToolPool;
 use crate::spec::Flags;
@@ -107,13 +107,7 @@ impl Orchestrator {
                 if !safe {
                     aborted_by = None; // a new batch
                 }
-                let skip = if turn.cancellation().is_cancelled() {
-                    Some("cancelled before it started".to_owned())
-                } else {
-                    aborted_by
-                        .as_ref()
-                        .map(|t| format!("cancelled before it started, because a `{t}` call in the same batch failed"))
-                };
+                let skip = skip_reason(turn, aborted_by.as_deref());
                 let may_start =
                     skip.is_some() || (safe && !exclusive && running < self.max_concurrency) || (!safe && running == 0);
                 if !may_start {
