@@ -155,7 +155,7 @@ impl Failure {
 }
 
 /// What the attempt learned that the result needs.
-struct Progress {
+struct Learned {
     tool: Option<Arc<str>>,
     call_id: Option<Arc<str>>,
     summary: Option<String>,
@@ -230,7 +230,7 @@ impl Executor {
             duration_us = tracing::field::Empty,
         );
         let mut progress =
-            Progress { tool: None, call_id: None, summary: None, limit: self.default_limit, notes: Vec::new() };
+            Learned { tool: None, call_id: None, summary: None, limit: self.default_limit, notes: Vec::new() };
         let ready = self.stage_inner(call, turn, pool, &mut progress);
         Staged { call, start, span, progress, ready }
     }
@@ -240,7 +240,7 @@ impl Executor {
         call: &'a ToolCall,
         turn: &TurnContext,
         pool: Option<&'a ToolPool>,
-        progress: &mut Progress,
+        progress: &mut Learned,
     ) -> Result<Ready<'a>, Failure> {
         if turn.cancellation().is_cancelled() {
             return Err(Failure::new(ErrorKind::Cancelled, format!("{}: cancelled before it started", call.name)));
@@ -297,7 +297,7 @@ impl Executor {
         call: &ToolCall,
         start: Instant,
         span: &tracing::Span,
-        mut progress: Progress,
+        mut progress: Learned,
         attempt: Result<ToolOutput, Failure>,
     ) -> ToolResult {
         let (mut output, error) = match attempt {
@@ -319,7 +319,7 @@ impl Executor {
         ToolResult { call_id, tool, output, error, summary: progress.summary, truncated, duration }
     }
 
-    async fn attempt(&self, ready: Ready<'_>, progress: &mut Progress) -> Result<ToolOutput, Failure> {
+    async fn attempt(&self, ready: Ready<'_>, progress: &mut Learned) -> Result<ToolOutput, Failure> {
         let Ready { resolved, cx, mut input, mut prepared, mut flags, pool } = ready;
         let tool = resolved.tool();
         let spec = tool.spec();
@@ -393,7 +393,7 @@ impl Executor {
         input: &str,
         flags: Flags,
         pool: Option<&ToolPool>,
-        progress: &Progress,
+        progress: &Learned,
     ) -> Result<(), Failure> {
         let name = cx.tool_name();
         if pool.is_some_and(ToolPool::read_only_only) && !flags.read_only {
@@ -464,7 +464,7 @@ pub(crate) struct Staged<'a> {
     call: &'a ToolCall,
     start: Instant,
     span: tracing::Span,
-    progress: Progress,
+    progress: Learned,
     ready: Result<Ready<'a>, Failure>,
 }
 
@@ -488,7 +488,7 @@ fn prepare(
     tool: &Arc<dyn DynTool>,
     input: &str,
     cx: &ToolContext,
-    progress: &mut Progress,
+    progress: &mut Learned,
 ) -> Result<Box<dyn PreparedCall>, Failure> {
     let name = cx.tool_name();
     let panicked = |p: Box<dyn std::any::Any + Send>| {

@@ -200,7 +200,7 @@ impl Orchestrator {
                 }
                 Wake::Event(Some(StreamEvent::End { slot })) => {
                     if let Some(index) = by_stream_slot.remove(&slot) {
-                        self.stage_slot(executor, &mut slots, &mut tasks, index, turn, pool, generation);
+                        stage_slot(executor, &mut slots, &mut tasks, index, turn, pool, generation);
                         observe(CallEvent::Queued { index });
                     }
                 }
@@ -211,7 +211,7 @@ impl Orchestrator {
                     let mut open: Vec<usize> = by_stream_slot.drain().map(|(_, i)| i).collect();
                     open.sort_unstable();
                     for index in open {
-                        self.stage_slot(executor, &mut slots, &mut tasks, index, turn, pool, generation);
+                        stage_slot(executor, &mut slots, &mut tasks, index, turn, pool, generation);
                         observe(CallEvent::Queued { index });
                     }
                 }
@@ -219,45 +219,43 @@ impl Orchestrator {
         }
         results.into_iter().map(|r| r.expect("every call gets a result")).collect()
     }
+}
 
-    /// Turns a completely streamed call into a task that stages itself on its first
-    /// poll and then waits for the scheduler.
-    #[allow(clippy::too_many_arguments)]
-    fn stage_slot<'e>(
-        &self,
-        executor: &'e Executor,
-        slots: &mut [Slot],
-        tasks: &mut Vec<Task<'e>>,
-        index: usize,
-        turn: &TurnContext,
-        pool: Option<&'e ToolPool>,
-        generation: u64,
-    ) {
-        let Slot::Streaming { id, name, input } = std::mem::replace(&mut slots[index], Slot::Started) else {
-            return;
-        };
-        let call = ToolCall::new(id, name, input);
-        let flags = Arc::new(OnceLock::new());
-        let (go, wait) = oneshot::channel();
-        let reported = Arc::clone(&flags);
-        let snapshot = turn.clone();
-        let task = async move {
-            let staged = executor.stage(&call, &snapshot, pool);
-            let _ = reported.set(staged.flags());
-            match wait.await {
-                Ok(Go::Run(None)) => executor.finish(staged).await,
-                Ok(Go::Run(Some(newer))) => {
-                    // Context changed since staging: parse again against the new turn.
-                    drop(staged);
-                    executor.finish(executor.stage(&call, &newer, pool)).await
-                }
-                Ok(Go::Skip(kind, why)) => executor.finish_unstarted(staged, kind, &why).await,
-                Err(_) => executor.finish_unstarted(staged, ErrorKind::Cancelled, "cancelled before it started").await,
+/// Turns a completely streamed call into a task that stages itself on its first
+/// poll and then waits for the scheduler.
+fn stage_slot<'e>(
+    executor: &'e Executor,
+    slots: &mut [Slot],
+    tasks: &mut Vec<Task<'e>>,
+    index: usize,
+    turn: &TurnContext,
+    pool: Option<&'e ToolPool>,
+    generation: u64,
+) {
+    let Slot::Streaming { id, name, input } = std::mem::replace(&mut slots[index], Slot::Started) else {
+        return;
+    };
+    let call = ToolCall::new(id, name, input);
+    let flags = Arc::new(OnceLock::new());
+    let (go, wait) = oneshot::channel();
+    let reported = Arc::clone(&flags);
+    let snapshot = turn.clone();
+    let task = async move {
+        let staged = executor.stage(&call, &snapshot, pool);
+        let _ = reported.set(staged.flags());
+        match wait.await {
+            Ok(Go::Run(None)) => executor.finish(staged).await,
+            Ok(Go::Run(Some(newer))) => {
+                // Context changed since staging: parse again against the new turn.
+                drop(staged);
+                executor.finish(executor.stage(&call, &newer, pool)).await
             }
-        };
-        tasks.push((index, false, Box::pin(task)));
-        slots[index] = Slot::Staged { flags, go, generation };
-    }
+            Ok(Go::Skip(kind, why)) => executor.finish_unstarted(staged, kind, &why).await,
+            Err(_) => executor.finish_unstarted(staged, ErrorKind::Cancelled, "cancelled before it started").await,
+        }
+    };
+    tasks.push((index, false, Box::pin(task)));
+    slots[index] = Slot::Staged { flags, go, generation };
 }
 
 fn mark_running(tasks: &mut [Task<'_>], index: usize) {

@@ -664,7 +664,7 @@ fn collapse_single_any_of(mut out: Map<String, Value>) -> Value {
 
 /// Merges `secondary` into `primary`: properties and `required` are unions (primary's
 /// first), `additionalProperties: false` wins, and other keys keep primary's value.
-pub(crate) fn merge_schemas(mut primary: Map<String, Value>, secondary: &Map<String, Value>) -> Map<String, Value> {
+fn merge_schemas(mut primary: Map<String, Value>, secondary: &Map<String, Value>) -> Map<String, Value> {
     for (key, value) in secondary {
         match (key.as_str(), primary.get_mut(key)) {
             ("properties", Some(Value::Object(props))) => {
