@@ -43,9 +43,36 @@ impl Tool for Blob {
     }
 }
 
+/// Take a large text, and report its size while it streams.
+#[tool(read_only, concurrency_safe, partial_input)]
+pub struct WatchedBlob {
+    pub content: String,
+}
+impl Tool for WatchedBlob {
+    type Output = String;
+    async fn call(self, _cx: &ToolContext) -> Result<String, ToolError> {
+        Ok(self.content.len().to_string())
+    }
+}
+#[derive(serde::Deserialize)]
+pub struct BlobSoFar {
+    content: Option<String>,
+}
+impl PartialInput for WatchedBlob {
+    type Partial = BlobSoFar;
+    fn on_partial_input(partial: BlobSoFar) -> Option<Progress> {
+        Some(Progress::message(format!("{} bytes", partial.content?.len())))
+    }
+}
+
 fn executor() -> Arc<Executor> {
-    let registry =
-        Registry::builder().register::<common::Noop>().register::<Wait20>().register::<Blob>().build().unwrap();
+    let registry = Registry::builder()
+        .register::<common::Noop>()
+        .register::<Wait20>()
+        .register::<Blob>()
+        .register::<WatchedBlob>()
+        .build()
+        .unwrap();
     Arc::new(Executor::builder(Arc::new(registry)).policy(AllowAll).build())
 }
 
@@ -134,43 +161,63 @@ fn streamed_input(c: &mut Criterion) {
     let deltas: Vec<String> = input.as_bytes().chunks(step).map(|c| String::from_utf8(c.to_vec()).unwrap()).collect();
     // The events, already decoded and queued (the decoder's and the network's work
     // is not what is measured).
-    let filled = || {
+    let filled = |tool: &str| {
         let (tx, rx) = mpsc::channel(deltas.len() + 2);
-        tx.try_send(StreamEvent::Start { slot: 0, id: "b".into(), name: "blob".into() }).unwrap();
+        tx.try_send(StreamEvent::Start { slot: 0, id: "b".into(), name: tool.into() }).unwrap();
         for d in &deltas {
             tx.try_send(StreamEvent::Delta { slot: 0, json: d.clone() }).unwrap();
         }
         tx.try_send(StreamEvent::End { slot: 0 }).unwrap();
         rx
     };
+    // Partial-input reports are counted: the watched tool gets a handful, not one
+    // per delta.
     let streamed = |rx| {
         rt.block_on(async {
-            let results = orchestrator.run_streaming(rx, &mut TurnContext::new("."), None, |_| {}).await;
+            let mut reports = 0usize;
+            let results = orchestrator
+                .run_streaming(rx, &mut TurnContext::new("."), None, |event| {
+                    reports += matches!(event, toolwright::CallEvent::InputProgress { .. }) as usize
+                })
+                .await;
             assert_eq!(results[0].output.text_content(), "1000000");
+            reports
         })
     };
     let one_shot = || black_box(serde_json::from_str::<Blob>(black_box(&input)).unwrap());
     let mut group = c.benchmark_group("stream_1mb_in_10000_deltas");
     group.sample_size(20);
     group.bench_function("baseline_one_shot_parse", |b| b.iter(one_shot));
-    group.bench_function("run_streaming", |b| b.iter_batched(filled, streamed, criterion::BatchSize::PerIteration));
+    group.bench_function("run_streaming", |b| {
+        b.iter_batched(|| filled("blob"), streamed, criterion::BatchSize::PerIteration)
+    });
+    group.bench_function("run_streaming_partial_input", |b| {
+        b.iter_batched(|| filled("watched_blob"), streamed, criterion::BatchSize::PerIteration)
+    });
     group.finish();
-    let (mut base, mut ours) = (Duration::ZERO, Duration::ZERO);
+    let (mut base, mut plain, mut watched, mut reports) = (Duration::ZERO, Duration::ZERO, Duration::ZERO, 0);
     for _ in 0..20 {
         let start = Instant::now();
         one_shot();
         base += start.elapsed();
-        let rx = filled();
+        let rx = filled("blob");
         let start = Instant::now();
         streamed(rx);
-        ours += start.elapsed();
+        plain += start.elapsed();
+        let rx = filled("watched_blob");
+        let start = Instant::now();
+        reports = streamed(rx);
+        watched += start.elapsed();
     }
     println!(
-        "stream/interleaved: one-shot parse {:.2} ms, streamed ({} deltas) {:.2} ms, ratio {:.2}",
+        "stream/interleaved: one-shot parse {:.2} ms; streamed ({} deltas) {:.2} ms, ratio {:.2}; \
+         with partial input ({reports} reports) {:.2} ms, ratio {:.2}",
         base.as_secs_f64() * 50.0,
         deltas.len(),
-        ours.as_secs_f64() * 50.0,
-        ours.as_secs_f64() / base.as_secs_f64()
+        plain.as_secs_f64() * 50.0,
+        plain.as_secs_f64() / base.as_secs_f64(),
+        watched.as_secs_f64() * 50.0,
+        watched.as_secs_f64() / base.as_secs_f64()
     );
 }
 

@@ -47,6 +47,7 @@
 //! | `destructive` | may make irreversible changes (not with `read_only`) | off |
 //! | `idempotent` | repeating a call has no further effect | off |
 //! | `open_world` | reaches outside systems (web, services) | off |
+//! | `partial_input` | sees its input while it streams ([`partial::PartialInput`]) | off |
 //! | `crate = path` | where toolwright is, if renamed | `::toolwright` |
 //!
 //! The defaults are conservative: a tool that does not say it is read-only and
@@ -83,8 +84,8 @@ pub struct ReadmeDoctests;
 /// What most code needs: `use toolwright::prelude::*;`.
 pub mod prelude {
     pub use toolwright_core::{
-        Content, Definitions, DynTool, Flags, IntoToolOutput, Json, Provider, Registry, Tool, ToolContext, ToolError,
-        ToolOutput, tool,
+        Content, Definitions, DynTool, Flags, IntoToolOutput, Json, Progress, Provider, Registry, Tool, ToolContext,
+        ToolError, ToolOutput, partial::PartialInput, tool,
     };
 }
 

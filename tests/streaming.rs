@@ -239,3 +239,95 @@ fn openai_responses_events_decode_into_calls() {
         ]
     );
 }
+
+/// Write a note (reports its path while the content still streams).
+#[tool(partial_input)]
+pub struct WriteNote {
+    pub path: String,
+    pub content: String,
+}
+impl Tool for WriteNote {
+    type Output = String;
+    async fn call(self, _cx: &ToolContext) -> Result<String, ToolError> {
+        Ok(format!("{} bytes to {}", self.content.len(), self.path))
+    }
+}
+#[derive(serde::Deserialize)]
+pub struct WriteNotePartial {
+    path: Option<String>,
+    content: Option<String>,
+}
+impl PartialInput for WriteNote {
+    type Partial = WriteNotePartial;
+    fn on_partial_input(partial: WriteNotePartial) -> Option<Progress> {
+        let path = partial.path?;
+        Some(match partial.content {
+            Some(content) => Progress::message(format!("writing {path}: {} bytes so far", content.len())),
+            None => Progress::message(format!("writing {path}")),
+        })
+    }
+}
+
+#[tokio::test]
+async fn a_tool_that_opts_in_sees_its_path_before_the_content_arrives() {
+    let (sink, mut progress) = toolwright::ProgressSink::channel(64);
+    let mut turn = TurnContext::new(".").with_progress(sink);
+    let content = "line of text\\n".repeat(400);
+    let input = format!(r#"{{"path": "notes/today.md", "content": "{content}"}}"#);
+    let events = anthropic_events(&[("toolu_1", "write_note", &input)]);
+    // Up to the fragment that closes the path; then the stream stalls.
+    let path_done =
+        events.iter().position(|e| e["delta"]["partial_json"].as_str().is_some_and(|j| j.contains(','))).unwrap() + 1;
+    let (tx, rx) = mpsc::channel(4096);
+    let mut decoder = decode::Anthropic::default();
+    feed(&mut decoder, &tx, &events[..path_done]).await;
+    let orchestrator = orchestrator();
+    let seen: Arc<Mutex<Vec<(usize, String)>>> = Arc::default();
+    let log = Arc::clone(&seen);
+    let run = orchestrator.run_streaming(rx, &mut turn, None, move |event| {
+        if let CallEvent::InputProgress { index, progress } = event {
+            log.lock().unwrap().push((index, progress.message.clone()));
+        }
+    });
+    let stream = async {
+        // The path is reported while the stream is stalled, before any content.
+        let first = progress.recv().await.unwrap();
+        assert_eq!((first.call_id.as_str(), first.tool.as_str()), ("toolu_1", "write_note"));
+        assert_eq!(first.progress.message, "writing notes/today.md");
+        feed(&mut decoder, &tx, &events[path_done..]).await;
+        drop(tx);
+    };
+    let (results, ()) = tokio::join!(run, stream);
+    let mut rest = Vec::new();
+    while let Ok(event) = progress.try_recv() {
+        rest.push(event.progress.message);
+    }
+    assert_eq!(results[0].output.text_content(), format!("{} bytes to notes/today.md", 400 * 13));
+    // The 5,600-byte content is reported as it doubles (1 KiB, 2 KiB, 4 KiB) and
+    // when complete: a handful of reports, not one per fragment.
+    assert_eq!(rest.len(), 4, "{rest:?}");
+    assert_eq!(rest.last().unwrap(), &format!("writing notes/today.md: {} bytes so far", 400 * 13));
+    let seen = seen.lock().unwrap();
+    assert_eq!(seen.len(), 5);
+    assert!(seen.iter().all(|(index, _)| *index == 0));
+}
+
+#[tokio::test]
+async fn tools_that_do_not_opt_in_report_nothing_while_streaming() {
+    let (sink, mut progress) = toolwright::ProgressSink::channel(64);
+    let mut turn = TurnContext::new(".").with_progress(sink);
+    let events = anthropic_events(&[("toolu_1", "ping", r#"{"n": 1}"#)]);
+    let (tx, rx) = mpsc::channel(256);
+    feed(&mut decode::Anthropic::default(), &tx, &events).await;
+    drop(tx);
+    let mut partial_reports = 0;
+    let results = orchestrator()
+        .run_streaming(rx, &mut turn, None, |event| {
+            partial_reports += matches!(event, CallEvent::InputProgress { .. }) as usize
+        })
+        .await;
+    assert_eq!(results[0].output.text_content(), "pong 1");
+    assert_eq!(partial_reports, 0);
+    drop(turn);
+    assert!(progress.try_recv().is_err());
+}

@@ -43,6 +43,7 @@ mod input;
 pub mod names;
 pub mod orchestrate;
 mod output;
+pub mod partial;
 pub mod permission;
 mod pipeline;
 mod registry;

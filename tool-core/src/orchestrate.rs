@@ -35,6 +35,15 @@ pub enum CallEvent<'a> {
         /// Its index in the turn.
         index: usize,
     },
+    /// A tool that opted in to partial input reported on a call whose input is
+    /// still streaming (see [`crate::partial`]). The report also goes to the turn's
+    /// progress sink, tagged with the call id.
+    InputProgress {
+        /// Its index in the turn.
+        index: usize,
+        /// The tool's report.
+        progress: &'a crate::context::Progress,
+    },
     /// A streamed call's input is complete; it waits for its turn to run.
     Queued {
         /// Its index in the turn.

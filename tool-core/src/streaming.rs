@@ -10,6 +10,7 @@
 use crate::call::{ErrorKind, ToolCall, ToolResult};
 use crate::context::TurnContext;
 use crate::orchestrate::{CallEvent, Orchestrator, skip_reason};
+use crate::partial::{PartialInputFn, PartialObject};
 use crate::pipeline::Executor;
 use crate::registry::ToolPool;
 use crate::spec::Flags;
@@ -54,9 +55,16 @@ enum Go {
     Skip(ErrorKind, String),
 }
 
+/// A streaming call whose tool wants its partial input.
+struct Watch {
+    hook: PartialInputFn,
+    tool: Arc<str>,
+    scan: PartialObject,
+}
+
 /// Where one call of the stream stands.
 enum Slot {
-    Streaming { id: String, name: String, input: String },
+    Streaming { id: String, name: String, input: String, watch: Option<Box<Watch>> },
     Staged { flags: Arc<OnceLock<Option<Flags>>>, go: oneshot::Sender<Go>, generation: u64 },
     Started,
 }
@@ -180,7 +188,8 @@ impl Orchestrator {
                 }
                 Wake::Event(Some(StreamEvent::Start { slot, id, name })) => {
                     by_stream_slot.insert(slot, slots.len());
-                    slots.push(Slot::Streaming { id, name, input: String::new() });
+                    let watch = watch_partial_input(executor, &name, pool);
+                    slots.push(Slot::Streaming { id, name, input: String::new(), watch });
                     results.push(None);
                 }
                 Wake::Event(Some(StreamEvent::Delta { slot, json })) => {
@@ -188,8 +197,17 @@ impl Orchestrator {
                     // tight loop, so a long input costs an append per fragment.
                     let mut next = Some((slot, json));
                     while let Some((slot, json)) = next.take() {
-                        if let Some(Slot::Streaming { input, .. }) = by_stream_slot.get(&slot).map(|&i| &mut slots[i]) {
+                        if let Some(&index) = by_stream_slot.get(&slot)
+                            && let Slot::Streaming { id, input, watch, .. } = &mut slots[index]
+                        {
                             input.push_str(&json);
+                            if let Some(watch) = watch
+                                && let Some(snapshot) = watch.scan.advance(input)
+                                && let Some(progress) = (watch.hook)(&snapshot)
+                            {
+                                observe(CallEvent::InputProgress { index, progress: &progress });
+                                turn.call(id, &watch.tool, &watch.tool).progress(progress);
+                            }
                         }
                         match events.try_recv() {
                             Ok(StreamEvent::Delta { slot, json }) => next = Some((slot, json)),
@@ -232,7 +250,7 @@ fn stage_slot<'e>(
     pool: Option<&'e ToolPool>,
     generation: u64,
 ) {
-    let Slot::Streaming { id, name, input } = std::mem::replace(&mut slots[index], Slot::Started) else {
+    let Slot::Streaming { id, name, input, .. } = std::mem::replace(&mut slots[index], Slot::Started) else {
         return;
     };
     let call = ToolCall::new(id, name, input);
@@ -256,6 +274,17 @@ fn stage_slot<'e>(
     };
     tasks.push((index, false, Box::pin(task)));
     slots[index] = Slot::Staged { flags, go, generation };
+}
+
+/// The partial-input hook of the tool a streaming call names, if it has one and
+/// may be called here.
+fn watch_partial_input(executor: &Executor, name: &str, pool: Option<&ToolPool>) -> Option<Box<Watch>> {
+    let resolved = executor.registry().resolve(name).ok()?;
+    let hook = resolved.tool().partial_input()?;
+    if pool.is_some_and(|pool| !pool.contains(resolved.name())) {
+        return None;
+    }
+    Some(Box::new(Watch { hook, tool: resolved.shared_name(), scan: PartialObject::new() }))
 }
 
 fn mark_running(tasks: &mut [Task<'_>], index: usize) {

@@ -30,6 +30,9 @@ pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 pub trait ToolInfo: JsonSchema + DeserializeOwned {
     /// The tool's name, aliases, description, flags and source location.
     const SPEC: &'static ToolSpec;
+
+    /// Set by `#[tool(partial_input)]`: how the tool sees its input while it streams.
+    const PARTIAL_INPUT: Option<crate::partial::PartialInputFn> = None;
 }
 
 /// A tool: its struct is the model's input, and `call` does the work.
@@ -170,6 +173,12 @@ pub trait DynTool: Send + Sync + 'static {
         let _ = turn;
         Cow::Borrowed(&self.spec().description)
     }
+
+    /// How the tool sees its input while the model streams it, if it wants to
+    /// (see [`crate::partial`]). Defaults to not at all.
+    fn partial_input(&self) -> Option<crate::partial::PartialInputFn> {
+        None
+    }
 }
 
 /// A parsed call, ready to validate and run.
@@ -221,6 +230,10 @@ impl<T: Tool> DynTool for TypedTool<T> {
 
     fn description(&self, turn: &TurnContext) -> Cow<'_, str> {
         T::description(turn)
+    }
+
+    fn partial_input(&self) -> Option<crate::partial::PartialInputFn> {
+        T::PARTIAL_INPUT
     }
 }
 

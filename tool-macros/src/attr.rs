@@ -20,6 +20,7 @@ pub(crate) const OPEN_WORLD: &str = "open_world";
 pub(crate) const TIMEOUT_SECS: &str = "timeout_secs";
 pub(crate) const MAX_OUTPUT_BYTES: &str = "max_output_bytes";
 pub(crate) const MAX_OUTPUT_TOKENS: &str = "max_output_tokens";
+pub(crate) const PARTIAL_INPUT: &str = "partial_input";
 
 const ALL_KEYS: &[&str] = &[
     NAME,
@@ -36,6 +37,7 @@ const ALL_KEYS: &[&str] = &[
     TIMEOUT_SECS,
     MAX_OUTPUT_BYTES,
     MAX_OUTPUT_TOKENS,
+    PARTIAL_INPUT,
 ];
 
 /// A boolean flag and where it was set.
@@ -58,6 +60,7 @@ pub(crate) struct ToolAttrs {
     pub(crate) destructive: Flag,
     pub(crate) idempotent: Flag,
     pub(crate) open_world: Flag,
+    pub(crate) partial_input: Flag,
     pub(crate) timeout_secs: Option<LitInt>,
     pub(crate) max_output_bytes: Option<LitInt>,
     pub(crate) max_output_tokens: Option<LitInt>,
@@ -115,6 +118,7 @@ impl ToolAttrs {
                     CONCURRENCY_SAFE => self.concurrency_safe = flag,
                     DESTRUCTIVE => self.destructive = flag,
                     IDEMPOTENT => self.idempotent = flag,
+                    PARTIAL_INPUT => self.partial_input = flag,
                     _ => self.open_world = flag,
                 }
             }

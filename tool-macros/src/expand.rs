@@ -49,6 +49,8 @@ struct SpecValues {
     destructive: bool,
     idempotent: bool,
     open_world: bool,
+    /// Where `partial_input` was set, if it is on.
+    partial_input: Option<Span>,
     timeout_secs: Option<u64>,
     /// `(bytes, is_tokens)`.
     output_limit: Option<(usize, bool)>,
@@ -136,6 +138,7 @@ impl SpecValues {
             destructive: attrs.destructive.value,
             idempotent: attrs.idempotent.value,
             open_world: attrs.open_world.value,
+            partial_input: attrs.partial_input.value.then(|| attrs.partial_input.span.unwrap_or_else(Span::call_site)),
         }
     }
 }
@@ -166,7 +169,9 @@ fn check_contradiction(cx: &mut Ctxt, read_only: Flag, destructive: Flag) {
 }
 
 /// `static` spec + `ToolInfo` impl, shared by the real and the placeholder expansion.
-fn spec_and_info(container: &Container, spec: &SpecValues, krate: &Path) -> TokenStream {
+/// The placeholder leaves out the partial-input hook, whose missing impl would be a
+/// second error.
+fn spec_and_info(container: &Container, spec: &SpecValues, krate: &Path, placeholder: bool) -> TokenStream {
     let p = quote!(#krate::__private);
     let ident = container.ident;
     let (impl_generics, ty_generics, where_clause) = container.input.generics.split_for_impl();
@@ -189,6 +194,13 @@ fn spec_and_info(container: &Container, spec: &SpecValues, krate: &Path) -> Toke
         Some((n, true)) => quote!(::core::option::Option::Some(#p::OutputLimit::Tokens(#n))),
         None => quote!(::core::option::Option::None),
     };
+    // A missing `impl PartialInput` is reported on the `partial_input` key.
+    let partial_input = spec.partial_input.filter(|_| !placeholder).map(|span| {
+        quote_spanned! {span=>
+            const PARTIAL_INPUT: ::core::option::Option<#p::PartialInputFn> =
+                ::core::option::Option::Some(#p::partial_input_of::<Self>);
+        }
+    });
     // `line!()` spanned at the struct name reports the struct's line.
     let line = quote_spanned!(ident.span()=> ::core::line!());
     quote! {
@@ -212,6 +224,7 @@ fn spec_and_info(container: &Container, spec: &SpecValues, krate: &Path) -> Toke
         #[automatically_derived]
         impl #impl_generics #p::ToolInfo for #ident #ty_generics #where_clause {
             const SPEC: &'static #p::ToolSpec = &__TOOLWRIGHT_SPEC;
+            #partial_input
         }
     }
 }
@@ -275,7 +288,7 @@ fn tool_impls(container: &Container, shape: &Shape, spec: &SpecValues, krate: &P
             (quote!(#input), impls)
         }
     };
-    let info = spec_and_info(container, spec, krate);
+    let info = spec_and_info(container, spec, krate, false);
     // A missing `impl Tool` is reported here, at the struct's name.
     let descriptor = quote_spanned!(ident.span()=> #p::ToolDescriptor::of::<#ident>());
     quote! {
@@ -300,7 +313,7 @@ fn placeholder_impls(container: &Container, spec: &SpecValues, krate: &Path) -> 
     let mut de_generics = generics.clone();
     de_generics.params.insert(0, syn::parse_quote!('de));
     let (de_impl_generics, _, _) = de_generics.split_for_impl();
-    let info = spec_and_info(container, spec, krate);
+    let info = spec_and_info(container, spec, krate, true);
     quote! {
         #input
 
