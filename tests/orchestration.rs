@@ -125,8 +125,9 @@ impl Tool for Sleepy {
     }
 }
 
-/// A shell stand-in: `ls…` is concurrency-safe; `fail` makes it fail.
-#[tool(name = "shell")]
+/// A shell stand-in: `ls…` is concurrency-safe (the real shell is never, until the
+/// read-only classifier lands); `fail` makes it fail.
+#[tool(name = "fake_shell")]
 pub struct FakeShell {
     pub command: String,
 }
@@ -233,18 +234,22 @@ async fn failed_calls_answer_in_place_and_break_batches() {
 #[tokio::test]
 async fn a_failing_shell_call_cancels_its_queued_siblings() {
     let calls = vec![
-        call(0, "shell", serde_json::json!({"command": "ls fail"})),
-        call(1, "shell", serde_json::json!({"command": "ls a"})),
+        call(0, "fake_shell", serde_json::json!({"command": "ls fail"})),
+        call(1, "fake_shell", serde_json::json!({"command": "ls a"})),
         call(2, "pwd", serde_json::json!({})),
     ];
-    let results = orchestrator().max_concurrency(1).run(&calls, &mut turn_with(Extensions::new())).await;
+    let results = orchestrator()
+        .max_concurrency(1)
+        .abort_siblings_on_failure_of(["fake_shell"])
+        .run(&calls, &mut turn_with(Extensions::new()))
+        .await;
     assert_eq!(results[0].error, Some(ErrorKind::Failed));
     for r in &results[1..] {
         assert_eq!(r.error, Some(ErrorKind::Cancelled));
         assert!(
             r.output
                 .text_content()
-                .ends_with("cancelled before it started, because a `shell` call in the same batch failed"),
+                .ends_with("cancelled before it started, because a `fake_shell` call in the same batch failed"),
             "{}",
             r.output.text_content()
         );

@@ -14,7 +14,13 @@
 // `#[tool]` expands to `::toolwright::...`; inside the workspace that is the core crate.
 extern crate toolwright_core as toolwright;
 
+mod edit;
+mod fsio;
+mod session;
 mod workspace;
+
+pub use session::{FileStamp, FileStates, session};
+pub use workspace::{IGNORE_FILE, Workspace};
 
 /// The built-in tools, one module per file in `src/tools/` (generated).
 pub mod tools {

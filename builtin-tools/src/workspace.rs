@@ -1,48 +1,221 @@
-//! The workspace guard: every path a tool touches is resolved here, against the
-//! context's working directory, and refused if it leaves it.
+//! The workspace guard: every path a tool touches is resolved here, once, for every
+//! tool. A path is resolved against the working directory, canonicalised, and refused
+//! if it leaves the workspace roots (by `..`, an absolute path or a symlink) or if a
+//! `.toolwrightignore` file matches it.
 
+use ignore::gitignore::GitignoreBuilder;
 use std::path::{Component, Path, PathBuf};
 use toolwright_core::{ToolContext, ToolError, suggest};
+
+/// The file, in a workspace root or any directory below it, whose gitignore-syntax
+/// patterns block the tools from matching paths.
+pub const IGNORE_FILE: &str = ".toolwrightignore";
+
+/// Where the path tools may go. Put one in the turn's extensions to set the roots;
+/// without one, the working directory is the only root.
+///
+/// ```
+/// use toolwright_builtin::Workspace;
+/// let dir = tempfile::tempdir().unwrap();
+/// let workspace = Workspace::new(dir.path()).unwrap();
+/// assert_eq!(workspace.roots().len(), 1);
+/// ```
+#[derive(Debug, Clone)]
+pub struct Workspace {
+    /// Canonical roots; the first is the main one.
+    roots: Vec<PathBuf>,
+}
+
+impl Workspace {
+    /// A workspace with one root.
+    pub fn new(root: impl AsRef<Path>) -> std::io::Result<Workspace> {
+        Ok(Workspace { roots: vec![root.as_ref().canonicalize()?] })
+    }
+
+    /// Also allows paths inside `dir` (Claude Code's "additional directories").
+    pub fn with_additional_dir(mut self, dir: impl AsRef<Path>) -> std::io::Result<Workspace> {
+        self.roots.push(dir.as_ref().canonicalize()?);
+        Ok(self)
+    }
+
+    /// The canonical roots, the main one first.
+    pub fn roots(&self) -> &[PathBuf] {
+        &self.roots
+    }
+
+    /// The workspace of a call: its extension, or the working directory.
+    pub(crate) fn of(cx: &ToolContext) -> Result<Workspace, ToolError> {
+        if let Some(workspace) = cx.extension::<Workspace>() {
+            return Ok(workspace.clone());
+        }
+        let root = cx
+            .cwd()
+            .canonicalize()
+            .map_err(|e| ToolError::io(format!("the workspace `{}` is not accessible", cx.cwd().display()), e))?;
+        Ok(Workspace { roots: vec![root] })
+    }
+
+    fn root_of(&self, path: &Path) -> Option<&Path> {
+        self.roots.iter().map(PathBuf::as_path).find(|root| path.starts_with(root))
+    }
+
+    /// `path` as the model should see it: relative to its root (`.` for the root),
+    /// absolute if it is in an additional directory.
+    pub(crate) fn display(&self, path: &Path) -> String {
+        match self.roots.first() {
+            Some(main) if path.starts_with(main) => relative_display(path, main),
+            _ => path.display().to_string(),
+        }
+    }
+
+    /// Whether a `.toolwrightignore` in `path`'s root, or in a directory between the
+    /// root and `path`, matches it (or one of its parents).
+    fn ignored(&self, path: &Path, is_dir: bool) -> bool {
+        let Some(root) = self.root_of(path) else { return false };
+        let Ok(relative) = path.strip_prefix(root) else { return false };
+        let mut dir = root.to_path_buf();
+        let mut below = relative.components();
+        loop {
+            let file = dir.join(IGNORE_FILE);
+            if file.is_file() {
+                let mut builder = GitignoreBuilder::new(&dir);
+                builder.add(&file);
+                if let Ok(rules) = builder.build()
+                    && rules.matched_path_or_any_parents(path, is_dir).is_ignore()
+                {
+                    return true;
+                }
+            }
+            match below.next() {
+                Some(component) => dir.push(component.as_os_str()),
+                None => return false,
+            }
+            if dir == path {
+                return false;
+            }
+        }
+    }
+
+    /// Resolves `requested`, which must exist, to a canonical path inside a root.
+    pub(crate) fn existing(&self, cx: &ToolContext, requested: &str) -> Result<Resolved, ToolError> {
+        let joined = self.join(cx, requested)?;
+        let path = match joined.canonicalize() {
+            Ok(path) => path,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(ToolError::msg(self.not_found_message(requested, &joined)));
+            }
+            Err(e) => return Err(ToolError::io(format!("cannot open `{requested}`"), e)),
+        };
+        self.admit(requested, path)
+    }
+
+    /// Resolves `requested` for writing: it may not exist yet (nor its parents), but
+    /// everything that does exist, links included, must stay inside a root.
+    pub(crate) fn for_write(&self, cx: &ToolContext, requested: &str) -> Result<Resolved, ToolError> {
+        let joined = self.join(cx, requested)?;
+        let mut existing = joined.as_path();
+        let mut missing: Vec<&std::ffi::OsStr> = Vec::new();
+        while std::fs::symlink_metadata(existing).is_err() {
+            let (Some(parent), Some(name)) = (existing.parent(), existing.file_name()) else { break };
+            missing.push(name);
+            existing = parent;
+        }
+        let mut path =
+            existing.canonicalize().map_err(|e| ToolError::io(format!("cannot resolve `{requested}`"), e))?;
+        for name in missing.iter().rev() {
+            path.push(name);
+        }
+        self.admit(requested, path)
+    }
+
+    fn join(&self, cx: &ToolContext, requested: &str) -> Result<PathBuf, ToolError> {
+        if requested.trim().is_empty() {
+            return Err(ToolError::msg("the path is empty"));
+        }
+        let base = cx.cwd().canonicalize().unwrap_or_else(|_| cx.cwd().to_path_buf());
+        let joined = lexical_join(&base, requested);
+        if self.root_of(&joined).is_none() {
+            return Err(self.outside(requested));
+        }
+        Ok(joined)
+    }
+
+    fn admit(&self, requested: &str, path: PathBuf) -> Result<Resolved, ToolError> {
+        if self.root_of(&path).is_none() {
+            return Err(ToolError::msg(format!(
+                "`{requested}` is a link to `{}`, which is outside the workspace `{}`",
+                path.display(),
+                self.roots[0].display()
+            )));
+        }
+        let display = self.display(&path);
+        if self.ignored(&path, path.is_dir()) {
+            return Err(ToolError::msg(format!("`{display}` is blocked by {IGNORE_FILE}")));
+        }
+        Ok(Resolved { path, display })
+    }
+
+    fn outside(&self, requested: &str) -> ToolError {
+        ToolError::msg(format!(
+            "`{requested}` is outside the workspace `{}`; use a path inside it",
+            self.roots[0].display()
+        ))
+    }
+
+    /// "No such file", with the closest names in the nearest existing directory.
+    fn not_found_message(&self, requested: &str, joined: &Path) -> String {
+        let mut dir = joined.parent();
+        while let Some(d) = dir.filter(|d| !d.is_dir()) {
+            dir = d.parent();
+        }
+        let wanted = joined.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let mut entries: Vec<(String, String)> = dir
+            .and_then(|d| std::fs::read_dir(d).ok())
+            .into_iter()
+            .flatten()
+            .filter_map(Result::ok)
+            .map(|entry| (entry.file_name().to_string_lossy().into_owned(), self.display(&entry.path())))
+            .collect();
+        entries.sort();
+        let names = suggest::closest(&wanted, entries.iter().map(|(name, _)| name.as_str()), 3);
+        let mut message = format!("`{requested}` does not exist");
+        if !names.is_empty() {
+            let shown: Vec<String> = names
+                .iter()
+                .filter_map(|n| entries.iter().find(|(name, _)| name == n))
+                .map(|(_, rel)| format!("`{rel}`"))
+                .collect();
+            message.push_str(&format!("; did you mean {}?", shown.join(" or ")));
+        }
+        message
+    }
+
+    /// A gitignore-aware walker of `dir` that also skips `.toolwrightignore` matches.
+    pub(crate) fn walker(&self, dir: &Path) -> ignore::WalkBuilder {
+        // Ignore files in the directories above `dir` apply too (`parents`, on by default).
+        let mut builder = ignore::WalkBuilder::new(dir);
+        builder.require_git(false).add_custom_ignore_filename(IGNORE_FILE);
+        builder
+    }
+}
 
 /// A path inside the workspace, resolved and canonical.
 pub(crate) struct Resolved {
     /// The canonical absolute path (symlinks resolved).
     pub(crate) path: PathBuf,
-    /// The path relative to the workspace root, for messages the model reads.
+    /// The path as the model sees it.
     pub(crate) display: String,
 }
 
 /// Resolves `requested` (relative to the working directory, or absolute) and checks
-/// that it exists and stays inside the workspace, symlinks included.
+/// that it exists, stays inside the workspace (symlinks included) and is not ignored.
 pub(crate) fn resolve_existing(cx: &ToolContext, requested: &str) -> Result<Resolved, ToolError> {
-    let root = workspace_root(cx)?;
-    let joined = lexical_join(&root, requested);
-    if !joined.starts_with(&root) {
-        return Err(outside(requested, &root));
-    }
-    let path = match joined.canonicalize() {
-        Ok(path) => path,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return Err(ToolError::msg(not_found_message(requested, &joined, &root)));
-        }
-        Err(e) => return Err(ToolError::io(format!("cannot open `{requested}`"), e)),
-    };
-    if !path.starts_with(&root) {
-        return Err(ToolError::msg(format!(
-            "`{requested}` is a link to `{}`, which is outside the workspace `{}`",
-            path.display(),
-            root.display()
-        )));
-    }
-    let display = relative_display(&path, &root);
-    Ok(Resolved { path, display })
+    Workspace::of(cx)?.existing(cx, requested)
 }
 
-/// The canonical workspace root.
-pub(crate) fn workspace_root(cx: &ToolContext) -> Result<PathBuf, ToolError> {
-    cx.cwd()
-        .canonicalize()
-        .map_err(|e| ToolError::io(format!("the workspace `{}` is not accessible", cx.cwd().display()), e))
+/// Like [`resolve_existing`], for a path that may not exist yet.
+pub(crate) fn resolve_for_write(cx: &ToolContext, requested: &str) -> Result<Resolved, ToolError> {
+    Workspace::of(cx)?.for_write(cx, requested)
 }
 
 /// `path` relative to `root`, with `/` separators; `.` for the root itself.
@@ -56,8 +229,8 @@ pub(crate) fn relative_display(path: &Path, root: &Path) -> String {
 
 /// Joins without touching the file system, folding `.` and `..`, so `a/../../x` is
 /// seen to leave the root before anything is opened.
-fn lexical_join(root: &Path, requested: &str) -> PathBuf {
-    let mut out = if Path::new(requested).is_absolute() { PathBuf::new() } else { root.to_path_buf() };
+fn lexical_join(base: &Path, requested: &str) -> PathBuf {
+    let mut out = if Path::new(requested).is_absolute() { PathBuf::new() } else { base.to_path_buf() };
     for component in Path::new(requested).components() {
         match component {
             Component::ParentDir => {
@@ -68,36 +241,4 @@ fn lexical_join(root: &Path, requested: &str) -> PathBuf {
         }
     }
     out
-}
-
-fn outside(requested: &str, root: &Path) -> ToolError {
-    ToolError::msg(format!("`{requested}` is outside the workspace `{}`; use a path inside it", root.display()))
-}
-
-/// "No such file", with the closest names in the nearest existing directory.
-fn not_found_message(requested: &str, joined: &Path, root: &Path) -> String {
-    let mut dir = joined.parent();
-    while let Some(d) = dir.filter(|d| !d.is_dir()) {
-        dir = d.parent();
-    }
-    let wanted = joined.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let mut entries: Vec<(String, String)> = dir
-        .and_then(|d| std::fs::read_dir(d).ok())
-        .into_iter()
-        .flatten()
-        .filter_map(Result::ok)
-        .map(|entry| (entry.file_name().to_string_lossy().into_owned(), relative_display(&entry.path(), root)))
-        .collect();
-    entries.sort();
-    let names = suggest::closest(&wanted, entries.iter().map(|(name, _)| name.as_str()), 3);
-    let mut message = format!("`{requested}` does not exist");
-    if !names.is_empty() {
-        let shown: Vec<String> = names
-            .iter()
-            .filter_map(|n| entries.iter().find(|(name, _)| name == n))
-            .map(|(_, rel)| format!("`{rel}`"))
-            .collect();
-        message.push_str(&format!("; did you mean {}?", shown.join(" or ")));
-    }
-    message
 }

@@ -1,8 +1,7 @@
 //! `glob`: files matching a pattern, gitignore-aware, newest first.
 
-use crate::workspace::{relative_display, resolve_existing, workspace_root};
+use crate::workspace::Workspace;
 use globset::GlobBuilder;
-use ignore::WalkBuilder;
 use std::time::SystemTime;
 use toolwright_core::{Tool, ToolContext, ToolError, tool};
 
@@ -12,8 +11,9 @@ pub const DEFAULT_GLOB_LIMIT: u32 = 100;
 /// Find files by glob pattern, such as `**/*.rs` or `src/**/mod.rs`.
 ///
 /// Patterns match paths relative to the search directory; `*` stays within one
-/// directory and `**` crosses directories. Files ignored by .gitignore, .ignore or
-/// hidden are skipped. Results are sorted by modification time, newest first.
+/// directory and `**` crosses directories. Hidden files and files ignored by
+/// .gitignore, .ignore or .toolwrightignore are skipped. Results are sorted by
+/// modification time, newest first.
 #[tool(read_only, concurrency_safe, idempotent)]
 pub struct Glob {
     /// The glob pattern, such as `**/*.rs`.
@@ -44,8 +44,8 @@ impl Tool for Glob {
             .build()
             .map_err(|e| ToolError::msg(format!("invalid glob `{}`: {}", self.pattern, e.kind())))?
             .compile_matcher();
-        let root = workspace_root(cx)?;
-        let base = resolve_existing(cx, self.path.as_deref().unwrap_or("."))?;
+        let workspace = Workspace::of(cx)?;
+        let base = workspace.existing(cx, self.path.as_deref().unwrap_or("."))?;
         if !base.path.is_dir() {
             return Err(ToolError::msg(format!("`{}` is not a directory", base.display)));
         }
@@ -53,7 +53,7 @@ impl Tool for Glob {
         let pattern = self.pattern.clone();
         let search = move || {
             let mut found: Vec<(SystemTime, String)> = Vec::new();
-            let walker = WalkBuilder::new(&base.path).require_git(false).build();
+            let walker = workspace.walker(&base.path).build();
             for entry in walker.filter_map(Result::ok) {
                 if !entry.file_type().is_some_and(|t| t.is_file()) {
                     continue;
@@ -61,7 +61,7 @@ impl Tool for Glob {
                 let Ok(relative) = entry.path().strip_prefix(&base.path) else { continue };
                 if matcher.is_match(relative) {
                     let modified = entry.metadata().ok().and_then(|m| m.modified().ok()).unwrap_or(SystemTime::UNIX_EPOCH);
-                    found.push((modified, relative_display(entry.path(), &root)));
+                    found.push((modified, workspace.display(entry.path())));
                 }
             }
             // Newest first; equal times by path, so the order is deterministic.

@@ -1,9 +1,13 @@
 //! `read_file`: numbered lines of a text file, read lazily.
 
+use crate::session::{FileStates, stamp_now};
 use crate::workspace::resolve_existing;
+use base64::Engine as _;
 use std::fs::File;
+use std::hash::Hasher;
 use std::io::{BufRead, BufReader};
-use toolwright_core::{Tool, ToolContext, ToolError, tool};
+use std::path::Path;
+use toolwright_core::{Content, Tool, ToolContext, ToolError, ToolOutput, tool};
 
 /// Lines returned when `limit` is not given.
 pub const DEFAULT_LINE_LIMIT: u32 = 2000;
@@ -11,13 +15,15 @@ pub const DEFAULT_LINE_LIMIT: u32 = 2000;
 pub const MAX_LINE_CHARS: usize = 2000;
 /// Bytes inspected for NUL to decide that a file is binary.
 const BINARY_SNIFF_BYTES: usize = 8192;
+/// The largest image returned (providers reject larger ones).
+pub const MAX_IMAGE_BYTES: u64 = 5 * 1024 * 1024;
 
 /// Read a text file from the workspace.
 ///
 /// Lines come back numbered, `cat -n` style (line number, tab, text). At most
 /// `limit` lines (default 2000) are returned per call; use `offset` to continue
 /// further down a long file. Lines longer than 2000 characters are cut with a marker.
-/// Binary files are refused.
+/// Images (png, jpg, gif, webp) come back as images. Other binary files are refused.
 #[tool(read_only, concurrency_safe, idempotent)]
 pub struct ReadFile {
     /// Path of the file, relative to the workspace root (or absolute inside it).
@@ -31,7 +37,7 @@ pub struct ReadFile {
 }
 
 impl Tool for ReadFile {
-    type Output = String;
+    type Output = ToolOutput;
 
     fn validate(&self, _cx: &ToolContext) -> Result<(), ToolError> {
         if self.path.trim().is_empty() {
@@ -46,12 +52,33 @@ impl Tool for ReadFile {
         Ok(())
     }
 
-    async fn call(self, cx: &ToolContext) -> Result<String, ToolError> {
+    fn summary(&self) -> Option<String> {
+        Some(match (self.offset, self.limit) {
+            (None, None) => format!("read {}", self.path),
+            (offset, limit) => format!("read {} from line {} ({} lines)", self.path, offset.unwrap_or(1), limit.unwrap_or(DEFAULT_LINE_LIMIT)),
+        })
+    }
+
+    async fn call(self, cx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let file = resolve_existing(cx, &self.path)?;
         let offset = self.offset.unwrap_or(1);
         let limit = self.limit.unwrap_or(DEFAULT_LINE_LIMIT);
-        let display = file.display.clone();
-        let read = move || read_lines(&file.path, &display, offset, limit);
+        let states = cx.extension::<FileStates>().cloned();
+        let read = move || {
+            if let Some(media_type) = image_type(&file.path) {
+                return read_image(&file.path, &file.display, media_type);
+            }
+            let lines = read_lines(&file.path, &file.display, offset, limit)?;
+            // What this session has seen of the file: its stamp, and a hash when the
+            // whole file was read, for the staleness check before a write.
+            if let Some(states) = states
+                && let Some(mut stamp) = stamp_now(&file.path, None, Some((offset, lines.last_line)))
+            {
+                stamp.hash = lines.whole_hash;
+                states.record(&file.path, stamp);
+            }
+            Ok(ToolOutput::text(lines.text))
+        };
         match tokio::task::spawn_blocking(read).await {
             Ok(result) => result,
             Err(e) => Err(ToolError::msg(format!("reading `{}` failed: {e}", self.path))),
@@ -59,7 +86,43 @@ impl Tool for ReadFile {
     }
 }
 
-fn read_lines(path: &std::path::Path, display: &str, offset: u64, limit: u32) -> Result<String, ToolError> {
+/// The image type of a file the model can look at, by extension.
+fn image_type(path: &Path) -> Option<&'static str> {
+    let ext = path.extension()?.to_str()?.to_ascii_lowercase();
+    Some(match ext.as_str() {
+        "png" => "image/png",
+        "jpg" | "jpeg" => "image/jpeg",
+        "gif" => "image/gif",
+        "webp" => "image/webp",
+        _ => return None,
+    })
+}
+
+fn read_image(path: &Path, display: &str, media_type: &str) -> Result<ToolOutput, ToolError> {
+    let meta = std::fs::metadata(path).map_err(|e| ToolError::io(format!("cannot read `{display}`"), e))?;
+    if meta.len() > MAX_IMAGE_BYTES {
+        return Err(ToolError::msg(format!(
+            "`{display}` is a {} byte image; images over {MAX_IMAGE_BYTES} bytes cannot be shown",
+            meta.len()
+        )));
+    }
+    let bytes = std::fs::read(path).map_err(|e| ToolError::io(format!("cannot read `{display}`"), e))?;
+    let data = base64::engine::general_purpose::STANDARD.encode(&bytes);
+    Ok(ToolOutput {
+        content: vec![Content::Image { media_type: media_type.to_owned(), data }],
+        ..ToolOutput::default()
+    })
+}
+
+/// The numbered lines, the last line shown, and a hash of the whole file if it was
+/// read to the end.
+struct Lines {
+    text: String,
+    last_line: u64,
+    whole_hash: Option<u64>,
+}
+
+fn read_lines(path: &Path, display: &str, offset: u64, limit: u32) -> Result<Lines, ToolError> {
     let meta = std::fs::metadata(path).map_err(|e| ToolError::io(format!("cannot read `{display}`"), e))?;
     if meta.is_dir() {
         return Err(ToolError::msg(format!("`{display}` is a directory; use glob or list_dir to see what it contains")));
@@ -71,12 +134,37 @@ fn read_lines(path: &std::path::Path, display: &str, offset: u64, limit: u32) ->
         return Err(ToolError::msg(format!("`{display}` is a binary file ({} bytes); read_file only reads text", meta.len())));
     }
     if head.is_empty() {
-        return Ok(format!("(`{display}` is empty)"));
+        let whole_hash = Some(crate::session::content_hash(b""));
+        return Ok(Lines { text: format!("(`{display}` is empty)"), last_line: 0, whole_hash });
     }
+    let mut hasher = crate::session::ContentHasher::default();
 
+    // Files too large to edit are not hashed: nothing will check the hash.
+    let hash_it = meta.len() <= crate::fsio::MAX_EDIT_BYTES;
+    // Lines before `offset` are skipped a buffer at a time, counting newlines.
+    let mut number: u64 = 0;
+    while number + 1 < offset {
+        let buf = reader.fill_buf().map_err(|e| ToolError::io(format!("cannot read `{display}`"), e))?;
+        if buf.is_empty() {
+            break;
+        }
+        let wanted = offset - 1 - number;
+        let (mut consumed, mut found) = (buf.len(), 0);
+        for at in memchr::memchr_iter(b'\n', buf) {
+            found += 1;
+            if found == wanted {
+                consumed = at + 1;
+                break;
+            }
+        }
+        if hash_it {
+            hasher.write(&buf[..consumed]);
+        }
+        number += found;
+        reader.consume(consumed);
+    }
     let mut out = String::new();
     let mut line = Vec::new();
-    let mut number: u64 = 0;
     let mut shown: u32 = 0;
     let mut lossy = false;
     let mut more = false;
@@ -85,6 +173,9 @@ fn read_lines(path: &std::path::Path, display: &str, offset: u64, limit: u32) ->
         let n = reader.read_until(b'\n', &mut line).map_err(|e| ToolError::io(format!("cannot read `{display}`"), e))?;
         if n == 0 {
             break;
+        }
+        if hash_it {
+            hasher.write(&line);
         }
         number += 1;
         if number < offset {
@@ -121,7 +212,8 @@ fn read_lines(path: &std::path::Path, display: &str, offset: u64, limit: u32) ->
         ));
     }
     // The loop stopped at `limit`: the rest of the file is never read.
-    Ok(out)
+    let whole_hash = (!more && hash_it).then(|| hasher.finish());
+    Ok(Lines { text: out, last_line: offset + u64::from(shown).saturating_sub(1), whole_hash })
 }
 
 fn push_numbered(out: &mut String, number: u64, text: &str) {

@@ -1,7 +1,7 @@
 use toolwright::prelude::*;
 
 /// Run a shell command.
-#[tool]
+#[tool(name = "my_shell")]
 pub struct Shell {
     /// The command.
     pub command: String,
@@ -22,7 +22,7 @@ impl Tool for Shell {
 
 fn main() {
     let registry = toolwright::registry().unwrap();
-    let shell = registry.get("shell").unwrap();
+    let shell = registry.get("my_shell").unwrap();
     assert!(!shell.spec().flags.concurrency_safe);
     assert!(shell.prepare(br#"{"command":"ls -la"}"#).unwrap().flags().concurrency_safe);
     assert!(!shell.prepare(br#"{"command":"rm -rf x"}"#).unwrap().flags().concurrency_safe);

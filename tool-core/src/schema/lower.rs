@@ -618,7 +618,9 @@ fn strip_null(out: &mut Map<String, Value>) -> bool {
 /// Puts "or null" back in the form JSON Schema and OpenAI strict mode accept.
 fn add_null(out: &mut Map<String, Value>) {
     if let Some(Value::Array(members)) = out.get_mut("anyOf") {
-        members.push(json!({"type": "null"}));
+        if !members.iter().any(|m| m.get("type").and_then(Value::as_str) == Some("null")) {
+            members.push(json!({"type": "null"}));
+        }
         return;
     }
     match out.get_mut("type") {

@@ -1,0 +1,36 @@
+//! `edit_file`: replace an exact string in a file.
+
+use crate::edit::{Edit, edit_file};
+use toolwright_core::{Tool, ToolContext, ToolError, tool};
+
+/// Replace an exact string in a file.
+///
+/// `old_string` must match the file exactly (indentation included) and occur once,
+/// unless `replace_all` is set. The file must have been read with read_file in this
+/// session and not changed since. Line endings (CRLF) and a UTF-8 BOM are kept. The
+/// result shows a unified diff.
+#[tool(title = "Edit file")]
+pub struct EditFile {
+    /// Path of the file, relative to the workspace root (or absolute inside it).
+    pub path: String,
+    /// The exact text to replace.
+    pub old_string: String,
+    /// The text to put in its place.
+    pub new_string: String,
+    /// Replace every occurrence. Defaults to false.
+    #[serde(default)]
+    pub replace_all: bool,
+}
+
+impl Tool for EditFile {
+    type Output = String;
+
+    fn summary(&self) -> Option<String> {
+        Some(format!("edit {}", self.path))
+    }
+
+    async fn call(self, cx: &ToolContext) -> Result<String, ToolError> {
+        let edit = Edit { old_string: self.old_string, new_string: self.new_string, replace_all: self.replace_all };
+        edit_file(cx, &self.path, &[edit])
+    }
+}

@@ -1,0 +1,277 @@
+//! `grep`: search file contents with ripgrep's own crates.
+
+use crate::workspace::{Resolved, Workspace};
+use grep_regex::RegexMatcherBuilder;
+use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContext, SinkContextKind, SinkMatch};
+use ignore::WalkState;
+use ignore::overrides::OverrideBuilder;
+use ignore::types::TypesBuilder;
+use std::fmt::Write as _;
+use std::sync::Mutex;
+use toolwright_core::{Tool, ToolContext, ToolError, tool};
+
+/// Output entries returned when `head_limit` is not given.
+pub const DEFAULT_HEAD_LIMIT: u32 = 500;
+
+/// What grep returns. (The variants are described on the field: doc comments here
+/// would turn the schema's plain `enum` into an `anyOf`.)
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Deserialize, toolwright_core::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+#[schemars(crate = "toolwright_core::__private::schemars")]
+#[allow(missing_docs)]
+pub enum GrepOutput {
+    Content,
+    #[default]
+    FilesWithMatches,
+    Count,
+}
+
+/// Search file contents for a regular expression (ripgrep's syntax and engine).
+///
+/// Files ignored by .gitignore, .ignore or .toolwrightignore, hidden files and binary
+/// files are skipped. Narrow with `glob` (such as `*.rs`) or `type` (such as `rust`,
+/// `py`, `js`). `output_mode` is `files_with_matches` (default), `content` or `count`.
+/// Results are sorted by path; `head_limit` and `offset` page through them.
+#[tool(read_only, concurrency_safe, idempotent)]
+pub struct Grep {
+    /// The regular expression, such as `fn\s+main` or `TODO`.
+    pub pattern: String,
+    /// File or directory to search, relative to the workspace root. Defaults to the root.
+    pub path: Option<String>,
+    /// Only search files whose path matches this glob, such as `*.rs` or `src/**/*.ts`.
+    pub glob: Option<String>,
+    /// Only search files of this type, such as `rust`, `py`, `js`, `md`.
+    #[serde(rename = "type")]
+    pub file_type: Option<String>,
+    /// What to return: `content` (lines as `path:line:text`, context as `path-line-text`), `files_with_matches` (paths; the default) or `count` (`path:count`).
+    pub output_mode: Option<GrepOutput>,
+    /// Ignore case (`-i`).
+    #[serde(rename = "-i", default)]
+    pub case_insensitive: bool,
+    /// Show line numbers in `content` mode (`-n`). Defaults to true.
+    #[serde(rename = "-n")]
+    pub line_numbers: Option<bool>,
+    /// Lines of context after each match (`-A`), in `content` mode.
+    #[serde(rename = "-A")]
+    pub after: Option<u32>,
+    /// Lines of context before each match (`-B`), in `content` mode.
+    #[serde(rename = "-B")]
+    pub before: Option<u32>,
+    /// Lines of context before and after each match (`-C`), in `content` mode.
+    #[serde(rename = "-C")]
+    pub context: Option<u32>,
+    /// Let the pattern span lines; `.` then matches newlines too.
+    #[serde(default)]
+    pub multiline: bool,
+    /// Return at most this many entries (lines, files or counts). Defaults to 500.
+    #[schemars(range(min = 1))]
+    pub head_limit: Option<u32>,
+    /// Skip this many entries first. Defaults to 0.
+    pub offset: Option<u32>,
+}
+
+impl Tool for Grep {
+    type Output = String;
+
+    fn validate(&self, _cx: &ToolContext) -> Result<(), ToolError> {
+        if self.pattern.is_empty() {
+            return Err(ToolError::msg("`pattern` is empty; give a regular expression"));
+        }
+        if self.head_limit == Some(0) {
+            return Err(ToolError::msg("`head_limit` must be at least 1"));
+        }
+        self.matcher().map(drop)
+    }
+
+    fn summary(&self) -> Option<String> {
+        Some(format!("grep {:?} in {}", self.pattern, self.path.as_deref().unwrap_or(".")))
+    }
+
+    async fn call(self, cx: &ToolContext) -> Result<String, ToolError> {
+        let workspace = Workspace::of(cx)?;
+        let base = workspace.existing(cx, self.path.as_deref().unwrap_or("."))?;
+        tokio::task::spawn_blocking(move || self.search(&workspace, base))
+            .await
+            .map_err(|e| ToolError::msg(format!("grep failed: {e}")))?
+    }
+}
+
+/// One file's part of the output.
+struct FileHits {
+    display: String,
+    entries: Vec<String>,
+}
+
+impl Grep {
+    fn mode(&self) -> GrepOutput {
+        self.output_mode.unwrap_or_default()
+    }
+
+    fn matcher(&self) -> Result<grep_regex::RegexMatcher, ToolError> {
+        let mut builder = RegexMatcherBuilder::new();
+        builder.case_insensitive(self.case_insensitive).multi_line(true);
+        if self.multiline {
+            builder.dot_matches_new_line(true);
+        } else {
+            builder.line_terminator(Some(b'\n'));
+        }
+        // The error text is regex-syntax's, which marks where the pattern is wrong.
+        builder.build(&self.pattern).map_err(|e| ToolError::msg(format!("invalid regex:\n{e}")))
+    }
+
+    fn searcher(&self) -> Searcher {
+        let content = self.mode() == GrepOutput::Content;
+        let context = |n: Option<u32>| if content { n.or(self.context).unwrap_or(0) as usize } else { 0 };
+        SearcherBuilder::new()
+            .line_number(true)
+            .multi_line(self.multiline)
+            .before_context(context(self.before))
+            .after_context(context(self.after))
+            .binary_detection(BinaryDetection::quit(0))
+            .build()
+    }
+
+    fn search(&self, workspace: &Workspace, base: Resolved) -> Result<String, ToolError> {
+        let matcher = self.matcher()?;
+        let mut walk = workspace.walker(&base.path);
+        if let Some(glob) = &self.glob {
+            let mut overrides = OverrideBuilder::new(&base.path);
+            overrides.add(glob).map_err(|e| ToolError::msg(format!("invalid glob `{glob}`: {e}")))?;
+            walk.overrides(overrides.build().map_err(|e| ToolError::msg(format!("invalid glob `{glob}`: {e}")))?);
+        }
+        if let Some(name) = &self.file_type {
+            let mut types = TypesBuilder::new();
+            types.add_defaults();
+            types.select(name);
+            let types = types.build().map_err(|e| ToolError::msg(format!("`type`: {e}")))?;
+            walk.types(types);
+        }
+        let found: Mutex<Vec<FileHits>> = Mutex::new(Vec::new());
+        walk.build_parallel().run(|| {
+            let matcher = matcher.clone();
+            let mut searcher = self.searcher();
+            let found = &found;
+            Box::new(move |entry| {
+                let Ok(entry) = entry else { return WalkState::Continue };
+                if !entry.file_type().is_some_and(|t| t.is_file()) {
+                    return WalkState::Continue;
+                }
+                let display = workspace.display(entry.path());
+                let mut sink = Collect::new(self, &display);
+                if searcher.search_path(&matcher, entry.path(), &mut sink).is_ok()
+                    && let Some(hits) = sink.finish()
+                {
+                    found.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(hits);
+                }
+                WalkState::Continue
+            })
+        });
+        let mut found = found.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
+        found.sort_by(|a, b| a.display.cmp(&b.display));
+        Ok(self.render(&base.display, found))
+    }
+
+    fn render(&self, base: &str, found: Vec<FileHits>) -> String {
+        if found.is_empty() {
+            return format!("No matches for `{}` in `{base}`.", self.pattern);
+        }
+        let files = found.len();
+        let content = self.mode() == GrepOutput::Content;
+        let mut entries: Vec<String> = Vec::new();
+        for (i, hits) in found.into_iter().enumerate() {
+            if content && i > 0 && (self.before.or(self.after).or(self.context).unwrap_or(0) > 0) {
+                entries.push("--".to_owned());
+            }
+            entries.extend(hits.entries);
+        }
+        let total = entries.len();
+        let offset = self.offset.unwrap_or(0) as usize;
+        let limit = self.head_limit.unwrap_or(DEFAULT_HEAD_LIMIT) as usize;
+        let shown: Vec<String> = entries.into_iter().skip(offset).take(limit).collect();
+        let mut out = shown.join("\n");
+        let what = match self.mode() {
+            GrepOutput::Content => "lines",
+            GrepOutput::FilesWithMatches => "files",
+            GrepOutput::Count => "counts",
+        };
+        if offset + shown.len() < total || offset > 0 {
+            let _ = write!(
+                out,
+                "\n(showing {what} {}-{} of {total} in {files} files; use `offset` and `head_limit` for more)",
+                (offset + 1).min(total),
+                offset + shown.len()
+            );
+        }
+        out
+    }
+}
+
+/// Collects one file's output in the requested mode.
+struct Collect<'a> {
+    grep: &'a Grep,
+    display: &'a str,
+    entries: Vec<String>,
+    matches: u64,
+    line_numbers: bool,
+}
+
+impl<'a> Collect<'a> {
+    fn new(grep: &'a Grep, display: &'a str) -> Self {
+        Collect { grep, display, entries: Vec::new(), matches: 0, line_numbers: grep.line_numbers.unwrap_or(true) }
+    }
+
+    fn push_lines(&mut self, first: Option<u64>, bytes: &[u8], separator: char) {
+        let text = String::from_utf8_lossy(bytes);
+        for (i, line) in text.lines().enumerate() {
+            let mut entry = String::with_capacity(self.display.len() + line.len() + 8);
+            entry.push_str(self.display);
+            entry.push(separator);
+            if self.line_numbers
+                && let Some(first) = first
+            {
+                let _ = write!(entry, "{}{separator}", first + i as u64);
+            }
+            entry.push_str(line);
+            self.entries.push(entry);
+        }
+    }
+
+    fn finish(self) -> Option<FileHits> {
+        if self.matches == 0 {
+            return None;
+        }
+        let entries = match self.grep.mode() {
+            GrepOutput::Content => self.entries,
+            GrepOutput::FilesWithMatches => vec![self.display.to_owned()],
+            GrepOutput::Count => vec![format!("{}:{}", self.display, self.matches)],
+        };
+        Some(FileHits { display: self.display.to_owned(), entries })
+    }
+}
+
+impl Sink for Collect<'_> {
+    type Error = std::io::Error;
+
+    fn matched(&mut self, _searcher: &Searcher, mat: &SinkMatch<'_>) -> Result<bool, std::io::Error> {
+        self.matches += 1;
+        match self.grep.mode() {
+            GrepOutput::Content => self.push_lines(mat.line_number(), mat.bytes(), ':'),
+            // One match is enough to list the file.
+            GrepOutput::FilesWithMatches => return Ok(false),
+            GrepOutput::Count => {}
+        }
+        Ok(true)
+    }
+
+    fn context(&mut self, _searcher: &Searcher, context: &SinkContext<'_>) -> Result<bool, std::io::Error> {
+        if !matches!(context.kind(), SinkContextKind::Other) {
+            self.push_lines(context.line_number(), context.bytes(), '-');
+        }
+        Ok(true)
+    }
+
+    fn context_break(&mut self, _searcher: &Searcher) -> Result<bool, std::io::Error> {
+        self.entries.push("--".to_owned());
+        Ok(true)
+    }
+}

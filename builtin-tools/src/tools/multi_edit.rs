@@ -1,0 +1,37 @@
+//! `multi_edit`: several edits to one file, all or nothing.
+
+use crate::edit::{Edit, edit_file};
+use toolwright_core::{Tool, ToolContext, ToolError, tool};
+
+/// Make several exact-string replacements in one file, all or nothing.
+///
+/// The edits apply in order, each to the result of the one before. If any edit
+/// fails (no match, or several without `replace_all`), the file is left unchanged.
+/// The same rules as edit_file apply.
+#[tool(title = "Edit file (several changes)")]
+pub struct MultiEdit {
+    /// Path of the file, relative to the workspace root (or absolute inside it).
+    pub path: String,
+    /// The edits, applied in order.
+    #[schemars(length(min = 1))]
+    pub edits: Vec<Edit>,
+}
+
+impl Tool for MultiEdit {
+    type Output = String;
+
+    fn validate(&self, _cx: &ToolContext) -> Result<(), ToolError> {
+        if self.edits.is_empty() {
+            return Err(ToolError::msg("`edits` is empty; give at least one edit"));
+        }
+        Ok(())
+    }
+
+    fn summary(&self) -> Option<String> {
+        Some(format!("edit {} ({} changes)", self.path, self.edits.len()))
+    }
+
+    async fn call(self, cx: &ToolContext) -> Result<String, ToolError> {
+        edit_file(cx, &self.path, &self.edits)
+    }
+}

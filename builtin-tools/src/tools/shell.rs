@@ -1,0 +1,398 @@
+//! `shell`: `bash -c` in a working directory that persists between calls, in its own
+//! process group so that a timeout or a cancellation kills everything it started.
+
+use crate::workspace::Workspace;
+use nix::sys::signal::{Signal, killpg};
+use nix::unistd::Pid;
+use std::collections::HashMap;
+use std::io::Read as _;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+use toolwright_core::truncate::cut_middle;
+use toolwright_core::{ContextModifier, Tool, ToolContext, ToolError, ToolOutput, tool};
+
+/// The timeout when none is given: 2 minutes.
+pub const DEFAULT_SHELL_TIMEOUT_MS: u64 = 120_000;
+/// The longest timeout a call may ask for: 10 minutes.
+pub const MAX_SHELL_TIMEOUT_MS: u64 = 600_000;
+/// Bytes of output the model gets; the middle of a longer output is cut.
+pub const MAX_SHELL_OUTPUT_BYTES: usize = 30_000;
+/// Bytes kept from each end of the raw output while a command runs.
+const CAPTURE_END_BYTES: usize = 256 * 1024;
+
+/// Run a shell command with `bash -c` and return its output and exit code.
+///
+/// The working directory persists between calls: after `cd sub`, later commands run
+/// in `sub`. stdout and stderr are merged; a long output keeps its start and end.
+/// The timeout defaults to 2 minutes (at most 10); on timeout or cancellation every
+/// process the command started is killed. With `run_in_background`, the command
+/// keeps running and the result is a handle: read its output later with
+/// shell_output. Destructive: a command can delete or overwrite anything the user can.
+#[tool(title = "Run shell command", destructive, open_world, timeout_secs = 660)]
+pub struct Shell {
+    /// The command, as you would type it in bash.
+    pub command: String,
+    /// A short description of what the command does, for the user.
+    pub description: Option<String>,
+    /// Timeout in milliseconds. Defaults to 120000 (2 minutes); at most 600000.
+    #[schemars(range(min = 1, max = 600_000))]
+    pub timeout: Option<u64>,
+    /// Start the command and return at once with a handle for shell_output.
+    #[serde(default)]
+    pub run_in_background: bool,
+}
+
+impl Tool for Shell {
+    type Output = ToolOutput;
+
+    fn validate(&self, _cx: &ToolContext) -> Result<(), ToolError> {
+        if self.command.trim().is_empty() {
+            return Err(ToolError::msg("`command` is empty"));
+        }
+        match self.timeout {
+            Some(0) => Err(ToolError::msg("`timeout` must be at least 1 ms")),
+            Some(ms) if ms > MAX_SHELL_TIMEOUT_MS => {
+                Err(ToolError::msg(format!("`timeout` is {ms} ms; the maximum is {MAX_SHELL_TIMEOUT_MS} (10 minutes)")))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    fn summary(&self) -> Option<String> {
+        Some(match &self.description {
+            Some(description) => format!("$ {} ({description})", first_line(&self.command)),
+            None => format!("$ {}", first_line(&self.command)),
+        })
+    }
+
+    async fn call(self, cx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let workspace = Workspace::of(cx)?;
+        let cwd = cx.cwd().to_path_buf();
+        if self.run_in_background {
+            let shells = cx.extension::<BackgroundShells>().ok_or_else(|| {
+                ToolError::msg(
+                    "background commands need a BackgroundShells table in the session \
+                     (the agent must put `toolwright_builtin::session()` in the turn's extensions)",
+                )
+            })?;
+            let id = shells.start(&self.command, &cwd)?;
+            return Ok(ToolOutput::text(format!(
+                "Started in the background as `{id}`. Read its output with shell_output(id: \"{id}\")."
+            )));
+        }
+        let timeout = Duration::from_millis(self.timeout.unwrap_or(DEFAULT_SHELL_TIMEOUT_MS));
+        let cwd_file = tempfile::NamedTempFile::new().map_err(|e| ToolError::io("cannot create a temporary file", e))?;
+        let mut running = Running::spawn(&self.command, &cwd, Some(cwd_file.path()))?;
+        let started = Instant::now();
+        let outcome = tokio::select! {
+            status = running.child.wait() => Outcome::Exited(status.map_err(|e| ToolError::io("waiting for bash failed", e))?),
+            () = tokio::time::sleep(timeout) => Outcome::TimedOut,
+            () = cx.cancellation().cancelled() => Outcome::Cancelled,
+        };
+        let elapsed = started.elapsed();
+        // Whatever the command left behind in its group goes too.
+        running.group.kill();
+        let output = running.output().await;
+        let mut text = render_output(&output);
+        match outcome {
+            Outcome::Cancelled => Err(ToolError::Cancelled),
+            Outcome::TimedOut => {
+                text.push_str(&format!(
+                    "\n\nTimed out after {:.1} s: the command and every process it started were killed.",
+                    elapsed.as_secs_f64()
+                ));
+                Ok(ToolOutput::error(text))
+            }
+            Outcome::Exited(status) => {
+                let code = status.code();
+                let mut result = match code {
+                    Some(0) => ToolOutput::text(text),
+                    Some(code) => ToolOutput::error(format!("{text}\n\nExit code: {code}")),
+                    None => ToolOutput::error(format!("{text}\n\nKilled by a signal.")),
+                };
+                if let Some(new_cwd) = read_cwd(cwd_file.path())
+                    && new_cwd != cwd.canonicalize().unwrap_or_else(|_| cwd.clone())
+                {
+                    if workspace.roots().iter().any(|root| new_cwd.starts_with(root)) {
+                        // The workspace stays where it was, not where the shell went.
+                        let modifier = ContextModifier::new(move |turn| {
+                            if turn.extension::<Workspace>().is_none() {
+                                turn.insert_extension(workspace.clone());
+                            }
+                            turn.set_cwd(new_cwd.clone());
+                        });
+                        result = result.with_modifier(modifier);
+                    } else {
+                        let note = format!(
+                            "\n(the working directory stays `{}`: `{}` is outside the workspace)",
+                            cwd.display(),
+                            new_cwd.display()
+                        );
+                        result = append_text(result, &note);
+                    }
+                }
+                Ok(result)
+            }
+        }
+    }
+}
+
+enum Outcome {
+    Exited(std::process::ExitStatus),
+    TimedOut,
+    Cancelled,
+}
+
+fn first_line(command: &str) -> &str {
+    command.lines().next().unwrap_or("")
+}
+
+fn append_text(output: ToolOutput, note: &str) -> ToolOutput {
+    let text = output.text_content() + note;
+    let modifier = output.modifier.clone();
+    let mut out = if output.is_error { ToolOutput::error(text) } else { ToolOutput::text(text) };
+    out.modifier = modifier;
+    out
+}
+
+fn read_cwd(file: &Path) -> Option<PathBuf> {
+    let text = std::fs::read_to_string(file).ok()?;
+    let line = text.lines().next()?.trim();
+    (!line.is_empty()).then(|| PathBuf::from(line))
+}
+
+/// The merged output of a command: its start and end, however long it ran.
+#[derive(Debug, Default)]
+pub(crate) struct Captured {
+    head: Vec<u8>,
+    tail: std::collections::VecDeque<u8>,
+    /// Bytes between head and tail that were not kept.
+    dropped: u64,
+    /// Bytes ever written.
+    total: u64,
+}
+
+impl Captured {
+    fn push(&mut self, mut bytes: &[u8]) {
+        self.total += bytes.len() as u64;
+        let room = CAPTURE_END_BYTES.saturating_sub(self.head.len());
+        let (now, rest) = bytes.split_at(room.min(bytes.len()));
+        self.head.extend_from_slice(now);
+        bytes = rest;
+        self.tail.extend(bytes);
+        let excess = self.tail.len().saturating_sub(CAPTURE_END_BYTES);
+        if excess > 0 {
+            self.tail.drain(..excess);
+            self.dropped += excess as u64;
+        }
+    }
+
+    /// Everything kept, as bytes.
+    fn bytes(&self) -> (Vec<u8>, u64) {
+        (self.since(0), self.dropped)
+    }
+
+    /// The kept bytes from `offset` (counted over everything written) on. The tail
+    /// only holds bytes written after the head filled, so the two never overlap.
+    fn since(&self, offset: u64) -> Vec<u8> {
+        let tail_start = self.total - self.tail.len() as u64;
+        let mut out = Vec::new();
+        if let Some(head) = self.head.get(usize::try_from(offset).unwrap_or(usize::MAX)..) {
+            out.extend_from_slice(head);
+        }
+        let skip = offset.saturating_sub(tail_start);
+        out.extend(self.tail.iter().skip(usize::try_from(skip).unwrap_or(usize::MAX)));
+        out
+    }
+}
+
+/// The model's view of an output: lossily decoded (with a note), middle cut.
+pub(crate) fn render_output(captured: &Captured) -> String {
+    let (bytes, dropped) = captured.bytes();
+    let (text, lossy) = match String::from_utf8(bytes) {
+        Ok(text) => (text, false),
+        Err(e) => (String::from_utf8_lossy(e.as_bytes()).into_owned(), true),
+    };
+    let mut out = match cut_middle(&text, MAX_SHELL_OUTPUT_BYTES) {
+        Some(cut) => format!(
+            "{}\n[… {} bytes ({} lines) cut from the middle …]\n{}",
+            cut.head.trim_end_matches('\n'),
+            cut.cut_bytes as u64 + dropped,
+            cut.cut_lines,
+            cut.tail
+        ),
+        None => text.clone(),
+    };
+    if out.is_empty() {
+        out.push_str("(no output)");
+    }
+    let out = out.trim_end_matches('\n').to_owned();
+    if lossy { format!("{out}\n(the output was not valid UTF-8; invalid bytes are shown as \u{FFFD})") } else { out }
+}
+
+/// A process group that is killed when this is dropped (a cancelled call's future
+/// is dropped after the grace period).
+pub(crate) struct Group(Option<i32>);
+
+impl Group {
+    pub(crate) fn kill(&mut self) {
+        if let Some(pgid) = self.0.take() {
+            let _ = killpg(Pid::from_raw(pgid), Signal::SIGKILL);
+        }
+    }
+}
+
+impl Drop for Group {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
+/// A spawned `bash -c` with its output being read.
+pub(crate) struct Running {
+    pub(crate) child: tokio::process::Child,
+    pub(crate) group: Group,
+    output: Arc<Mutex<Captured>>,
+    reader: tokio::task::JoinHandle<()>,
+}
+
+impl Running {
+    /// Starts `command` in `cwd`, in a new process group, stdout and stderr into one
+    /// pipe; with `cwd_file`, bash writes its final working directory there on exit.
+    pub(crate) fn spawn(command: &str, cwd: &Path, cwd_file: Option<&Path>) -> Result<Running, ToolError> {
+        let (reader, writer) = std::io::pipe().map_err(|e| ToolError::io("cannot create a pipe", e))?;
+        let writer2 = writer.try_clone().map_err(|e| ToolError::io("cannot create a pipe", e))?;
+        let script = match cwd_file {
+            Some(_) => format!("trap 'pwd -P > \"$TOOLWRIGHT_CWD_FILE\"' EXIT\n{command}"),
+            None => command.to_owned(),
+        };
+        let mut cmd = tokio::process::Command::new("bash");
+        cmd.arg("-c")
+            .arg(script)
+            .current_dir(cwd)
+            .stdin(Stdio::null())
+            .stdout(writer)
+            .stderr(writer2)
+            .process_group(0)
+            .kill_on_drop(true);
+        if let Some(file) = cwd_file {
+            cmd.env("TOOLWRIGHT_CWD_FILE", file);
+        }
+        let child = cmd.spawn().map_err(|e| ToolError::io("cannot start bash", e))?;
+        // `cmd` holds the pipe's write ends; drop it so EOF comes when the group exits.
+        drop(cmd);
+        let group = Group(child.id().and_then(|id| i32::try_from(id).ok()));
+        let output = Arc::new(Mutex::new(Captured::default()));
+        let sink = Arc::clone(&output);
+        let reader = tokio::task::spawn_blocking(move || {
+            let mut reader = reader;
+            let mut buf = vec![0u8; 64 * 1024];
+            while let Ok(n) = reader.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                sink.lock().unwrap_or_else(PoisonError::into_inner).push(&buf[..n]);
+            }
+        });
+        Ok(Running { child, group, output, reader })
+    }
+
+    /// The output, once the pipe has closed (the group was killed, so it will).
+    async fn output(self) -> Captured {
+        let Running { output, reader, .. } = self;
+        let _ = tokio::time::timeout(Duration::from_secs(2), reader).await;
+        std::mem::take(&mut *output.lock().unwrap_or_else(PoisonError::into_inner))
+    }
+}
+
+/// One background command.
+struct Background {
+    command: String,
+    output: Arc<Mutex<Captured>>,
+    /// Bytes of the output already returned by shell_output.
+    read: u64,
+    status: Arc<Mutex<Option<Option<i32>>>>,
+    group: Arc<Mutex<Group>>,
+    started: Instant,
+}
+
+/// The session's background commands. Dropping the last clone kills those still
+/// running.
+#[derive(Clone, Default)]
+pub struct BackgroundShells {
+    inner: Arc<Mutex<HashMap<String, Background>>>,
+    next: Arc<AtomicU64>,
+}
+
+impl std::fmt::Debug for BackgroundShells {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let n = self.inner.lock().map(|m| m.len()).unwrap_or(0);
+        write!(f, "BackgroundShells({n} commands)")
+    }
+}
+
+impl BackgroundShells {
+    fn start(&self, command: &str, cwd: &Path) -> Result<String, ToolError> {
+        let Running { mut child, group, output, reader: _ } = Running::spawn(command, cwd, None)?;
+        let id = format!("shell_{}", self.next.fetch_add(1, Ordering::Relaxed) + 1);
+        let status = Arc::new(Mutex::new(None));
+        let done = Arc::clone(&status);
+        tokio::spawn(async move {
+            let code = child.wait().await.ok().map(|s| s.code());
+            *done.lock().unwrap_or_else(PoisonError::into_inner) = Some(code.flatten());
+        });
+        let entry = Background {
+            command: command.to_owned(),
+            output,
+            read: 0,
+            status,
+            group: Arc::new(Mutex::new(group)),
+            started: Instant::now(),
+        };
+        self.inner.lock().unwrap_or_else(PoisonError::into_inner).insert(id.clone(), entry);
+        Ok(id)
+    }
+
+    /// New output of a background command since the last read, and its state; with
+    /// `kill`, the command's process group is killed first.
+    pub(crate) fn read(&self, id: &str, kill: bool) -> Result<ToolOutput, ToolError> {
+        let mut table = self.inner.lock().unwrap_or_else(PoisonError::into_inner);
+        let known: Vec<String> = table.keys().cloned().collect();
+        let Some(entry) = table.get_mut(id) else {
+            let mut known = known;
+            known.sort();
+            let list = if known.is_empty() { "none".to_owned() } else { known.join(", ") };
+            return Err(ToolError::msg(format!("no background command `{id}`; the running ones are: {list}")));
+        };
+        if kill {
+            entry.group.lock().unwrap_or_else(PoisonError::into_inner).kill();
+        }
+        let captured = entry.output.lock().unwrap_or_else(PoisonError::into_inner);
+        let fresh = captured.since(entry.read);
+        entry.read = captured.total;
+        drop(captured);
+        let mut view = Captured::default();
+        view.push(&fresh);
+        let text = if fresh.is_empty() { "(no new output)".to_owned() } else { render_output(&view) };
+        let state = match *entry.status.lock().unwrap_or_else(PoisonError::into_inner) {
+            None if kill => "killed".to_owned(),
+            None => format!("running for {:.0} s", entry.started.elapsed().as_secs_f64()),
+            Some(Some(code)) => format!("exited with code {code}"),
+            Some(None) => "killed by a signal".to_owned(),
+        };
+        Ok(ToolOutput::text(format!("`{id}` ({}): {state}\n{text}", first_line(&entry.command))))
+    }
+}
+
+impl Drop for BackgroundShells {
+    fn drop(&mut self) {
+        if Arc::strong_count(&self.inner) == 1 {
+            for entry in self.inner.lock().unwrap_or_else(PoisonError::into_inner).values() {
+                entry.group.lock().unwrap_or_else(PoisonError::into_inner).kill();
+            }
+        }
+    }
+}

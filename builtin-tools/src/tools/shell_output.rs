@@ -1,0 +1,35 @@
+//! `shell_output`: what a background shell command printed since the last look.
+
+use crate::tools::BackgroundShells;
+use toolwright_core::{Tool, ToolContext, ToolError, ToolOutput, tool};
+
+/// Read the new output of a command started with `shell` and `run_in_background`,
+/// and whether it is still running. Each call returns only what is new since the
+/// last call. With `kill`, the command and everything it started are stopped first.
+#[tool(title = "Background command output")]
+pub struct ShellOutput {
+    /// The handle `shell` returned, such as `shell_1`.
+    pub id: String,
+    /// Stop the command first. Defaults to false.
+    #[serde(default)]
+    pub kill: bool,
+}
+
+impl Tool for ShellOutput {
+    type Output = ToolOutput;
+
+    fn is_read_only(&self) -> bool {
+        !self.kill
+    }
+
+    fn summary(&self) -> Option<String> {
+        Some(if self.kill { format!("kill {}", self.id) } else { format!("output of {}", self.id) })
+    }
+
+    async fn call(self, cx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let shells = cx
+            .extension::<BackgroundShells>()
+            .ok_or_else(|| ToolError::msg("this session has no background commands"))?;
+        shells.read(&self.id, self.kill)
+    }
+}

@@ -1,0 +1,57 @@
+//! `write_file`: create or overwrite a file, atomically.
+
+use crate::fsio::{TextFile, unified_diff, write_atomic};
+use crate::session::check_fresh;
+use crate::workspace::resolve_for_write;
+use toolwright_core::{Tool, ToolContext, ToolError, tool};
+
+/// Write a file in the workspace, creating it (and its directories) or replacing it.
+///
+/// Overwriting an existing file requires that it was read with read_file in this
+/// session and has not changed since. Prefer edit_file for changes to part of a file.
+/// Not destructive in the irreversible sense: the previous content was read first.
+#[tool(title = "Write file")]
+pub struct WriteFile {
+    /// Path of the file, relative to the workspace root (or absolute inside it).
+    pub path: String,
+    /// The complete new content of the file.
+    pub content: String,
+}
+
+impl Tool for WriteFile {
+    type Output = String;
+
+    fn summary(&self) -> Option<String> {
+        Some(format!("write {} ({} bytes)", self.path, self.content.len()))
+    }
+
+    async fn call(self, cx: &ToolContext) -> Result<String, ToolError> {
+        let target = resolve_for_write(cx, &self.path)?;
+        match std::fs::metadata(&target.path) {
+            Ok(meta) if meta.is_dir() => {
+                Err(ToolError::msg(format!("`{}` is a directory; give a file path", target.display)))
+            }
+            Ok(_) => {
+                let existing = TextFile::load(&target.path, &target.display);
+                let raw = match &existing {
+                    Ok(file) => file.raw.clone(),
+                    Err(_) => std::fs::read(&target.path)
+                        .map_err(|e| ToolError::io(format!("cannot read `{}`", target.display), e))?,
+                };
+                check_fresh(cx, &target.path, &target.display, &raw)?;
+                write_atomic(cx, &target.path, &target.display, self.content.as_bytes())?;
+                let diff = match existing {
+                    Ok(file) => unified_diff(&target.display, &file.text, &self.content.replace("\r\n", "\n")),
+                    Err(_) => String::new(),
+                };
+                let lines = self.content.lines().count();
+                Ok(format!("Overwrote `{}` ({lines} lines).\n{diff}", target.display).trim_end().to_owned())
+            }
+            Err(_) => {
+                write_atomic(cx, &target.path, &target.display, self.content.as_bytes())?;
+                let lines = self.content.lines().count();
+                Ok(format!("Created `{}` ({lines} lines, {} bytes).", target.display, self.content.len()))
+            }
+        }
+    }
+}

@@ -1,0 +1,269 @@
+//! write_file, edit_file, multi_edit, replace_in_file, grep, list_dir, todo_write and
+//! the workspace guard, through the real pipeline on real files in temp dirs.
+#![allow(missing_docs)]
+
+mod common;
+
+use common::Session;
+use serde_json::json;
+use std::fs;
+use toolwright_builtin::tools::TodoList;
+use toolwright_core::TurnContext;
+
+#[test]
+fn write_creates_files_and_directories_with_usual_permissions() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = Session::new(dir.path());
+    let out = s.ok("write_file", json!({"path": "src/deep/new.txt", "content": "one\ntwo\n"}));
+    assert_eq!(out, "Created `src/deep/new.txt` (2 lines, 8 bytes).");
+    assert_eq!(fs::read_to_string(dir.path().join("src/deep/new.txt")).unwrap(), "one\ntwo\n");
+    let mode = fs::metadata(dir.path().join("src/deep/new.txt")).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o644);
+    // No temporary file is left behind.
+    let names: Vec<_> = fs::read_dir(dir.path().join("src/deep")).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert_eq!(names, ["new.txt"]);
+    // A file it wrote itself may be overwritten without a read.
+    assert!(s.ok("write_file", json!({"path": "src/deep/new.txt", "content": "three\n"})).contains("-one"));
+}
+
+#[test]
+fn overwriting_needs_a_fresh_read_and_keeps_permissions() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("run.sh");
+    fs::write(&file, "echo old\n").unwrap();
+    fs::set_permissions(&file, fs::Permissions::from_mode(0o755)).unwrap();
+    let mut s = Session::new(dir.path());
+    let e = s.err("write_file", json!({"path": "run.sh", "content": "echo new\n"}));
+    assert!(e.contains("has not been read in this session; read it with read_file first"), "{e}");
+    s.ok("read_file", json!({"path": "run.sh"}));
+    // Someone else changes it after the read.
+    fs::write(&file, "echo theirs\n").unwrap();
+    let e = s.err("write_file", json!({"path": "run.sh", "content": "echo new\n"}));
+    assert!(e.contains("has changed since it was last read"), "{e}");
+    assert_eq!(fs::read_to_string(&file).unwrap(), "echo theirs\n", "nothing lost");
+    s.ok("read_file", json!({"path": "run.sh"}));
+    let out = s.ok("write_file", json!({"path": "run.sh", "content": "echo new\n"}));
+    assert!(out.contains("-echo theirs") && out.contains("+echo new"), "{out}");
+    assert_eq!(fs::metadata(&file).unwrap().permissions().mode() & 0o777, 0o755);
+}
+
+#[test]
+fn a_touched_but_unchanged_file_is_still_fresh() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("a.txt");
+    fs::write(&file, "same\n").unwrap();
+    let mut s = Session::new(dir.path());
+    s.ok("read_file", json!({"path": "a.txt"}));
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    fs::write(&file, "same\n").unwrap(); // new mtime, same content
+    s.ok("edit_file", json!({"path": "a.txt", "old_string": "same", "new_string": "changed"}));
+    assert_eq!(fs::read_to_string(&file).unwrap(), "changed\n");
+}
+
+#[test]
+fn edit_replaces_a_unique_string_and_keeps_crlf_and_bom() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("win.txt");
+    fs::write(&file, "\u{feff}alpha\r\nbeta\r\ngamma\r\n").unwrap();
+    let mut s = Session::new(dir.path());
+    s.ok("read_file", json!({"path": "win.txt"}));
+    let out = s.ok("edit_file", json!({"path": "win.txt", "old_string": "beta\ngamma", "new_string": "BETA\ngamma"}));
+    assert!(out.starts_with("Edited `win.txt`: 1 replacement.") && out.contains("-beta\n+BETA"), "{out}");
+    assert_eq!(fs::read(&file).unwrap(), "\u{feff}alpha\r\nBETA\r\ngamma\r\n".as_bytes());
+}
+
+#[test]
+fn edit_errors_show_candidates_or_line_numbers_and_change_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("m.rs");
+    let text = "fn main() {\n    let x = 1;\n    let y = 2;\n    let x = 1;\n}\n";
+    fs::write(&file, text).unwrap();
+    let mut s = Session::new(dir.path());
+    s.ok("read_file", json!({"path": "m.rs"}));
+    let e = s.err("edit_file", json!({"path": "m.rs", "old_string": "let x = 1;", "new_string": "let x = 3;"}));
+    assert!(e.contains("occurs 2 times") && e.contains("lines 2, 4"), "{e}");
+    let e = s.err("edit_file", json!({"path": "m.rs", "old_string": "let z = 2;", "new_string": "let z = 3;"}));
+    assert!(e.contains("the closest lines are:") && e.contains("     3\t    let y = 2;"), "{e}");
+    assert_eq!(fs::read_to_string(&file).unwrap(), text);
+    let out = s.ok(
+        "edit_file",
+        json!({"path": "m.rs", "old_string": "let x = 1;", "new_string": "let x = 3;", "replace_all": true}),
+    );
+    assert!(out.contains("2 replacements"), "{out}");
+    let e = s.err("edit_file", json!({"path": "src", "old_string": "a", "new_string": "b"}));
+    assert!(e.contains("does not exist"), "{e}");
+}
+
+#[test]
+fn multi_edit_is_all_or_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("c.txt");
+    fs::write(&file, "a\nb\nc\n").unwrap();
+    let mut s = Session::new(dir.path());
+    s.ok("read_file", json!({"path": "c.txt"}));
+    let e = s.err(
+        "multi_edit",
+        json!({"path": "c.txt", "edits": [
+            {"old_string": "a", "new_string": "A"},
+            {"old_string": "zzz", "new_string": "Z"}
+        ]}),
+    );
+    assert!(e.contains("edit 2 of 2: `old_string` was not found"), "{e}");
+    assert_eq!(fs::read_to_string(&file).unwrap(), "a\nb\nc\n");
+    // Each edit sees the result of the one before.
+    s.ok(
+        "multi_edit",
+        json!({"path": "c.txt", "edits": [
+            {"old_string": "a\n", "new_string": "x\n"},
+            {"old_string": "x\nb", "new_string": "x\ny"}
+        ]}),
+    );
+    assert_eq!(fs::read_to_string(&file).unwrap(), "x\ny\nc\n");
+}
+
+#[test]
+fn replace_in_file_takes_clines_blocks() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("app.py");
+    fs::write(&file, "def f():\n    return 1\n\ndef g():\n    return 2\n").unwrap();
+    let mut s = Session::new(dir.path());
+    s.ok("read_file", json!({"path": "app.py"}));
+    let diff = "------- SEARCH\ndef f():\n    return 1\n=======\ndef f():\n    return 10\n+++++++ REPLACE\n\n------- SEARCH\n    return 2\n=======\n    return 20\n+++++++ REPLACE\n";
+    s.ok("replace_in_file", json!({"path": "app.py", "diff": diff}));
+    assert_eq!(fs::read_to_string(&file).unwrap(), "def f():\n    return 10\n\ndef g():\n    return 20\n");
+    let e = s.err("replace_in_file", json!({"path": "app.py", "diff": "just text"}));
+    assert!(e.contains("`diff`: line 1: expected `------- SEARCH`"), "{e}");
+}
+
+#[test]
+fn grep_modes_context_filters_and_paging() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::create_dir_all(dir.path().join("src")).unwrap();
+    fs::write(dir.path().join("src/a.rs"), "fn main() {}\n// TODO one\nlet x = 1;\n").unwrap();
+    fs::write(dir.path().join("src/b.py"), "# todo two\nprint(1)\n").unwrap();
+    fs::write(dir.path().join("notes.md"), "TODO three\nTODO four\n").unwrap();
+    fs::write(dir.path().join(".gitignore"), "ignored.txt\n").unwrap();
+    fs::write(dir.path().join("ignored.txt"), "TODO hidden\n").unwrap();
+    let mut s = Session::new(dir.path());
+    assert_eq!(s.ok("grep", json!({"pattern": "TODO"})), "notes.md\nsrc/a.rs");
+    assert_eq!(s.ok("grep", json!({"pattern": "todo", "-i": true})), "notes.md\nsrc/a.rs\nsrc/b.py");
+    assert_eq!(s.ok("grep", json!({"pattern": "TODO", "output_mode": "count"})), "notes.md:2\nsrc/a.rs:1");
+    assert_eq!(
+        s.ok("grep", json!({"pattern": "TODO", "output_mode": "content", "-C": 1, "glob": "*.rs"})),
+        "src/a.rs-1-fn main() {}\nsrc/a.rs:2:// TODO one\nsrc/a.rs-3-let x = 1;"
+    );
+    assert_eq!(s.ok("grep", json!({"pattern": "todo", "-i": true, "type": "py"})), "src/b.py");
+    let paged = s.ok("grep", json!({"pattern": "TODO", "output_mode": "content", "head_limit": 1, "offset": 1}));
+    assert_eq!(
+        paged,
+        "notes.md:2:TODO four\n(showing lines 2-2 of 3 in 2 files; use `offset` and `head_limit` for more)"
+    );
+    assert_eq!(
+        s.ok("grep", json!({"pattern": "main\\(\\) \\{\\}\\n// TODO", "multiline": true, "output_mode": "content"})),
+        "src/a.rs:1:fn main() {}\nsrc/a.rs:2:// TODO one"
+    );
+    assert_eq!(s.ok("grep", json!({"pattern": "nothing here"})), "No matches for `nothing here` in `.`.");
+}
+
+#[test]
+fn grep_shows_where_a_regex_is_wrong() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = Session::new(dir.path());
+    let e = s.err("grep", json!({"pattern": "fn (main"}));
+    assert!(e.contains("invalid regex") && e.contains("unclosed group") && e.contains('^'), "{e}");
+    let e = s.err("grep", json!({"pattern": "x", "glob": "a{b"}));
+    assert!(e.contains("invalid glob `a{b`"), "{e}");
+}
+
+#[test]
+fn list_dir_draws_a_tree_to_a_depth() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::create_dir_all(dir.path().join("src/bin")).unwrap();
+    fs::write(dir.path().join("src/lib.rs"), "").unwrap();
+    fs::write(dir.path().join("src/bin/main.rs"), "").unwrap();
+    fs::write(dir.path().join("Cargo.toml"), "").unwrap();
+    fs::write(dir.path().join(".toolwrightignore"), "secret/\n").unwrap();
+    fs::create_dir_all(dir.path().join("secret")).unwrap();
+    fs::write(dir.path().join("secret/key"), "k").unwrap();
+    let mut s = Session::new(dir.path());
+    assert_eq!(s.ok("list_dir", json!({})), "./\n  Cargo.toml\n  src/\n    bin/\n    lib.rs");
+    assert_eq!(s.ok("list_dir", json!({"path": "src", "depth": 5})), "src/\n  bin/\n    main.rs\n  lib.rs");
+    assert!(s.err("list_dir", json!({"path": "Cargo.toml"})).contains("is a file, not a directory"));
+}
+
+#[test]
+fn the_ignore_file_blocks_paths_and_walks_skip_them() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join(".toolwrightignore"), "*.env\nsecret/\n").unwrap();
+    fs::write(dir.path().join("prod.env"), "KEY=1").unwrap();
+    fs::create_dir_all(dir.path().join("secret/deeper")).unwrap();
+    fs::write(dir.path().join("secret/deeper/k.txt"), "KEY=2").unwrap();
+    fs::write(dir.path().join("ok.txt"), "KEY=3").unwrap();
+    let mut s = Session::new(dir.path());
+    assert!(s.err("read_file", json!({"path": "prod.env"})).contains("`prod.env` is blocked by .toolwrightignore"));
+    assert!(s.err("read_file", json!({"path": "secret/deeper/k.txt"})).contains("blocked by .toolwrightignore"));
+    assert!(s.err("write_file", json!({"path": "secret/new.txt", "content": "x"})).contains("blocked"));
+    assert!(!dir.path().join("secret/new.txt").exists());
+    assert_eq!(s.ok("grep", json!({"pattern": "KEY"})), "ok.txt");
+    assert_eq!(s.ok("glob", json!({"pattern": "**/*"})), "ok.txt");
+}
+
+#[test]
+fn writes_cannot_leave_the_workspace() {
+    let outside = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(outside.path(), dir.path().join("escape")).unwrap();
+    let mut s = Session::new(dir.path());
+    for path in ["../x.txt", "escape/x.txt", "/etc/x.txt", "a/../../x.txt"] {
+        let e = s.err("write_file", json!({"path": path, "content": "x"}));
+        assert!(e.contains("outside the workspace"), "{path}: {e}");
+    }
+    assert_eq!(fs::read_dir(outside.path()).unwrap().count(), 0);
+}
+
+#[test]
+fn additional_directories_are_allowed() {
+    let extra = tempfile::tempdir().unwrap();
+    fs::write(extra.path().join("shared.txt"), "shared\n").unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = Session::new(dir.path());
+    let workspace = toolwright_builtin::Workspace::new(dir.path()).unwrap().with_additional_dir(extra.path()).unwrap();
+    let mut extensions = toolwright_builtin::session();
+    extensions.insert(workspace);
+    s.turn = TurnContext::new(dir.path()).with_extensions(extensions);
+    let path = extra.path().join("shared.txt");
+    assert!(s.ok("read_file", json!({"path": path})).contains("shared"));
+}
+
+#[test]
+fn todo_write_validates_and_keeps_the_list_in_the_context() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = Session::new(dir.path());
+    let e = s.err(
+        "todo_write",
+        json!({"todos": [
+            {"id": "1", "content": "a", "status": "in_progress"},
+            {"id": "2", "content": "b", "status": "in_progress"}
+        ]}),
+    );
+    assert!(e.contains("2 tasks are in_progress (1, 2)"), "{e}");
+    let e = s.err(
+        "todo_write",
+        json!({"todos": [{"id": "1", "content": "a", "status": "pending"}, {"id": "1", "content": "b", "status": "pending"}]}),
+    );
+    assert!(e.contains("the id `1` is used twice"), "{e}");
+    let out = s.ok(
+        "todo_write",
+        json!({"todos": [
+            {"id": "1", "content": "Read the code", "status": "completed"},
+            {"id": "2", "content": "Fix the bug", "status": "in_progress"},
+            {"id": "3", "content": "Run the tests", "status": "pending"}
+        ]}),
+    );
+    assert_eq!(out, "Todo list (1/3 done):\n[x] Read the code (1)\n[~] Fix the bug (2)\n[ ] Run the tests (3)");
+    let list = s.turn.extensions().get::<TodoList>().expect("kept in the context");
+    assert_eq!(list.0.len(), 3);
+    assert_eq!(list.0[1].content, "Fix the bug");
+}

@@ -1,0 +1,174 @@
+//! The shell tool with real processes: exit codes, a persistent working directory,
+//! timeouts and cancellation that kill the whole process group, merged and cut
+//! output, and background commands.
+#![allow(missing_docs)]
+
+mod common;
+
+use common::Session;
+use serde_json::json;
+use std::fs;
+use std::path::Path;
+use std::time::{Duration, Instant};
+use toolwright_core::{ErrorKind, ToolCall};
+
+/// Whether process `pid` is gone (a zombie waiting for its reaper counts as gone: it
+/// runs nothing).
+fn is_dead(pid: u32) -> bool {
+    match fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => true,
+        Ok(stat) => stat.rsplit(')').next().is_some_and(|rest| rest.trim_start().starts_with('Z')),
+    }
+}
+
+fn pids_in(file: &Path) -> Vec<u32> {
+    fs::read_to_string(file).unwrap_or_default().lines().filter_map(|l| l.trim().parse().ok()).collect()
+}
+
+/// A command that starts two grandchildren (a subshell's sleeps), records their pids
+/// and waits.
+fn spawn_grandchildren(pid_file: &Path) -> String {
+    format!("(sleep 60 & echo $! >> {f}; sleep 60 & echo $! >> {f}; wait) & echo started; wait", f = pid_file.display())
+}
+
+fn wait_for_pids(file: &Path, n: usize) -> Vec<u32> {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let pids = pids_in(file);
+        if pids.len() >= n || Instant::now() > deadline {
+            return pids;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn all_dead_soon(pids: &[u32]) -> bool {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while Instant::now() < deadline {
+        if pids.iter().all(|&p| is_dead(p)) {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    false
+}
+
+#[test]
+fn output_and_exit_codes() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = Session::new(dir.path());
+    assert_eq!(s.ok("shell", json!({"command": "echo out; echo err >&2"})), "out\nerr");
+    let e = s.err("shell", json!({"command": "echo failing; exit 3"}));
+    assert!(e.ends_with("failing\n\nExit code: 3"), "{e}");
+    assert_eq!(s.ok("shell", json!({"command": "true"})), "(no output)");
+}
+
+#[test]
+fn the_working_directory_persists_inside_the_workspace() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::create_dir_all(dir.path().join("sub/inner")).unwrap();
+    let mut s = Session::new(dir.path());
+    s.ok("shell", json!({"command": "cd sub/inner"}));
+    let root = dir.path().canonicalize().unwrap();
+    assert_eq!(s.ok("shell", json!({"command": "pwd -P"})), root.join("sub/inner").display().to_string());
+    // Other tools resolve relative paths from there too.
+    fs::write(dir.path().join("sub/inner/f.txt"), "here\n").unwrap();
+    assert!(s.ok("read_file", json!({"path": "f.txt"})).contains("here"));
+    let out = s.ok("shell", json!({"command": "cd /"}));
+    assert!(out.contains("stays") && out.contains("outside the workspace"), "{out}");
+    assert_eq!(s.ok("shell", json!({"command": "pwd -P"})), root.join("sub/inner").display().to_string());
+}
+
+#[test]
+fn a_timeout_kills_the_whole_process_group() {
+    let dir = tempfile::tempdir().unwrap();
+    let pid_file = dir.path().join("pids");
+    let mut s = Session::new(dir.path());
+    let start = Instant::now();
+    let e = s.err("shell", json!({"command": spawn_grandchildren(&pid_file), "timeout": 700}));
+    assert!(start.elapsed() < Duration::from_secs(10));
+    assert!(e.contains("started") && e.contains("Timed out after"), "{e}");
+    let pids = wait_for_pids(&pid_file, 2);
+    assert_eq!(pids.len(), 2, "the grandchildren ran");
+    assert!(all_dead_soon(&pids), "grandchildren survived: {pids:?}");
+}
+
+#[test]
+fn cancelling_the_turn_kills_the_whole_process_group() {
+    let dir = tempfile::tempdir().unwrap();
+    let pid_file = dir.path().join("pids");
+    let mut s = Session::new(dir.path());
+    let token = s.turn.cancellation().clone();
+    let watcher = {
+        let pid_file = pid_file.clone();
+        std::thread::spawn(move || {
+            wait_for_pids(&pid_file, 2);
+            token.cancel();
+        })
+    };
+    let result = s.call("shell", json!({"command": spawn_grandchildren(&pid_file)}));
+    watcher.join().unwrap();
+    assert_eq!(result.error, Some(ErrorKind::Cancelled), "{}", result.output.text_content());
+    let pids = pids_in(&pid_file);
+    assert_eq!(pids.len(), 2);
+    assert!(all_dead_soon(&pids), "grandchildren survived: {pids:?}");
+}
+
+#[test]
+fn long_output_keeps_head_and_tail_and_bad_utf8_is_noted() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = Session::new(dir.path());
+    let out = s.ok("shell", json!({"command": "seq 1 200000"}));
+    assert!(out.starts_with("1\n2\n3\n"), "{}", &out[..50]);
+    assert!(out.ends_with("199999\n200000"));
+    assert!(out.contains("cut from the middle"));
+    assert!(out.len() < 31_000, "{}", out.len());
+    let out = s.ok("shell", json!({"command": "printf 'ok \\377\\376 end'"}));
+    assert!(out.starts_with("ok \u{FFFD}\u{FFFD} end") && out.contains("not valid UTF-8"), "{out}");
+}
+
+#[test]
+fn timeouts_are_bounded() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = Session::new(dir.path());
+    let e = s.err("shell", json!({"command": "true", "timeout": 600_001}));
+    assert!(e.contains("the maximum is 600000"), "{e}");
+}
+
+#[test]
+fn background_commands_report_new_output_and_can_be_killed() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = Session::new(dir.path());
+    let started = s
+        .ok("shell", json!({"command": "for i in 1 2 3; do echo tick $i; sleep 0.1; done", "run_in_background": true}));
+    assert!(started.starts_with("Started in the background as `shell_1`"), "{started}");
+    std::thread::sleep(Duration::from_millis(800));
+    let first = s.ok("shell_output", json!({"id": "shell_1"}));
+    assert!(first.contains("exited with code 0") && first.contains("tick 1\ntick 2\ntick 3"), "{first}");
+    let again = s.ok("shell_output", json!({"id": "shell_1"}));
+    assert!(again.ends_with("(no new output)"), "{again}");
+
+    let pid_file = dir.path().join("pids");
+    s.ok("shell", json!({"command": spawn_grandchildren(&pid_file), "run_in_background": true}));
+    let pids = wait_for_pids(&pid_file, 2);
+    let running = s.ok("shell_output", json!({"id": "shell_2"}));
+    assert!(running.contains("running for") && running.contains("started"), "{running}");
+    let killed = s.ok("shell_output", json!({"id": "shell_2", "kill": true}));
+    assert!(killed.contains("killed"), "{killed}");
+    assert!(all_dead_soon(&pids), "grandchildren survived: {pids:?}");
+    let e = s.err("shell_output", json!({"id": "shell_9"}));
+    assert!(e.contains("no background command `shell_9`; the running ones are: shell_1, shell_2"), "{e}");
+}
+
+#[test]
+fn shell_calls_never_run_in_parallel() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = Session::new(dir.path());
+    let calls: Vec<ToolCall> =
+        (0..3).map(|i| ToolCall::new(format!("c{i}"), "shell", json!({"command": "sleep 0.2"}).to_string())).collect();
+    let start = Instant::now();
+    let Session { orchestrator, turn, rt, .. } = &mut s;
+    let results = rt.block_on(orchestrator.run(&calls, turn));
+    assert!(results.iter().all(|r| r.error.is_none()));
+    assert!(start.elapsed() >= Duration::from_millis(600), "serial: {:?}", start.elapsed());
+}
