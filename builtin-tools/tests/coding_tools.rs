@@ -267,3 +267,62 @@ fn todo_write_validates_and_keeps_the_list_in_the_context() {
     assert_eq!(list.0.len(), 3);
     assert_eq!(list.0[1].content, "Fix the bug");
 }
+
+/// The directory the permission check runs in, when this binary was started again
+/// as an unprivileged user.
+const PERMISSION_DIR_ENV: &str = "TOOLWRIGHT_TEST_PERMISSION_DIR";
+
+fn check_permission_errors(dir: &std::path::Path) {
+    let mut s = Session::new(dir);
+    let e = s.err("read_file", json!({"path": "locked.txt"}));
+    assert!(e.contains("cannot") && e.contains("locked.txt") && e.contains("ermission denied"), "{e}");
+    let e = s.err("write_file", json!({"path": "locked_dir/new.txt", "content": "x"}));
+    assert!(e.contains("locked_dir") && e.contains("ermission denied"), "{e}");
+}
+
+#[test]
+fn os_permission_errors_are_reported() {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let dir = tempfile::tempdir().unwrap();
+    fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o777)).unwrap();
+    let locked = dir.path().join("locked.txt");
+    fs::write(&locked, "secret").unwrap();
+    fs::set_permissions(&locked, fs::Permissions::from_mode(0o000)).unwrap();
+    fs::create_dir(dir.path().join("locked_dir")).unwrap();
+    fs::set_permissions(dir.path().join("locked_dir"), fs::Permissions::from_mode(0o555)).unwrap();
+    if fs::metadata("/proc/self").unwrap().uid() != 0 {
+        return check_permission_errors(dir.path());
+    }
+    // Root reads anything: run the check again as `nobody`, where the OS says no.
+    let status = std::process::Command::new("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+        .arg(std::env::current_exe().unwrap())
+        .args(["--exact", "permission_errors_as_an_unprivileged_user", "--nocapture"])
+        .env(PERMISSION_DIR_ENV, dir.path())
+        .status()
+        .expect("setpriv (util-linux) runs the check as an unprivileged user");
+    assert!(status.success());
+}
+
+/// Runs only when started by `os_permission_errors_are_reported`.
+#[test]
+fn permission_errors_as_an_unprivileged_user() {
+    if let Some(dir) = std::env::var_os(PERMISSION_DIR_ENV) {
+        check_permission_errors(std::path::Path::new(&dir));
+    }
+}
+
+#[test]
+fn files_too_large_to_edit_and_directories_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let big = fs::File::create(dir.path().join("big.log")).unwrap();
+    big.set_len(17 * 1024 * 1024).unwrap();
+    fs::create_dir(dir.path().join("folder")).unwrap();
+    let mut s = Session::new(dir.path());
+    let e = s.err("edit_file", json!({"path": "big.log", "old_string": "a", "new_string": "b"}));
+    assert!(e.contains("cannot be edited whole"), "{e}");
+    let e = s.err("edit_file", json!({"path": "folder", "old_string": "a", "new_string": "b"}));
+    assert!(e.contains("`folder` is a directory"), "{e}");
+    let e = s.err("write_file", json!({"path": "folder", "content": "x"}));
+    assert!(e.contains("`folder` is a directory"), "{e}");
+}

@@ -1,0 +1,92 @@
+//! web_fetch against a real HTTP server on 127.0.0.1.
+#![allow(missing_docs)]
+
+mod common;
+
+use common::Session;
+use serde_json::json;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+/// Answers each request by path: a minimal HTTP/1.1 server, one response per
+/// connection.
+async fn serve(listener: tokio::net::TcpListener) {
+    loop {
+        let Ok((mut socket, _)) = listener.accept().await else { return };
+        tokio::spawn(async move {
+            let mut request = Vec::new();
+            let mut buf = [0u8; 4096];
+            while !request.windows(4).any(|w| w == b"\r\n\r\n") {
+                match socket.read(&mut buf).await {
+                    Ok(0) | Err(_) => return,
+                    Ok(n) => request.extend_from_slice(&buf[..n]),
+                }
+            }
+            let head = String::from_utf8_lossy(&request);
+            let path = head.split_whitespace().nth(1).unwrap_or("/").to_owned();
+            let (status, headers, body): (&str, String, Vec<u8>) = match path.as_str() {
+                "/page.html" => (
+                    "200 OK",
+                    "Content-Type: text/html; charset=utf-8\r\n".into(),
+                    b"<html><body><h1>Title</h1><p>Some <b>bold</b> text and a <a href=\"/x\">link</a>.</p></body></html>".to_vec(),
+                ),
+                "/plain.txt" => ("200 OK", "Content-Type: text/plain\r\n".into(), b"just text\n".to_vec()),
+                "/same" => ("302 Found", "Location: /plain.txt\r\n".into(), Vec::new()),
+                "/away" => ("302 Found", "Location: http://elsewhere.invalid/next\r\n".into(), Vec::new()),
+                "/image.png" => ("200 OK", "Content-Type: image/png\r\n".into(), vec![0x89, b'P', b'N', b'G']),
+                "/big" => ("200 OK", "Content-Type: text/plain\r\n".into(), vec![b'a'; 6 * 1024 * 1024]),
+                _ => ("404 Not Found", "Content-Type: text/plain\r\n".into(), b"no such page".to_vec()),
+            };
+            let response =
+                format!("HTTP/1.1 {status}\r\n{headers}Content-Length: {}\r\nConnection: close\r\n\r\n", body.len());
+            let _ = socket.write_all(response.as_bytes()).await;
+            let _ = socket.write_all(&body).await;
+            let _ = socket.shutdown().await;
+        });
+    }
+}
+
+fn start(s: &Session) -> String {
+    let listener = s.rt.block_on(tokio::net::TcpListener::bind("127.0.0.1:0")).unwrap();
+    let addr = listener.local_addr().unwrap();
+    s.rt.spawn(serve(listener));
+    format!("http://{addr}")
+}
+
+#[test]
+fn html_becomes_markdown_and_text_comes_as_is() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = Session::new(dir.path());
+    let base = start(&s);
+    let page = s.ok("web_fetch", json!({"url": format!("{base}/page.html")}));
+    assert!(page.contains("# Title") && page.contains("**bold**") && page.contains("[link](/x)"), "{page}");
+    assert_eq!(s.ok("web_fetch", json!({"url": format!("{base}/plain.txt")})), "just text");
+    assert_eq!(s.ok("web_fetch", json!({"url": format!("{base}/same")})), "just text", "same-host redirect followed");
+}
+
+#[test]
+fn a_redirect_to_another_host_is_reported_not_followed() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = Session::new(dir.path());
+    let base = start(&s);
+    let out = s.ok("web_fetch", json!({"url": format!("{base}/away")}));
+    assert!(out.contains("redirects (302 Found) to another host: http://elsewhere.invalid/next"), "{out}");
+}
+
+#[test]
+fn limits_and_failures_are_clear() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = Session::new(dir.path());
+    let base = start(&s);
+    let big = s.ok("web_fetch", json!({"url": format!("{base}/big")}));
+    assert!(big.ends_with(&format!("(the response was cut at {} bytes)", 5 * 1024 * 1024)));
+    let e = s.err("web_fetch", json!({"url": format!("{base}/missing")}));
+    assert!(e.contains("answered 404 Not Found: no such page"), "{e}");
+    let e = s.err("web_fetch", json!({"url": format!("{base}/image.png")}));
+    assert!(e.contains("is `image/png` (4 bytes), not text"), "{e}");
+    let e = s.err("web_fetch", json!({"url": "ftp://example.com/file"}));
+    assert!(e.contains("uses the `ftp` scheme; only http and https"), "{e}");
+    // A port nothing listens on.
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap();
+    let e = s.err("web_fetch", json!({"url": format!("http://{closed}/")}));
+    assert!(e.contains("cannot connect to `127.0.0.1`"), "{e}");
+}
