@@ -2,6 +2,8 @@
 
 use crate::workspace::Workspace;
 use globset::GlobBuilder;
+use ignore::WalkState;
+use std::sync::{Mutex, PoisonError};
 use std::time::SystemTime;
 use toolwright_core::{Tool, ToolContext, ToolError, tool};
 
@@ -52,18 +54,25 @@ impl Tool for Glob {
         let limit = self.limit.unwrap_or(DEFAULT_GLOB_LIMIT) as usize;
         let pattern = self.pattern.clone();
         let search = move || {
-            let mut found: Vec<(SystemTime, String)> = Vec::new();
-            let walker = workspace.walker(&base.path).build();
-            for entry in walker.filter_map(Result::ok) {
-                if !entry.file_type().is_some_and(|t| t.is_file()) {
-                    continue;
-                }
-                let Ok(relative) = entry.path().strip_prefix(&base.path) else { continue };
-                if matcher.is_match(relative) {
-                    let modified = entry.metadata().ok().and_then(|m| m.modified().ok()).unwrap_or(SystemTime::UNIX_EPOCH);
-                    found.push((modified, workspace.display(entry.path())));
-                }
-            }
+            // A parallel walk; the sort below makes the order deterministic.
+            let found: Mutex<Vec<(SystemTime, String)>> = Mutex::new(Vec::new());
+            workspace.walker(&base.path).build_parallel().run(|| {
+                let (found, matcher, workspace, base) = (&found, &matcher, &workspace, &base);
+                Box::new(move |entry| {
+                    let Ok(entry) = entry else { return WalkState::Continue };
+                    if entry.file_type().is_some_and(|t| t.is_file())
+                        && let Ok(relative) = entry.path().strip_prefix(&base.path)
+                        && matcher.is_match(relative)
+                    {
+                        let modified =
+                            entry.metadata().ok().and_then(|m| m.modified().ok()).unwrap_or(SystemTime::UNIX_EPOCH);
+                        let shown = workspace.display(entry.path());
+                        found.lock().unwrap_or_else(PoisonError::into_inner).push((modified, shown));
+                    }
+                    WalkState::Continue
+                })
+            });
+            let mut found = found.into_inner().unwrap_or_else(PoisonError::into_inner);
             // Newest first; equal times by path, so the order is deterministic.
             found.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
             format_matches(&pattern, &base.display, found.into_iter().map(|(_, p)| p).collect(), limit)
