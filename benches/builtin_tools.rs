@@ -122,7 +122,12 @@ fn glob_vs_find(c: &mut Criterion) {
     group.bench_function("toolwright_glob", |b| b.iter(ours));
     group.bench_function("baseline_find", |b| b.iter(find));
     group.finish();
-    let (a, b) = (median(9, || drop(ours())), median(9, || drop(find())));
+    let (a, b) = (
+        median(9, || drop(ours())),
+        median(9, || {
+            find();
+        }),
+    );
     println!(
         "glob/interleaved: toolwright {:.1} ms, find {:.1} ms, ratio {:.2} (find matches {} files)",
         a.as_secs_f64() * 1e3,
