@@ -326,3 +326,21 @@ fn files_too_large_to_edit_and_directories_are_refused() {
     let e = s.err("write_file", json!({"path": "folder", "content": "x"}));
     assert!(e.contains("`folder` is a directory"), "{e}");
 }
+
+#[test]
+fn images_come_back_as_image_blocks() {
+    use base64::Engine as _;
+    let dir = tempfile::tempdir().unwrap();
+    let png = [0x89, b'P', b'N', b'G', 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d];
+    fs::write(dir.path().join("pic.PNG"), png).unwrap();
+    let mut s = Session::new(dir.path());
+    let result = s.call("read_file", json!({"path": "pic.PNG"}));
+    assert!(result.error.is_none());
+    match &result.output.content[..] {
+        [toolwright_core::Content::Image { media_type, data }] => {
+            assert_eq!(media_type, "image/png");
+            assert_eq!(base64::engine::general_purpose::STANDARD.decode(data).unwrap(), png);
+        }
+        other => panic!("expected one image block, got {other:?}"),
+    }
+}
