@@ -75,6 +75,8 @@
 pub use toolwright_builtin as builtin;
 pub use toolwright_builtin::{DEFAULT_TOOL_NAMES, DefaultTool};
 pub use toolwright_core::*;
+/// Permission rules compatible with Claude Code's settings: [`rules::RulePolicy`].
+pub use toolwright_permissions as rules;
 
 /// The README's examples, compiled and run as doctests so they stay true.
 #[doc = include_str!("../README.md")]

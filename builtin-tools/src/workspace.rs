@@ -4,7 +4,7 @@
 //! `.toolwrightignore` file matches it.
 
 use ignore::gitignore::GitignoreBuilder;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 use toolwright_core::{ToolContext, ToolError, suggest};
 
 /// The file, in a workspace root or any directory below it, whose gitignore-syntax
@@ -228,17 +228,8 @@ pub(crate) fn relative_display(path: &Path, root: &Path) -> String {
 }
 
 /// Joins without touching the file system, folding `.` and `..`, so `a/../../x` is
-/// seen to leave the root before anything is opened.
+/// seen to leave the root before anything is opened (the permission rules resolve
+/// paths the same way).
 fn lexical_join(base: &Path, requested: &str) -> PathBuf {
-    let mut out = if Path::new(requested).is_absolute() { PathBuf::new() } else { base.to_path_buf() };
-    for component in Path::new(requested).components() {
-        match component {
-            Component::ParentDir => {
-                out.pop();
-            }
-            Component::CurDir => {}
-            other => out.push(other.as_os_str()),
-        }
-    }
-    out
+    toolwright_permissions::path::absolute(requested, base, None)
 }

@@ -161,11 +161,25 @@ fn background_commands_report_new_output_and_can_be_killed() {
 }
 
 #[test]
-fn shell_calls_never_run_in_parallel() {
+fn read_only_commands_are_concurrency_safe_and_others_are_not() {
+    let registry = toolwright_builtin::registry().unwrap();
+    let shell = registry.get("shell").unwrap();
+    let flags = |command: &str| shell.prepare(json!({ "command": command }).to_string().as_bytes()).unwrap().flags();
+    for ro in ["ls -la", "git status && git diff", "rg TODO | head -5"] {
+        assert!(flags(ro).concurrency_safe && flags(ro).read_only, "{ro}");
+    }
+    for rw in ["rm x", "ls > out", "echo $(touch x)", "git push"] {
+        assert!(!flags(rw).concurrency_safe && !flags(rw).read_only, "{rw}");
+    }
+}
+
+#[test]
+fn shell_calls_that_write_never_run_in_parallel() {
     let dir = tempfile::tempdir().unwrap();
     let mut s = Session::new(dir.path());
-    let calls: Vec<ToolCall> =
-        (0..3).map(|i| ToolCall::new(format!("c{i}"), "shell", json!({"command": "sleep 0.2"}).to_string())).collect();
+    let calls: Vec<ToolCall> = (0..3)
+        .map(|i| ToolCall::new(format!("c{i}"), "shell", json!({"command": "sleep 0.2; touch f"}).to_string()))
+        .collect();
     let start = Instant::now();
     let Session { orchestrator, turn, rt, .. } = &mut s;
     let results = rt.block_on(orchestrator.run(&calls, turn));

@@ -51,6 +51,14 @@ impl<'a> PermissionRequest<'a> {
 pub trait PermissionPolicy: Send + Sync {
     /// The decision for `request`.
     fn check(&self, request: &PermissionRequest<'_>) -> PermissionDecision;
+
+    /// The user answered "always allow" for `request`: remember it in the policy's
+    /// own terms (a rule keyed on what the call does) and return true. The default
+    /// returns false, and the executor then stops asking about the whole tool.
+    fn remember(&self, request: &PermissionRequest<'_>) -> bool {
+        let _ = request;
+        false
+    }
 }
 
 /// The default: read-only calls run, everything else asks.

@@ -438,7 +438,9 @@ impl Executor {
         match approval {
             Approval::AllowOnce => Ok(()),
             Approval::AlwaysAllow => {
-                self.always_allowed.lock().unwrap_or_else(PoisonError::into_inner).insert(name.to_owned());
+                if !self.policy.remember(&request) {
+                    self.always_allowed.lock().unwrap_or_else(PoisonError::into_inner).insert(name.to_owned());
+                }
                 Ok(())
             }
             Approval::Deny(reason) => {

@@ -31,6 +31,8 @@ const CAPTURE_END_BYTES: usize = 256 * 1024;
 /// process the command started is killed. With `run_in_background`, the command
 /// keeps running and the result is a handle: read its output later with
 /// shell_output. Destructive: a command can delete or overwrite anything the user can.
+/// A command classified read-only (every part only reads) is read-only and
+/// concurrency-safe for that call.
 #[tool(title = "Run shell command", destructive, open_world, timeout_secs = 660)]
 pub struct Shell {
     /// The command, as you would type it in bash.
@@ -59,6 +61,17 @@ impl Tool for Shell {
             }
             _ => Ok(()),
         }
+    }
+
+    /// Read-only when the permission rules' classifier says every part of the command
+    /// only reads (`ls`, `git status`, `rg ...`, no redirection to a file).
+    fn is_read_only(&self) -> bool {
+        toolwright_permissions::shell::analysis_is_read_only(&toolwright_permissions::shell::analyze(&self.command))
+    }
+
+    /// A read-only command may run alongside other safe calls.
+    fn is_concurrency_safe(&self) -> bool {
+        self.is_read_only()
     }
 
     fn summary(&self) -> Option<String> {

@@ -1,0 +1,114 @@
+//! Path patterns in gitignore syntax, with Claude Code's anchors: `//abs` (the file
+//! system root), `~/` (home), `/` (the settings file's project), and `./` or a bare
+//! pattern (the working directory).
+
+use ignore::gitignore::{Gitignore, GitignoreBuilder};
+use std::path::{Component, Path, PathBuf};
+
+/// What a path pattern is relative to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Anchor {
+    /// An absolute directory.
+    Dir(PathBuf),
+    /// The working directory of the call.
+    Cwd,
+}
+
+/// A compiled path pattern.
+#[derive(Debug, Clone)]
+pub struct PathPattern {
+    /// As written.
+    pub raw: String,
+    anchor: Anchor,
+    /// The pattern, matched against paths made relative to the anchor and rooted at `/`.
+    matcher: Gitignore,
+}
+
+impl PathPattern {
+    /// Compiles `raw` with the settings file's anchors.
+    pub fn new(raw: &str, anchors: &crate::rule::Anchors) -> Result<PathPattern, String> {
+        let raw = raw.trim();
+        if raw.is_empty() {
+            return Err("the path pattern is empty".into());
+        }
+        let (anchor, line) = if let Some(rest) = raw.strip_prefix("//") {
+            (Anchor::Dir(PathBuf::from("/")), format!("/{rest}"))
+        } else if let Some(rest) = raw.strip_prefix("~/") {
+            let home = anchors.home.clone().ok_or_else(|| format!("`{raw}`: the home directory is not known"))?;
+            (Anchor::Dir(home), format!("/{rest}"))
+        } else if raw.starts_with('/') {
+            match &anchors.project {
+                Some(project) => (Anchor::Dir(project.clone()), raw.to_owned()),
+                None => (Anchor::Cwd, raw.to_owned()),
+            }
+        } else if let Some(rest) = raw.strip_prefix("./") {
+            (Anchor::Cwd, format!("/{rest}"))
+        } else {
+            (Anchor::Cwd, raw.to_owned())
+        };
+        let mut builder = GitignoreBuilder::new("/");
+        builder.add_line(None, &line).map_err(|e| format!("`{raw}`: {e}"))?;
+        let matcher = builder.build().map_err(|e| format!("`{raw}`: {e}"))?;
+        Ok(PathPattern { raw: raw.to_owned(), anchor, matcher })
+    }
+
+    /// Whether the absolute, normalised `path` matches, for a call in `cwd`.
+    pub fn matches(&self, path: &Path, cwd: &Path, is_dir: bool) -> bool {
+        let base = match &self.anchor {
+            Anchor::Dir(dir) => dir.as_path(),
+            Anchor::Cwd => cwd,
+        };
+        let Ok(relative) = path.strip_prefix(base) else { return false };
+        let rooted = Path::new("/").join(relative);
+        self.matcher.matched_path_or_any_parents(&rooted, is_dir).is_ignore()
+    }
+}
+
+/// `requested` made absolute against `cwd`, with `.` and `..` folded (no file system
+/// access: a path that does not exist yet still resolves).
+pub fn absolute(requested: &str, cwd: &Path, home: Option<&Path>) -> PathBuf {
+    let expanded = match (requested.strip_prefix("~/"), home) {
+        (Some(rest), Some(home)) => home.join(rest),
+        _ => PathBuf::from(requested),
+    };
+    let mut out = if expanded.is_absolute() { PathBuf::new() } else { cwd.to_path_buf() };
+    for component in expanded.components() {
+        match component {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::CurDir => {}
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rule::Anchors;
+
+    fn m(pattern: &str, path: &str) -> bool {
+        let anchors = Anchors { project: Some("/proj".into()), home: Some("/home/u".into()) };
+        PathPattern::new(pattern, &anchors).unwrap().matches(Path::new(path), Path::new("/proj/sub"), false)
+    }
+
+    #[test]
+    fn anchors_and_gitignore_syntax() {
+        assert!(m("//etc/**", "/etc/passwd") && !m("//etc/**", "/proj/etc/x"));
+        assert!(m("~/.ssh/**", "/home/u/.ssh/id_rsa") && !m("~/.ssh/**", "/proj/.ssh/x"));
+        assert!(m("/src/**", "/proj/src/a.rs") && !m("/src/**", "/proj/sub/src/a.rs"));
+        assert!(m("./src/**", "/proj/sub/src/a.rs") && !m("./src/**", "/proj/src/a.rs"));
+        assert!(m("*.env", "/proj/sub/deep/prod.env") && !m("*.env", "/proj/prod.env"));
+        assert!(m("secrets/", "/proj/sub/secrets/k") || m("secrets", "/proj/sub/secrets/k"));
+        assert!(m("//tmp/x.txt", "/tmp/x.txt") && !m("//tmp/x.txt", "/tmp/y.txt"));
+    }
+
+    #[test]
+    fn absolute_folds_dots() {
+        assert_eq!(absolute("../x", Path::new("/a/b"), None), PathBuf::from("/a/x"));
+        assert_eq!(absolute("~/k", Path::new("/a"), Some(Path::new("/h"))), PathBuf::from("/h/k"));
+        assert_eq!(absolute("/abs/./y", Path::new("/a"), None), PathBuf::from("/abs/y"));
+    }
+}

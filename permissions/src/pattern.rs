@@ -1,0 +1,149 @@
+//! Shell command patterns: `*` matches anything (spaces too); a trailing ` *` needs a
+//! word boundary (`ls *` matches `ls` and `ls -la`, not `lsof`); a trailing `:*` is the
+//! legacy spelling of ` *`; no `*` means the whole command.
+
+/// A compiled command pattern.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CommandPattern {
+    /// As written.
+    pub raw: String,
+    /// The literal pieces between the `*`s.
+    pieces: Vec<String>,
+    /// Whether the pattern starts / ends with `*`.
+    open_start: bool,
+    open_end: bool,
+    /// The pattern ended in ` *` (or `:*`): the last piece may also end the text.
+    boundary: bool,
+    /// The same pattern with its leading short flags merged and sorted, if that differs.
+    canonical: Option<Box<CommandPattern>>,
+}
+
+impl CommandPattern {
+    /// Compiles `raw`.
+    pub fn new(raw: &str) -> Result<CommandPattern, String> {
+        let trimmed = raw.trim();
+        if trimmed.is_empty() {
+            return Err("the command pattern is empty".into());
+        }
+        let normalized = match trimmed.strip_suffix(":*") {
+            Some(prefix) => format!("{prefix} *"),
+            None => trimmed.to_owned(),
+        };
+        let boundary = normalized.ends_with(" *") && normalized.len() > 2;
+        let body = if boundary { &normalized[..normalized.len() - 2] } else { normalized.as_str() };
+        let open_start = body.starts_with('*');
+        let open_end = boundary || body.ends_with('*');
+        let pieces: Vec<String> = body.split('*').filter(|p| !p.is_empty()).map(str::to_owned).collect();
+        let mut pattern =
+            CommandPattern { raw: trimmed.to_owned(), pieces, open_start, open_end, boundary, canonical: None };
+        let canonical = canonical_flags(&normalized);
+        if canonical != normalized {
+            let mut other = CommandPattern::new(&canonical)?;
+            other.canonical = None;
+            pattern.canonical = Some(Box::new(other));
+        }
+        Ok(pattern)
+    }
+
+    /// The pattern with its short flags merged and sorted (`rm -rf *` → `rm -fr *`),
+    /// if that is a different pattern.
+    pub fn canonical(&self) -> Option<&CommandPattern> {
+        self.canonical.as_deref()
+    }
+
+    /// Whether `text` (one simple command, words joined by spaces) matches.
+    pub fn matches(&self, text: &str) -> bool {
+        if self.boundary {
+            // `P *`: exactly P, or P, a space, and anything.
+            let mut exact = self.clone();
+            exact.boundary = false;
+            exact.open_end = false;
+            if exact.matches(text) {
+                return true;
+            }
+            let mut with_space = exact;
+            if let Some(last) = with_space.pieces.last_mut() {
+                last.push(' ');
+            }
+            with_space.open_end = true;
+            return with_space.matches(text);
+        }
+        if self.pieces.is_empty() {
+            return self.open_start || self.open_end;
+        }
+        let mut rest = text;
+        for (i, piece) in self.pieces.iter().enumerate() {
+            let first = i == 0;
+            let last = i == self.pieces.len() - 1;
+            if first && !self.open_start {
+                let Some(after) = rest.strip_prefix(piece.as_str()) else { return false };
+                rest = after;
+                if last && !self.open_end {
+                    return rest.is_empty();
+                }
+                continue;
+            }
+            if last && !self.open_end {
+                return rest.ends_with(piece.as_str()) && rest.len() >= piece.len();
+            }
+            match rest.find(piece.as_str()) {
+                Some(at) => rest = &rest[at + piece.len()..],
+                None => return false,
+            }
+        }
+        true
+    }
+
+    /// The literal text before the first `*`.
+    pub fn prefix(&self) -> &str {
+        if self.open_start { "" } else { self.pieces.first().map_or("", String::as_str) }
+    }
+}
+
+/// `rm -r -f x` and `rm -rf x` both become `rm -fr x`: the short flags right after
+/// the command name, merged, sorted and deduplicated.
+pub fn canonical_flags(text: &str) -> String {
+    let words: Vec<&str> = text.split(' ').collect();
+    let mut flags: Vec<char> = Vec::new();
+    let mut i = 1;
+    while let Some(w) = words.get(i) {
+        let short = w.len() > 1
+            && w.starts_with('-')
+            && !w.starts_with("--")
+            && w[1..].chars().all(|c| c.is_ascii_alphabetic());
+        if !short {
+            break;
+        }
+        flags.extend(w[1..].chars());
+        i += 1;
+    }
+    if flags.is_empty() {
+        return text.to_owned();
+    }
+    flags.sort_unstable();
+    flags.dedup();
+    let mut out = vec![words[0].to_owned(), format!("-{}", flags.iter().collect::<String>())];
+    out.extend(words[i..].iter().map(|w| (*w).to_owned()));
+    out.join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::CommandPattern;
+
+    fn m(pattern: &str, text: &str) -> bool {
+        CommandPattern::new(pattern).unwrap().matches(text)
+    }
+
+    #[test]
+    fn wildcards_and_boundaries() {
+        assert!(m("ls *", "ls -la") && m("ls *", "ls") && !m("ls *", "lsof"));
+        assert!(m("ls*", "lsof") && m("ls*", "ls -la"));
+        assert!(m("ls:*", "ls -la") && !m("ls:*", "lsof") && m("ls:*", "ls"));
+        assert!(m("git * main", "git push origin main") && !m("git * main", "git push origin dev"));
+        assert!(m("npm run test", "npm run test") && !m("npm run test", "npm run test --watch"));
+        assert!(m("* --version", "node --version") && m("*", "anything at all"));
+        assert!(m("rm -rf *", "rm -rf /") && !m("rm -rf *", "rm -r -f /"));
+        assert!(m("a*b*c", "a-b-c") && !m("a*b*c", "a-c-b"));
+    }
+}

@@ -1,0 +1,592 @@
+//! The rule engine as a [`PermissionPolicy`]: deny, then ask, then allow, across all
+//! sources; then the mode's default.
+
+use crate::path::absolute;
+use crate::pattern::{CommandPattern, canonical_flags};
+use crate::rule::{self, Anchors, Effect, Kind, Rule, Source, Specifier, ToolName, kind_of_tool};
+use crate::shell::{self, Command, Word};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::sync::{PoisonError, RwLock};
+use toolwright_core::permission::{PermissionDecision, PermissionPolicy, PermissionRequest};
+
+/// Claude Code's permission modes. Deny rules win in every mode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum Mode {
+    /// Reads run; anything else not allowed by a rule asks.
+    #[default]
+    Default,
+    /// As default, and edits inside the workspace run without asking.
+    AcceptEdits,
+    /// Only reading: anything that could change things is denied.
+    Plan,
+    /// What would ask is denied.
+    DontAsk,
+    /// What would ask runs.
+    BypassPermissions,
+}
+
+/// Environment variables an allow rule may look past (`LANG=C ls` is `ls`). Deny and
+/// ask rules look past any assignment.
+pub const SAFE_ENV_VARS: &[&str] = &[
+    "LANG",
+    "LANGUAGE",
+    "LC_ALL",
+    "LC_CTYPE",
+    "LC_MESSAGES",
+    "LC_COLLATE",
+    "TZ",
+    "TERM",
+    "NO_COLOR",
+    "FORCE_COLOR",
+    "CLICOLOR",
+    "CI",
+    "RUST_BACKTRACE",
+    "RUST_LOG",
+    "PAGER",
+    "GIT_PAGER",
+    "COLUMNS",
+    "LINES",
+    "DEBUG",
+    "NODE_ENV",
+];
+
+/// A rule set with a mode: the policy an executor uses.
+#[derive(Debug, Default)]
+pub struct RulePolicy {
+    rules: RwLock<Vec<Rule>>,
+    mode: Mode,
+    /// Directories besides the working directory where acceptEdits applies.
+    additional_dirs: Vec<PathBuf>,
+    anchors: Anchors,
+    /// Read-only shell commands run without asking in default mode.
+    read_only_shell_runs: bool,
+    /// Rules that were malformed or are ignored, with why.
+    warnings: Vec<String>,
+    /// Where "always allow" answers are saved, if anywhere.
+    local_settings: Option<PathBuf>,
+}
+
+/// How a part of a call was decided.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Verdict {
+    Deny(String),
+    Ask(String),
+    Allow,
+    /// No rule said anything: the mode decides.
+    Undecided {
+        read_only: bool,
+        reason: String,
+    },
+}
+
+impl RulePolicy {
+    /// An empty rule set in default mode; read-only shell commands run.
+    pub fn new() -> RulePolicy {
+        RulePolicy {
+            read_only_shell_runs: true,
+            anchors: Anchors { project: None, home: home() },
+            ..RulePolicy::default()
+        }
+    }
+
+    /// Sets the mode.
+    pub fn with_mode(mut self, mode: Mode) -> Self {
+        self.mode = mode;
+        self
+    }
+
+    /// The mode.
+    pub fn mode(&self) -> Mode {
+        self.mode
+    }
+
+    /// Sets the project root that `/path` rules are anchored to.
+    pub fn with_project(mut self, project: impl Into<PathBuf>) -> Self {
+        self.anchors.project = Some(project.into());
+        self
+    }
+
+    /// Whether read-only shell commands run without asking in default mode (on by default).
+    pub fn with_read_only_shell_auto_allow(mut self, yes: bool) -> Self {
+        self.read_only_shell_runs = yes;
+        self
+    }
+
+    /// Adds a directory where acceptEdits applies besides the working directory.
+    pub fn with_additional_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.additional_dirs.push(dir.into());
+        self
+    }
+
+    /// Saves "always allow" answers as allow rules in this settings file.
+    pub fn with_local_settings(mut self, path: impl Into<PathBuf>) -> Self {
+        self.local_settings = Some(path.into());
+        self
+    }
+
+    /// Adds a rule; a malformed rule is kept out and reported in [`warnings`](Self::warnings).
+    pub fn add(&mut self, text: &str, effect: Effect, source: Source) -> Result<(), String> {
+        self.add_anchored(text, effect, source, &self.anchors.clone(), None)
+    }
+
+    /// Adds a rule whose `/` paths are anchored as `anchors` say.
+    pub(crate) fn add_anchored(
+        &mut self,
+        text: &str,
+        effect: Effect,
+        source: Source,
+        anchors: &Anchors,
+        origin: Option<&Path>,
+    ) -> Result<(), String> {
+        match rule::parse(text, effect, source, anchors) {
+            Ok(rule) => {
+                self.rules.get_mut().unwrap_or_else(PoisonError::into_inner).push(rule);
+                Ok(())
+            }
+            Err(e) => {
+                let place = origin.map(|p| format!("{}: ", p.display())).unwrap_or_default();
+                let warning = format!("{place}rule `{text}` ({source:?} {effect:?}) is ignored: {e}");
+                self.warnings.push(warning.clone());
+                Err(warning)
+            }
+        }
+    }
+
+    /// Builder form of [`add`](Self::add) for rules known to be well formed.
+    pub fn allow(mut self, text: &str) -> Self {
+        let _ = self.add(text, Effect::Allow, Source::Session);
+        self
+    }
+
+    /// Builder form for an ask rule.
+    pub fn ask(mut self, text: &str) -> Self {
+        let _ = self.add(text, Effect::Ask, Source::Session);
+        self
+    }
+
+    /// Builder form for a deny rule.
+    pub fn deny(mut self, text: &str) -> Self {
+        let _ = self.add(text, Effect::Deny, Source::Session);
+        self
+    }
+
+    /// Malformed or ignored rules, each naming the rule.
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
+    }
+
+    /// Whether a bare deny rule removes `tool` from the pool altogether.
+    pub fn removes(&self, tool: &str) -> bool {
+        self.read_rules().iter().any(|r| r.effect == Effect::Deny && r.specifier.is_none() && r.tool.covers(tool))
+    }
+
+    fn read_rules(&self) -> std::sync::RwLockReadGuard<'_, Vec<Rule>> {
+        self.rules.read().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The decision for one call.
+    pub fn decide(&self, tool: &str, input: &Value, read_only: bool, cwd: &Path) -> PermissionDecision {
+        let verdict = match kind_of_tool(tool) {
+            Kind::Shell => match input.get("command").and_then(Value::as_str) {
+                Some(command) => self.shell(tool, command, cwd),
+                None => self.generic(tool, input, cwd, read_only),
+            },
+            _ => self.generic(tool, input, cwd, read_only),
+        };
+        self.finish(tool, verdict)
+    }
+
+    fn finish(&self, tool: &str, verdict: Verdict) -> PermissionDecision {
+        match verdict {
+            Verdict::Deny(why) => PermissionDecision::Deny(why),
+            Verdict::Allow => PermissionDecision::Allow,
+            Verdict::Ask(why) => match self.mode {
+                Mode::DontAsk => PermissionDecision::Deny(format!("{why} (dontAsk mode denies what would ask)")),
+                Mode::BypassPermissions => PermissionDecision::Allow,
+                Mode::Plan => PermissionDecision::Deny(format!("{why} (plan mode only reads)")),
+                _ => PermissionDecision::Ask(why),
+            },
+            Verdict::Undecided { read_only, reason } => match self.mode {
+                Mode::Plan if !read_only => {
+                    PermissionDecision::Deny(format!("plan mode allows only reading, and {reason}"))
+                }
+                _ if read_only => PermissionDecision::Allow,
+                Mode::BypassPermissions => PermissionDecision::Allow,
+                Mode::DontAsk => PermissionDecision::Deny(format!("{reason}, and no rule allows it (dontAsk mode)")),
+                _ => PermissionDecision::Ask(format!("Allow {tool}: {reason}?")),
+            },
+        }
+    }
+
+    /// A non-shell call: its paths, domain or input against the rules.
+    fn generic(&self, tool: &str, input: &Value, cwd: &Path, read_only: bool) -> Verdict {
+        let kind = kind_of_tool(tool);
+        let rules = self.read_rules();
+        let target = Target::of(tool, input, cwd, self.anchors.home.as_deref());
+        for effect in [Effect::Deny, Effect::Ask, Effect::Allow] {
+            for rule in rules.iter().filter(|r| r.effect == effect) {
+                // A Read deny also blocks edits and writes.
+                let covers = rule.tool.covers(tool)
+                    || (effect == Effect::Deny
+                        && kind == Kind::Edit
+                        && matches!(&rule.tool, ToolName::Exact(n) if n == "Read"));
+                if covers && target.matches(rule, effect, cwd) {
+                    return verdict_for(rule);
+                }
+            }
+        }
+        drop(rules);
+        if kind == Kind::Edit && self.mode == Mode::AcceptEdits && target.inside(cwd, &self.additional_dirs) {
+            return Verdict::Allow;
+        }
+        Verdict::Undecided { read_only, reason: format!("{tool} {}", target.describe()) }
+    }
+
+    /// A shell command: every part must be allowed; any denied part denies it.
+    fn shell(&self, tool: &str, command: &str, cwd: &Path) -> Verdict {
+        let analysis = shell::analyze(command);
+        let rules = self.read_rules();
+        let shell_rules = |effect: Effect| rules.iter().filter(move |r| r.effect == effect && r.tool.covers(tool));
+        // Deny, then ask: each part, in every form it could be written.
+        for effect in [Effect::Deny, Effect::Ask] {
+            for rule in shell_rules(effect) {
+                let hit = match &rule.specifier {
+                    None => true,
+                    Some(Specifier::Command(pattern)) => {
+                        analysis.commands.iter().any(|c| loose_forms(c).iter().any(|f| matches_loose(pattern, f)))
+                            || (!analysis.unknowns.is_empty() && pattern.matches(command.trim()))
+                    }
+                    Some(_) => false,
+                };
+                if hit {
+                    return verdict_for(rule);
+                }
+            }
+            // Arguments naming files a Read deny covers: `cat .env` reads `.env`.
+            if effect == Effect::Deny {
+                let read_denies: Vec<&Rule> = rules
+                    .iter()
+                    .filter(|r| r.effect == Effect::Deny && r.tool.covers("read_file") && r.specifier.is_some())
+                    .collect();
+                for part in &analysis.commands {
+                    for word in part.words.iter().skip(1) {
+                        match word {
+                            Word::Literal(arg) if !arg.starts_with('-') => {
+                                let target = Target::Paths(vec![absolute(arg, cwd, self.anchors.home.as_deref())]);
+                                if let Some(rule) = read_denies.iter().find(|r| target.matches(r, Effect::Deny, cwd)) {
+                                    return Verdict::Deny(format!("{} (the command names `{arg}`)", reason_for(rule)));
+                                }
+                            }
+                            Word::Dynamic(raw) if !read_denies.is_empty() && shell::is_read_only(part) => {
+                                return Verdict::Ask(format!(
+                                    "`{}` reads a computed path `{raw}`, and some paths are denied; allow it?",
+                                    first_line(command)
+                                ));
+                            }
+                            _ => {}
+                        }
+                    }
+                }
+            }
+            // Redirections write files: Edit (and Read) deny and ask rules apply.
+            for write in &analysis.writes {
+                let path = absolute(write, cwd, self.anchors.home.as_deref());
+                let target = Target::Paths(vec![path]);
+                for rule in rules.iter().filter(|r| r.effect == effect) {
+                    let edit_rule = rule.tool.covers("write_file")
+                        || (effect == Effect::Deny && matches!(&rule.tool, ToolName::Exact(n) if n == "Read"));
+                    if edit_rule && rule.specifier.is_some() && target.matches(rule, effect, cwd) {
+                        return Verdict::Deny(format!("{} (the command writes `{write}`)", reason_for(rule)))
+                            .or_ask(effect);
+                    }
+                }
+            }
+        }
+        if let Some(why) = analysis.unknowns.first() {
+            return Verdict::Ask(format!("Allow `{}`? {why}", first_line(command)));
+        }
+        // Allow: every part by a rule, or by the read-only classifier.
+        let mut open: Vec<String> = Vec::new();
+        let mut all_read_only = true;
+        for part in &analysis.commands {
+            let text = strict_form(part);
+            let allowed = shell_rules(Effect::Allow).any(|rule| match &rule.specifier {
+                None => true,
+                Some(Specifier::Command(pattern)) => text.as_deref().is_some_and(|t| pattern.matches(t)),
+                Some(_) => false,
+            });
+            let read_only = shell::is_read_only(part) && self.read_only_shell_runs;
+            all_read_only &= shell::is_read_only(part);
+            if !allowed && !read_only {
+                open.push(display_form(part));
+            }
+        }
+        for write in &analysis.writes {
+            let path = absolute(write, cwd, self.anchors.home.as_deref());
+            let target = Target::Paths(vec![path]);
+            let allowed = rules
+                .iter()
+                .filter(|r| r.effect == Effect::Allow && r.tool.covers("write_file"))
+                .any(|r| target.matches(r, Effect::Allow, cwd))
+                || (self.mode == Mode::AcceptEdits && target.inside(cwd, &self.additional_dirs));
+            all_read_only = false;
+            if !allowed {
+                open.push(format!("writing `{write}`"));
+            }
+        }
+        if analysis.commands.is_empty() && analysis.writes.is_empty() {
+            return Verdict::Allow;
+        }
+        if open.is_empty() {
+            return Verdict::Allow;
+        }
+        Verdict::Undecided {
+            read_only: all_read_only && self.read_only_shell_runs,
+            reason: format!("`{}` needs approval for {}", first_line(command), open.join(", ")),
+        }
+    }
+
+    /// The rules that "always allow" for this call saves: one per shell part, the path
+    /// for file tools, the domain for fetches, else the tool.
+    pub fn always_allow_rules(&self, tool: &str, input: &Value, cwd: &Path) -> Vec<String> {
+        match kind_of_tool(tool) {
+            Kind::Shell => {
+                let Some(command) = input.get("command").and_then(Value::as_str) else { return vec![tool.to_owned()] };
+                let analysis = shell::analyze(command);
+                if !analysis.unknowns.is_empty() {
+                    return Vec::new();
+                }
+                let mut out: Vec<String> =
+                    analysis.commands.iter().filter_map(strict_form).map(|t| format!("Bash({t})")).collect();
+                out.dedup();
+                out
+            }
+            Kind::Read | Kind::Edit => match Target::of(tool, input, cwd, self.anchors.home.as_deref()) {
+                // The path itself (not the probe a search adds), anchored at `//`.
+                Target::Paths(paths) => paths.iter().take(1).map(|p| format!("{tool}(/{})", p.display())).collect(),
+                _ => vec![tool.to_owned()],
+            },
+            Kind::Fetch => match input.get("url").and_then(Value::as_str).and_then(host_of) {
+                Some(host) => vec![format!("WebFetch(domain:{host})")],
+                None => Vec::new(),
+            },
+            Kind::Other => vec![tool.to_owned()],
+        }
+    }
+}
+
+impl Verdict {
+    fn or_ask(self, effect: Effect) -> Verdict {
+        match (self, effect) {
+            (Verdict::Deny(why), Effect::Ask) => Verdict::Ask(why),
+            (v, _) => v,
+        }
+    }
+}
+
+fn verdict_for(rule: &Rule) -> Verdict {
+    match rule.effect {
+        Effect::Deny => Verdict::Deny(reason_for(rule)),
+        Effect::Ask => Verdict::Ask(format!("{}; allow it?", reason_for(rule))),
+        Effect::Allow => Verdict::Allow,
+    }
+}
+
+fn reason_for(rule: &Rule) -> String {
+    let list = match rule.effect {
+        Effect::Deny => "denied",
+        Effect::Ask => "asked for",
+        Effect::Allow => "allowed",
+    };
+    format!("{list} by the rule `{}` ({:?} settings)", rule.text, rule.source)
+}
+
+fn first_line(command: &str) -> &str {
+    let line = command.lines().next().unwrap_or("");
+    line.get(..200).unwrap_or(line)
+}
+
+fn home() -> Option<PathBuf> {
+    std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from)
+}
+
+/// What a non-shell call touches.
+enum Target {
+    Paths(Vec<PathBuf>),
+    Host(String),
+    Input(String),
+}
+
+impl Target {
+    fn of(tool: &str, input: &Value, cwd: &Path, home: Option<&Path>) -> Target {
+        let kind = kind_of_tool(tool);
+        match kind {
+            Kind::Read | Kind::Edit => {
+                let requested = input.get("path").and_then(Value::as_str).unwrap_or(".");
+                let path = absolute(requested, cwd, home);
+                // A search reads what is below its directory: a probe child lets a deny
+                // of `dir/**` catch a search of `dir`.
+                let mut paths = vec![path.clone()];
+                if matches!(tool, "grep" | "glob" | "list_dir") {
+                    paths.push(path.join("\u{1}"));
+                }
+                Target::Paths(paths)
+            }
+            Kind::Fetch => match input.get("url").and_then(Value::as_str).and_then(host_of) {
+                Some(host) => Target::Host(host),
+                None => Target::Input(input.to_string()),
+            },
+            _ => Target::Input(input.to_string()),
+        }
+    }
+
+    fn describe(&self) -> String {
+        match self {
+            Target::Paths(paths) => paths.iter().map(|p| format!("`{}`", p.display())).collect::<Vec<_>>().join(", "),
+            Target::Host(host) => format!("`{host}`"),
+            Target::Input(input) => input.chars().take(120).collect(),
+        }
+    }
+
+    fn inside(&self, cwd: &Path, extra: &[PathBuf]) -> bool {
+        match self {
+            Target::Paths(paths) => paths.iter().all(|p| {
+                let real = resolve_link(p);
+                [p, &real].iter().all(|p| p.starts_with(cwd) || extra.iter().any(|d| p.starts_with(d)))
+            }),
+            _ => false,
+        }
+    }
+
+    fn matches(&self, rule: &Rule, effect: Effect, cwd: &Path) -> bool {
+        match (&rule.specifier, self) {
+            (None, _) => true,
+            (Some(Specifier::Path(pattern)), Target::Paths(paths)) => {
+                // A symlink: an allow needs the link and its target; a deny (or ask)
+                // needs either. Likewise over the paths a call touches.
+                let one = |path: &PathBuf| {
+                    let target = resolve_link(path);
+                    let is_dir = target.is_dir();
+                    let link = pattern.matches(path, cwd, is_dir);
+                    let real = pattern.matches(&target, cwd, is_dir);
+                    if effect == Effect::Allow { link && real } else { link || real }
+                };
+                if effect == Effect::Allow { paths.iter().all(one) } else { paths.iter().any(one) }
+            }
+            (Some(Specifier::Domain { host, wildcard }), Target::Host(h)) => {
+                if *wildcard {
+                    h.strip_suffix(host.as_str()).is_some_and(|sub| sub.ends_with('.') && sub.len() > 1)
+                } else {
+                    h == host
+                }
+            }
+            (Some(Specifier::Other(pattern)), Target::Input(input)) => pattern.matches(input),
+            _ => false,
+        }
+    }
+}
+
+/// The file a path finally names (symlinks resolved), or the path itself.
+fn resolve_link(path: &Path) -> PathBuf {
+    path.canonicalize().unwrap_or_else(|_| path.to_path_buf())
+}
+
+/// The lower-case host of an http(s) URL.
+pub fn host_of(url: &str) -> Option<String> {
+    let rest = url.trim().split_once("://")?.1;
+    let authority = rest.split(['/', '?', '#']).next()?;
+    let host_port = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    let host = if host_port.starts_with('[') {
+        host_port.split_once(']').map(|(h, _)| &h[1..])?
+    } else {
+        host_port.split(':').next()?
+    };
+    (!host.is_empty()).then(|| host.trim_end_matches('.').to_ascii_lowercase())
+}
+
+/// The text an allow rule must match: literal words, safe assignments skipped, any
+/// other assignment kept in front, a computed word as a placeholder no literal
+/// pattern matches. `None` if nothing can be said.
+fn strict_form(command: &Command) -> Option<String> {
+    const UNKNOWN: &str = "\u{1}";
+    let mut parts: Vec<String> = Vec::new();
+    for (name, value) in &command.env {
+        if !SAFE_ENV_VARS.contains(&name.as_str()) {
+            parts.push(format!("{name}={value}"));
+        }
+    }
+    for word in &command.words {
+        parts.push(word.literal().map_or_else(|| UNKNOWN.to_owned(), str::to_owned));
+    }
+    if command.more_args {
+        parts.push(UNKNOWN.to_owned());
+    }
+    (!parts.is_empty()).then(|| parts.join(" "))
+}
+
+fn display_form(command: &Command) -> String {
+    format!("`{}`", command.words.iter().map(Word::text).collect::<Vec<_>>().join(" "))
+}
+
+/// The forms a deny or ask rule is matched against: past any assignment; as written,
+/// with the name's directory dropped, with `git`'s global options dropped, and with
+/// short flags merged and sorted (`rm -r -f` is `rm -fr`).
+fn loose_forms(command: &Command) -> Vec<String> {
+    let words: Vec<&str> = command.words.iter().map(Word::text).collect();
+    if words.is_empty() {
+        return Vec::new();
+    }
+    let mut forms = vec![words.join(" ")];
+    let base = command.base_name().unwrap_or(words[0]);
+    let mut named: Vec<&str> = words.clone();
+    named[0] = base;
+    forms.push(named.join(" "));
+    if base == "git"
+        && let Some((sub, rest)) = shell::git_subcommand(&named[1..])
+    {
+        let mut git = vec!["git", sub];
+        git.extend_from_slice(rest);
+        forms.push(git.join(" "));
+    }
+    let canonical: Vec<String> = forms.iter().map(|f| canonical_flags(f)).collect();
+    forms.extend(canonical);
+    if command.more_args {
+        let with_more: Vec<String> = forms.iter().map(|f| format!("{f} \u{1}")).collect();
+        forms.extend(with_more);
+    }
+    forms.dedup();
+    forms
+}
+
+fn matches_loose(pattern: &CommandPattern, form: &str) -> bool {
+    pattern.matches(form) || pattern.canonical().is_some_and(|p| p.matches(form))
+}
+
+impl PermissionPolicy for RulePolicy {
+    fn check(&self, request: &PermissionRequest<'_>) -> PermissionDecision {
+        let input: Value = serde_json::from_str(request.input).unwrap_or(Value::Null);
+        self.decide(request.tool, &input, request.flags.read_only, request.cwd)
+    }
+
+    fn remember(&self, request: &PermissionRequest<'_>) -> bool {
+        let input: Value = serde_json::from_str(request.input).unwrap_or(Value::Null);
+        let texts = self.always_allow_rules(request.tool, &input, request.cwd);
+        if texts.is_empty() {
+            return false;
+        }
+        let mut added = Vec::new();
+        for text in &texts {
+            if let Ok(rule) = rule::parse(text, Effect::Allow, Source::Local, &self.anchors) {
+                added.push(rule);
+            }
+        }
+        if let Some(path) = &self.local_settings {
+            // Best effort: a failure to save still allows for this session.
+            let _ = crate::settings::append_allow_rules(path, &texts);
+        }
+        self.rules.write().unwrap_or_else(PoisonError::into_inner).extend(added);
+        true
+    }
+}

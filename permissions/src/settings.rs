@@ -1,0 +1,195 @@
+//! Settings files in the `.claude/settings.json` schema: `permissions.{allow, ask,
+//! deny, additionalDirectories, defaultMode}` (and `hooks`, kept for the hook runner).
+//!
+//! Where they are read from, lowest precedence first (a deny from any of them beats
+//! an allow from any other):
+//!
+//! | source | Claude Code's file | toolwright's own file |
+//! |---|---|---|
+//! | managed | `/etc/claude-code/managed-settings.json` | `/etc/toolwright/settings.json` |
+//! | user | `~/.claude/settings.json` | `~/.toolwright/settings.json` |
+//! | project | `<project>/.claude/settings.json` | `<project>/.toolwright/settings.json` |
+//! | local | `<project>/.claude/settings.local.json` | `<project>/.toolwright/settings.local.json` |
+//!
+//! "Always allow" answers are saved to `<project>/.toolwright/settings.local.json`.
+
+use crate::policy::{Mode, RulePolicy};
+use crate::rule::{Anchors, Effect, Source};
+use serde::Deserialize;
+use std::path::{Path, PathBuf};
+
+/// A settings file that cannot be used: it names the file, the line and the key.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SettingsError {
+    /// The file exists but cannot be read.
+    #[error("cannot read {path}: {source}")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The file is not valid JSON, or a key has the wrong type.
+    #[error("{path}:{line}:{column}: {message}")]
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+        /// What is wrong, with the key's path (`permissions.allow[2]`).
+        message: String,
+    },
+}
+
+/// The parts of a settings file toolwright reads. Unknown keys are Claude Code's
+/// other settings and are left alone.
+#[derive(Debug, Default, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SettingsFile {
+    /// `permissions`.
+    #[serde(default)]
+    pub permissions: Permissions,
+    /// `hooks`, as written.
+    #[serde(default)]
+    pub hooks: Option<serde_json::Value>,
+}
+
+/// `permissions`.
+#[derive(Debug, Default, Clone, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Permissions {
+    /// Rules that allow.
+    #[serde(default)]
+    pub allow: Vec<String>,
+    /// Rules that ask.
+    #[serde(default)]
+    pub ask: Vec<String>,
+    /// Rules that deny.
+    #[serde(default)]
+    pub deny: Vec<String>,
+    /// Directories besides the project where the tools may work.
+    #[serde(default)]
+    pub additional_directories: Vec<String>,
+    /// The mode to start in.
+    #[serde(default)]
+    pub default_mode: Option<Mode>,
+}
+
+/// Parses settings JSON; errors name `path`, the line, the column and the key.
+pub fn parse(path: &Path, text: &str) -> Result<SettingsFile, SettingsError> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    let result: Result<SettingsFile, _> = serde_path_to_error::deserialize(&mut de);
+    match result {
+        Ok(file) => Ok(file),
+        Err(e) => {
+            let key = e.path().to_string();
+            let inner = e.into_inner();
+            let message = if key == "." { inner.to_string() } else { format!("at `{key}`: {inner}") };
+            Err(SettingsError::Invalid { path: path.to_owned(), line: inner.line(), column: inner.column(), message })
+        }
+    }
+}
+
+/// Reads one file; a missing file is `None`.
+pub fn read(path: &Path) -> Result<Option<SettingsFile>, SettingsError> {
+    match std::fs::read_to_string(path) {
+        Ok(text) => parse(path, &text).map(Some),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(source) => Err(SettingsError::Read { path: path.to_owned(), source }),
+    }
+}
+
+/// The settings files for `project`, lowest precedence first, with their sources.
+pub fn locations(project: &Path, home: Option<&Path>) -> Vec<(Source, PathBuf)> {
+    let mut out = vec![
+        (Source::Managed, PathBuf::from("/etc/claude-code/managed-settings.json")),
+        (Source::Managed, PathBuf::from("/etc/toolwright/settings.json")),
+    ];
+    if let Some(home) = home {
+        out.push((Source::User, home.join(".claude/settings.json")));
+        out.push((Source::User, home.join(".toolwright/settings.json")));
+    }
+    out.push((Source::Project, project.join(".claude/settings.json")));
+    out.push((Source::Project, project.join(".toolwright/settings.json")));
+    out.push((Source::Local, project.join(".claude/settings.local.json")));
+    out.push((Source::Local, project.join(".toolwright/settings.local.json")));
+    out
+}
+
+/// Where "always allow" answers go.
+pub fn local_settings_path(project: &Path) -> PathBuf {
+    project.join(".toolwright/settings.local.json")
+}
+
+/// A policy from settings files: every file's rules (malformed ones become warnings
+/// naming the rule and the file), the last `defaultMode` given, the additional
+/// directories, and "always allow" saved to the local file.
+pub fn policy_from_files(project: &Path, files: &[(Source, PathBuf)]) -> Result<RulePolicy, SettingsError> {
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let mut policy = RulePolicy::new().with_project(project).with_local_settings(local_settings_path(project));
+    let anchors = Anchors { project: Some(project.to_owned()), home };
+    for (source, path) in files {
+        let Some(file) = read(path)? else { continue };
+        let p = &file.permissions;
+        for (effect, list) in [(Effect::Allow, &p.allow), (Effect::Ask, &p.ask), (Effect::Deny, &p.deny)] {
+            for text in list {
+                // A malformed rule is a warning naming the rule and the file.
+                let _ = policy.add_anchored(text, effect, *source, &anchors, Some(path));
+            }
+        }
+        for dir in &p.additional_directories {
+            policy = policy.with_additional_dir(crate::path::absolute(dir, project, anchors.home.as_deref()));
+        }
+        if let Some(mode) = p.default_mode {
+            policy = policy.with_mode(mode);
+        }
+    }
+    Ok(policy)
+}
+
+/// The policy for `project` from every settings location.
+pub fn load(project: &Path) -> Result<RulePolicy, SettingsError> {
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    policy_from_files(project, &locations(project, home.as_deref()))
+}
+
+/// Adds allow rules to a settings file, creating it if needed and keeping its other keys.
+pub fn append_allow_rules(path: &Path, rules: &[String]) -> Result<(), SettingsError> {
+    let mut root: serde_json::Value = match std::fs::read_to_string(path) {
+        Ok(text) => serde_json::from_str(&text).map_err(|e| SettingsError::Invalid {
+            path: path.to_owned(),
+            line: e.line(),
+            column: e.column(),
+            message: e.to_string(),
+        })?,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => serde_json::json!({}),
+        Err(source) => return Err(SettingsError::Read { path: path.to_owned(), source }),
+    };
+    let allow = root
+        .as_object_mut()
+        .map(|o| o.entry("permissions").or_insert_with(|| serde_json::json!({})))
+        .and_then(|p| p.as_object_mut())
+        .map(|p| p.entry("allow").or_insert_with(|| serde_json::json!([])))
+        .and_then(|a| a.as_array_mut());
+    let Some(allow) = allow else {
+        return Err(SettingsError::Invalid {
+            path: path.to_owned(),
+            line: 1,
+            column: 1,
+            message: "`permissions.allow` is not a list".into(),
+        });
+    };
+    for rule in rules {
+        if !allow.iter().any(|r| r.as_str() == Some(rule)) {
+            allow.push(serde_json::Value::String(rule.clone()));
+        }
+    }
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(|source| SettingsError::Read { path: path.to_owned(), source })?;
+    }
+    let text = serde_json::to_string_pretty(&root).unwrap_or_default() + "\n";
+    std::fs::write(path, text).map_err(|source| SettingsError::Read { path: path.to_owned(), source })
+}

@@ -1,0 +1,734 @@
+//! Shell commands as the rules see them.
+//!
+//! A command is parsed with `brush-parser`, a maintained parser of bash's own grammar:
+//! the shell tool runs `bash -c`, so the rules must read a command the way bash will,
+//! including bash-only syntax (`|&`, `[[ ]]`, `$'..'`, process substitution). The tree
+//! is flattened into the simple commands that would run: the parts of compound
+//! commands, pipelines and lists; the commands inside `$(...)`, backticks and process
+//! substitutions; and the commands hidden behind `bash -c`, `eval`, `xargs` and
+//! `find -exec`, with wrappers (`timeout`, `nice`, ...) stripped. Redirections to files
+//! are collected as writes. What cannot be known statically is collected as a reason
+//! to ask.
+
+use brush_parser::ast;
+use brush_parser::word::{self, WordPiece};
+use brush_parser::{ParserOptions, SourceInfo};
+
+/// Commands longer than this are not analysed: they ask.
+pub const MAX_COMMAND_LEN: usize = 10_000;
+
+/// How deep `bash -c 'bash -c ...'` and substitutions are followed before asking.
+const MAX_DEPTH: usize = 8;
+
+/// One word of a command.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Word {
+    /// Known before the command runs (quotes removed).
+    Literal(String),
+    /// Computed when it runs (`$VAR`, `$(...)`); the source text.
+    Dynamic(String),
+}
+
+impl Word {
+    /// The literal text, if known.
+    pub fn literal(&self) -> Option<&str> {
+        match self {
+            Word::Literal(s) => Some(s),
+            Word::Dynamic(_) => None,
+        }
+    }
+
+    /// The literal text, or the source text of a computed word.
+    pub fn text(&self) -> &str {
+        match self {
+            Word::Literal(s) | Word::Dynamic(s) => s,
+        }
+    }
+}
+
+/// One simple command that would run.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Command {
+    /// `NAME=value` assignments before the command (or given to `env`), as written.
+    pub env: Vec<(String, String)>,
+    /// The command's words, wrappers removed.
+    pub words: Vec<Word>,
+    /// The command gets further arguments that are not known (`xargs`, `find -exec`).
+    pub more_args: bool,
+}
+
+impl Command {
+    /// The command name, if literal.
+    pub fn name(&self) -> Option<&str> {
+        self.words.first().and_then(Word::literal)
+    }
+
+    /// The name without a directory (`/bin/rm` → `rm`).
+    pub fn base_name(&self) -> Option<&str> {
+        self.name().map(|n| n.rsplit('/').next().unwrap_or(n))
+    }
+}
+
+/// A command line, flattened.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Analysis {
+    /// Every simple command that would run, in order.
+    pub commands: Vec<Command>,
+    /// Files written by redirections (`>`, `>>`, `&>`), as written.
+    pub writes: Vec<String>,
+    /// Why the command cannot be fully known; non-empty means "ask".
+    pub unknowns: Vec<String>,
+}
+
+/// Parses and flattens `command`. Never fails: what cannot be parsed or known
+/// becomes an entry in [`Analysis::unknowns`].
+pub fn analyze(command: &str) -> Analysis {
+    let mut analysis = Analysis::default();
+    if command.len() > MAX_COMMAND_LEN {
+        analysis.unknowns.push(format!("the command is longer than {MAX_COMMAND_LEN} characters"));
+        return analysis;
+    }
+    Walker { out: &mut analysis, depth: 0 }.script(command);
+    analysis
+}
+
+fn options() -> ParserOptions {
+    ParserOptions { tilde_expansion: false, ..ParserOptions::default() }
+}
+
+struct Walker<'a> {
+    out: &'a mut Analysis,
+    depth: usize,
+}
+
+impl Walker<'_> {
+    fn unknown(&mut self, why: impl Into<String>) {
+        self.out.unknowns.push(why.into());
+    }
+
+    /// A whole script: `bash -c` text, `eval` text, a substitution's body.
+    fn script(&mut self, text: &str) {
+        if self.depth > MAX_DEPTH {
+            return self.unknown("commands are nested too deeply");
+        }
+        let mut parser = brush_parser::Parser::new(text.as_bytes(), &options(), &SourceInfo::default());
+        match parser.parse_program() {
+            Ok(program) => {
+                self.depth += 1;
+                for list in &program.complete_commands {
+                    self.list(list);
+                }
+                self.depth -= 1;
+            }
+            Err(e) => self.unknown(format!("the command cannot be parsed: {e}")),
+        }
+    }
+
+    fn list(&mut self, list: &ast::CompoundList) {
+        for ast::CompoundListItem(and_or, _) in &list.0 {
+            self.pipeline(&and_or.first);
+            for next in &and_or.additional {
+                match next {
+                    ast::AndOr::And(p) | ast::AndOr::Or(p) => self.pipeline(p),
+                }
+            }
+        }
+    }
+
+    fn pipeline(&mut self, pipeline: &ast::Pipeline) {
+        for command in &pipeline.seq {
+            self.command(command);
+        }
+    }
+
+    fn command(&mut self, command: &ast::Command) {
+        match command {
+            ast::Command::Simple(simple) => self.simple(simple),
+            ast::Command::Compound(compound, redirects) => {
+                self.compound(compound);
+                for redirect in redirects.iter().flat_map(|r| &r.0) {
+                    self.redirect(redirect);
+                }
+            }
+            ast::Command::Function(_) => self.unknown("the command defines a shell function"),
+            ast::Command::ExtendedTest(test) => {
+                // `[[ ... ]]` only tests, but its operands may hold substitutions.
+                let text = test.to_string();
+                if text.contains("$(") || text.contains('`') {
+                    self.unknown("a `[[ ]]` test runs a command substitution");
+                }
+            }
+        }
+    }
+
+    fn compound(&mut self, compound: &ast::CompoundCommand) {
+        match compound {
+            ast::CompoundCommand::BraceGroup(group) => self.list(&group.list),
+            ast::CompoundCommand::Subshell(sub) => self.list(&sub.list),
+            ast::CompoundCommand::ForClause(f) => {
+                for value in f.values.iter().flatten() {
+                    self.word(&value.value);
+                }
+                self.list(&f.body.list);
+            }
+            ast::CompoundCommand::ArithmeticForClause(f) => self.list(&f.body.list),
+            ast::CompoundCommand::CaseClause(c) => {
+                self.word(&c.value.value);
+                for item in &c.cases {
+                    if let Some(list) = &item.cmd {
+                        self.list(list);
+                    }
+                }
+            }
+            ast::CompoundCommand::IfClause(i) => {
+                self.list(&i.condition);
+                self.list(&i.then);
+                for other in i.elses.iter().flatten() {
+                    if let Some(condition) = &other.condition {
+                        self.list(condition);
+                    }
+                    self.list(&other.body);
+                }
+            }
+            ast::CompoundCommand::WhileClause(w) | ast::CompoundCommand::UntilClause(w) => {
+                self.list(&w.0);
+                self.list(&w.1.list);
+            }
+            ast::CompoundCommand::Arithmetic(a) => {
+                if a.expr.value.contains("$(") || a.expr.value.contains('`') {
+                    self.unknown("an arithmetic expression runs a command substitution");
+                }
+            }
+        }
+    }
+
+    fn simple(&mut self, simple: &ast::SimpleCommand) {
+        let mut command = Command::default();
+        for item in simple.prefix.iter().flat_map(|p| &p.0) {
+            match item {
+                ast::CommandPrefixOrSuffixItem::AssignmentWord(assignment, raw) => {
+                    if let ast::AssignmentValue::Scalar(value) = &assignment.value {
+                        self.word(&value.value);
+                    }
+                    let name = assignment.name.to_string();
+                    let value = raw.value.split_once('=').map(|(_, v)| v.to_owned()).unwrap_or_default();
+                    command.env.push((name, value));
+                }
+                other => self.item(other, &mut command),
+            }
+        }
+        if let Some(name) = &simple.word_or_name {
+            let word = self.word(&name.value);
+            command.words.push(word);
+        }
+        for item in simple.suffix.iter().flat_map(|s| &s.0) {
+            self.item(item, &mut command);
+        }
+        if command.words.is_empty() {
+            // Only assignments (`A=1`) or redirections: nothing runs.
+            return;
+        }
+        self.unwrap(command);
+    }
+
+    fn item(&mut self, item: &ast::CommandPrefixOrSuffixItem, command: &mut Command) {
+        match item {
+            ast::CommandPrefixOrSuffixItem::IoRedirect(redirect) => self.redirect(redirect),
+            ast::CommandPrefixOrSuffixItem::Word(w) => {
+                let word = self.word(&w.value);
+                command.words.push(word);
+            }
+            ast::CommandPrefixOrSuffixItem::AssignmentWord(_, w) => {
+                let word = self.word(&w.value);
+                command.words.push(word);
+            }
+            ast::CommandPrefixOrSuffixItem::ProcessSubstitution(_, sub) => {
+                self.list(&sub.list);
+                command.words.push(Word::Dynamic("<(...)".into()));
+            }
+        }
+    }
+
+    fn redirect(&mut self, redirect: &ast::IoRedirect) {
+        use ast::{IoFileRedirectKind as Kind, IoFileRedirectTarget as Target};
+        match redirect {
+            ast::IoRedirect::File(_, kind, target) => match target {
+                Target::Filename(w) => {
+                    let word = self.word(&w.value);
+                    if matches!(kind, Kind::Write | Kind::Append | Kind::Clobber | Kind::ReadAndWrite) {
+                        self.write_target(word);
+                    }
+                }
+                Target::ProcessSubstitution(_, sub) => self.list(&sub.list),
+                Target::Fd(_) | Target::Duplicate(_) => {}
+            },
+            ast::IoRedirect::OutputAndError(w, _) => {
+                let word = self.word(&w.value);
+                self.write_target(word);
+            }
+            ast::IoRedirect::HereString(_, w) => {
+                self.word(&w.value);
+            }
+            ast::IoRedirect::HereDocument(_, doc) => {
+                if doc.requires_expansion && (doc.doc.value.contains("$(") || doc.doc.value.contains('`')) {
+                    self.unknown("a here-document runs a command substitution");
+                }
+            }
+        }
+    }
+
+    fn write_target(&mut self, word: Word) {
+        match word {
+            Word::Literal(path) if path == "/dev/null" || path == "/dev/stdout" || path == "/dev/stderr" => {}
+            Word::Literal(path) => self.out.writes.push(path),
+            Word::Dynamic(raw) => self.unknown(format!("output is redirected to a computed path `{raw}`")),
+        }
+    }
+
+    /// A word's value: literal if nothing in it is computed. Substitutions inside are
+    /// analysed as commands of their own.
+    fn word(&mut self, raw: &str) -> Word {
+        match word::parse(raw, &options()) {
+            Ok(pieces) => {
+                let mut text = String::new();
+                let literal = self.pieces(&pieces, &mut text);
+                if literal { Word::Literal(text) } else { Word::Dynamic(raw.to_owned()) }
+            }
+            Err(_) => {
+                self.unknown(format!("the word `{raw}` cannot be parsed"));
+                Word::Dynamic(raw.to_owned())
+            }
+        }
+    }
+
+    fn pieces(&mut self, pieces: &[word::WordPieceWithSource], text: &mut String) -> bool {
+        let mut literal = true;
+        for piece in pieces {
+            match &piece.piece {
+                WordPiece::Text(s) | WordPiece::SingleQuotedText(s) | WordPiece::AnsiCQuotedText(s) => text.push_str(s),
+                WordPiece::EscapeSequence(s) => text.push_str(s.strip_prefix('\\').unwrap_or(s)),
+                WordPiece::TildePrefix(s) => {
+                    text.push('~');
+                    text.push_str(s);
+                }
+                WordPiece::DoubleQuotedSequence(inner) | WordPiece::GettextDoubleQuotedSequence(inner) => {
+                    literal &= self.pieces(inner, text);
+                }
+                WordPiece::CommandSubstitution(body) | WordPiece::BackquotedCommandSubstitution(body) => {
+                    self.script(body);
+                    literal = false;
+                }
+                WordPiece::ParameterExpansion(_) | WordPiece::ArithmeticExpression(_) => literal = false,
+            }
+        }
+        literal
+    }
+
+    /// Strips wrappers and brings out hidden commands, then records what runs.
+    fn unwrap(&mut self, mut command: Command) {
+        loop {
+            let Some(name) = command.base_name().map(str::to_owned) else {
+                if let Some(Word::Dynamic(raw)) = command.words.first() {
+                    self.unknown(format!("the command name `{raw}` is computed when it runs"));
+                }
+                return self.out.commands.push(command);
+            };
+            let args = &command.words[1..];
+            let rest = match name.as_str() {
+                "timeout" => skip_options(args, &["-s", "--signal", "-k", "--kill-after"]).map(|i| i + 1),
+                "time" => skip_options(args, &["-f", "--format", "-o", "--output"]),
+                "nice" => skip_options(args, &["-n", "--adjustment"]),
+                "nohup" | "builtin" | "exec" => Some(0),
+                "stdbuf" => skip_options(args, &["-i", "-o", "-e", "--input", "--output", "--error"]),
+                "command"
+                    if !args
+                        .first()
+                        .and_then(Word::literal)
+                        .is_some_and(|a| a.starts_with("-v") || a.starts_with("-V")) =>
+                {
+                    skip_options(args, &[])
+                }
+                "env" => {
+                    let mut i = skip_options(args, &["-u", "--unset", "-C", "--chdir", "-S", "--split-string"])
+                        .unwrap_or(args.len());
+                    while let Some(Word::Literal(a)) = args.get(i)
+                        && let Some((k, v)) = a.split_once('=')
+                    {
+                        command.env.push((k.to_owned(), v.to_owned()));
+                        i += 1;
+                    }
+                    Some(i)
+                }
+                "bash" | "sh" | "zsh" | "dash" | "ksh" => {
+                    if let Some(at) = args.iter().position(|a| {
+                        a.literal().is_some_and(|a| {
+                            a == "-c" || (a.starts_with('-') && !a.starts_with("--") && a.contains('c'))
+                        })
+                    }) {
+                        match args.get(at + 1) {
+                            Some(Word::Literal(script)) => {
+                                let script = script.clone();
+                                return self.script(&script);
+                            }
+                            Some(Word::Dynamic(raw)) => {
+                                return self.unknown(format!("`{name} -c` runs a computed script `{raw}`"));
+                            }
+                            None => return self.unknown(format!("`{name} -c` without a script")),
+                        }
+                    }
+                    None
+                }
+                "eval" => {
+                    let parts: Option<Vec<&str>> = args.iter().map(Word::literal).collect();
+                    match parts {
+                        Some(parts) => return self.script(&parts.join(" ")),
+                        None => return self.unknown("`eval` runs computed text"),
+                    }
+                }
+                "xargs" => {
+                    let at = skip_options(
+                        args,
+                        &[
+                            "-n",
+                            "-L",
+                            "-P",
+                            "-s",
+                            "-d",
+                            "-a",
+                            "-E",
+                            "-I",
+                            "-i",
+                            "--max-args",
+                            "--max-lines",
+                            "--max-procs",
+                            "--delimiter",
+                            "--arg-file",
+                            "--replace",
+                            "--max-chars",
+                        ],
+                    );
+                    let inner: Vec<Word> = match at {
+                        Some(at) if at < args.len() => args[at..].to_vec(),
+                        _ => vec![Word::Literal("echo".into())],
+                    };
+                    self.out.commands.push(Command {
+                        env: Vec::new(),
+                        words: vec![command.words[0].clone()],
+                        more_args: false,
+                    });
+                    command = Command { env: command.env.clone(), words: inner, more_args: true };
+                    continue;
+                }
+                "find" => {
+                    self.find_actions(&command);
+                    None
+                }
+                _ => None,
+            };
+            match rest {
+                Some(at) if at < command.words.len() - 1 => {
+                    command.words.drain(..=at);
+                }
+                Some(_) if name == "env" || name == "time" => {
+                    // `env` / `time` alone: prints the environment / nothing runs.
+                    return self.out.commands.push(command);
+                }
+                Some(_) => return self.out.commands.push(command),
+                None => return self.out.commands.push(command),
+            }
+        }
+    }
+
+    /// `find -exec cmd {} ;` runs `cmd`; `-delete` removes what it finds.
+    fn find_actions(&mut self, find: &Command) {
+        let words = &find.words;
+        let mut i = 1;
+        while i < words.len() {
+            match words[i].literal() {
+                Some("-exec" | "-execdir" | "-ok" | "-okdir") => {
+                    let end = words[i + 1..]
+                        .iter()
+                        .position(|w| matches!(w.literal(), Some(";" | "+")))
+                        .map_or(words.len(), |p| i + 1 + p);
+                    let inner: Vec<Word> =
+                        words[i + 1..end].iter().filter(|w| w.literal() != Some("{}")).cloned().collect();
+                    if inner.is_empty() {
+                        self.unknown("`find -exec` without a command");
+                    } else {
+                        self.unwrap(Command { env: Vec::new(), words: inner, more_args: true });
+                    }
+                    i = end + 1;
+                }
+                Some("-delete") => {
+                    let rm = vec![Word::Literal("rm".into()), Word::Literal("-f".into())];
+                    self.out.commands.push(Command { env: Vec::new(), words: rm, more_args: true });
+                    i += 1;
+                }
+                Some("-fprint" | "-fprint0" | "-fprintf" | "-fls") => {
+                    if let Some(Word::Literal(path)) = words.get(i + 1) {
+                        self.out.writes.push(path.clone());
+                    }
+                    i += 2;
+                }
+                _ => i += 1,
+            }
+        }
+    }
+}
+
+/// The index (into `args`) of the first word after the options, where `with_value`
+/// lists the options that take the next word as their value. `None` if only options.
+fn skip_options(args: &[Word], with_value: &[&str]) -> Option<usize> {
+    let mut i = 0;
+    while let Some(word) = args.get(i) {
+        let Some(arg) = word.literal() else { return Some(i) };
+        if arg == "--" {
+            return (i + 1 < args.len()).then_some(i + 1);
+        }
+        if !arg.starts_with('-') || arg == "-" {
+            return Some(i);
+        }
+        // `-n 5` takes the next word; `-n5` and `--opt=v` carry their value.
+        let takes_next = with_value.contains(&arg) && !arg.contains('=');
+        i += if takes_next { 2 } else { 1 };
+        // `nice -5`: a numeric option.
+    }
+    None
+}
+
+/// Commands that only read, whatever their arguments (besides the exceptions in
+/// [`is_read_only`]).
+const READ_ONLY_COMMANDS: &[&str] = &[
+    "ls",
+    "cat",
+    "head",
+    "tail",
+    "wc",
+    "grep",
+    "egrep",
+    "fgrep",
+    "rg",
+    "ag",
+    "find",
+    "echo",
+    "printf",
+    "pwd",
+    "which",
+    "whereis",
+    "whoami",
+    "id",
+    "date",
+    "file",
+    "stat",
+    "du",
+    "df",
+    "tree",
+    "uniq",
+    "cut",
+    "diff",
+    "cmp",
+    "comm",
+    "basename",
+    "dirname",
+    "realpath",
+    "readlink",
+    "true",
+    "false",
+    "test",
+    "[",
+    "uname",
+    "hostname",
+    "ps",
+    "nl",
+    "tac",
+    "rev",
+    "od",
+    "hexdump",
+    "xxd",
+    "sha256sum",
+    "sha1sum",
+    "md5sum",
+    "b2sum",
+    "cksum",
+    "type",
+    "env",
+    "printenv",
+    "seq",
+    "jq",
+    "column",
+    "fold",
+    "expand",
+    "strings",
+    "less",
+    "more",
+    "locale",
+    "tty",
+    "groups",
+    "uptime",
+    "free",
+    "nproc",
+    "arch",
+    "lsof",
+];
+
+/// `git` subcommands that only read.
+const READ_ONLY_GIT: &[&str] = &[
+    "status",
+    "log",
+    "diff",
+    "show",
+    "blame",
+    "rev-parse",
+    "ls-files",
+    "ls-tree",
+    "describe",
+    "shortlog",
+    "grep",
+    "cat-file",
+    "merge-base",
+    "reflog",
+    "show-ref",
+    "whatchanged",
+    "count-objects",
+    "name-rev",
+];
+
+/// Whether one command, as flattened, only reads.
+pub fn is_read_only(command: &Command) -> bool {
+    let Some(name) = command.base_name() else { return false };
+    let args: Vec<&str> = command.words[1..].iter().map(|w| w.literal().unwrap_or("")).collect();
+    match name {
+        "find" => !args.iter().any(|a| {
+            matches!(
+                *a,
+                "-exec" | "-execdir" | "-ok" | "-okdir" | "-delete" | "-fprint" | "-fprint0" | "-fprintf" | "-fls"
+            )
+        }),
+        "sort" => !args.iter().any(|a| *a == "-o" || a.starts_with("--output")),
+        "tree" => !args.contains(&"-o"),
+        "env" | "printenv" => command.words.len() == 1 || name == "printenv",
+        "command" => args.first().is_some_and(|a| *a == "-v" || *a == "-V"),
+        "git" => {
+            let sub = git_subcommand(&args);
+            match sub {
+                Some(("branch", rest)) => rest
+                    .iter()
+                    .all(|a| matches!(*a, "-a" | "-r" | "-v" | "-vv" | "--list" | "--all" | "--show-current")),
+                Some(("tag", rest)) => rest.is_empty() || rest.iter().all(|a| matches!(*a, "-l" | "--list")),
+                Some(("remote", rest)) => rest.is_empty() || rest == ["-v"],
+                Some(("stash", rest)) => rest.first().is_some_and(|a| *a == "list" || *a == "show"),
+                Some(("config", rest)) => rest.iter().any(|a| matches!(*a, "--get" | "--list" | "-l" | "--get-all")),
+                Some((sub, _)) => READ_ONLY_GIT.contains(&sub),
+                None => false,
+            }
+        }
+        other => READ_ONLY_COMMANDS.contains(&other) && !command.more_args || (other == "echo" && command.more_args),
+    }
+}
+
+/// `git`'s subcommand and its arguments, past global options (`-C dir`, `-c k=v`,
+/// `--no-pager`, `--git-dir=..`).
+pub fn git_subcommand<'a>(args: &'a [&'a str]) -> Option<(&'a str, &'a [&'a str])> {
+    let mut i = 0;
+    while let Some(arg) = args.get(i) {
+        match *arg {
+            "-C" | "-c" | "--git-dir" | "--work-tree" | "--namespace" | "--exec-path" => i += 2,
+            a if a.starts_with('-') => i += 1,
+            sub => return Some((sub, &args[i + 1..])),
+        }
+    }
+    None
+}
+
+/// Whether a whole analysis only reads: every command reads, nothing is written by
+/// redirection, and everything is known.
+pub fn analysis_is_read_only(analysis: &Analysis) -> bool {
+    analysis.unknowns.is_empty()
+        && analysis.writes.is_empty()
+        && !analysis.commands.is_empty()
+        && analysis.commands.iter().all(is_read_only)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(command: &str) -> Vec<String> {
+        analyze(command)
+            .commands
+            .iter()
+            .map(|c| c.words.iter().map(|w| w.literal().unwrap_or("?").to_owned()).collect::<Vec<_>>().join(" "))
+            .collect()
+    }
+
+    #[test]
+    fn lists_pipelines_and_compounds_are_flattened() {
+        assert_eq!(names("ls -la && rm -rf x; echo ok | wc -l"), ["ls -la", "rm -rf x", "echo ok", "wc -l"]);
+        assert_eq!(names("a |& b & c\nd || e"), ["a", "b", "c", "d", "e"]);
+        assert_eq!(names("if test -f x; then cat x; else touch x; fi"), ["test -f x", "cat x", "touch x"]);
+        assert_eq!(names("for f in *.rs; do wc -l \"$f\"; done"), ["wc -l ?"]);
+        assert_eq!(names("(cd a && make) > log"), ["cd a", "make"]);
+        assert_eq!(analyze("(cd a && make) > log").writes, ["log"]);
+    }
+
+    #[test]
+    fn hidden_commands_come_out() {
+        assert_eq!(names("echo $(rm -rf /) `touch y`"), ["rm -rf /", "touch y", "echo ? ?"]);
+        assert_eq!(names("bash -c 'rm -rf x && ls'"), ["rm -rf x", "ls"]);
+        assert_eq!(names("sh -lc \"git push\""), ["git push"]);
+        assert_eq!(names("eval rm -rf x"), ["rm -rf x"]);
+        assert_eq!(names("find . -name '*.o' -exec rm {} \\;"), ["rm", "find . -name *.o -exec rm {} ;"]);
+        assert_eq!(names("find . -delete"), ["rm -f", "find . -delete"]);
+        assert_eq!(names("ls | xargs -n 1 rm -f"), ["ls", "xargs", "rm -f"]);
+        assert_eq!(names("timeout -s KILL 5 nice -n 10 nohup rm x"), ["rm x"]);
+        assert_eq!(names("env -u X A=1 B=2 git push"), ["git push"]);
+        let a = analyze("FOO=1 LD_PRELOAD=x.so ls");
+        assert_eq!(
+            a.commands[0].env,
+            [("FOO".to_owned(), "1".to_owned()), ("LD_PRELOAD".to_owned(), "x.so".to_owned())]
+        );
+    }
+
+    #[test]
+    fn what_cannot_be_known_asks() {
+        assert!(!analyze("$CMD -rf x").unknowns.is_empty());
+        assert!(!analyze("bash -c \"$SCRIPT\"").unknowns.is_empty());
+        assert!(!analyze("echo hi > \"$OUT\"").unknowns.is_empty());
+        assert!(!analyze("f() { rm -rf x; }; f").unknowns.is_empty());
+        assert!(!analyze("echo 'unterminated").unknowns.is_empty());
+        assert!(!analyze(&"a".repeat(MAX_COMMAND_LEN + 1)).unknowns.is_empty());
+        assert!(analyze("echo hi > /dev/null 2>&1").unknowns.is_empty());
+        assert!(analyze("echo hi > /dev/null 2>&1").writes.is_empty());
+    }
+
+    #[test]
+    fn the_read_only_classifier() {
+        for ro in [
+            "ls -la",
+            "cat a | grep x | wc -l",
+            "git status",
+            "git -C sub log --oneline",
+            "find . -name '*.rs'",
+            "rg TODO src",
+            "git diff HEAD~1",
+            "echo $(pwd)",
+        ] {
+            assert!(analysis_is_read_only(&analyze(ro)), "{ro}");
+        }
+        for rw in [
+            "rm x",
+            "ls > out.txt",
+            "find . -delete",
+            "find . -exec touch {} +",
+            "git push",
+            "git branch -D x",
+            "sort -o f f",
+            "cat x | tee y",
+            "echo $(rm x)",
+            "$X",
+            "sed -i s/a/b/ f",
+        ] {
+            assert!(!analysis_is_read_only(&analyze(rw)), "{rw}");
+        }
+    }
+}

@@ -1,0 +1,385 @@
+//! The permission rules, case by case, from Claude Code's documented semantics and the
+//! known bypass shapes. Each row: rules, mode, tool, input, expected decision.
+#![allow(missing_docs)]
+
+use serde_json::{Value, json};
+use std::path::Path;
+use toolwright_core::permission::PermissionDecision;
+use toolwright_permissions::{Effect, Mode, RulePolicy, Source};
+
+/// `a` allow, `d` deny, `q` ask.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Want {
+    A,
+    D,
+    Q,
+}
+use Want::{A, D, Q};
+
+const CWD: &str = "/work/proj";
+
+/// Rules as `allow:Rule|deny:Rule|ask:Rule`.
+fn policy(rules: &str, mode: Mode) -> RulePolicy {
+    let mut policy = RulePolicy::new().with_mode(mode).with_project(CWD);
+    for spec in rules.split('|').filter(|s| !s.is_empty()) {
+        let (effect, text) = spec.split_once(':').unwrap();
+        let effect = match effect {
+            "allow" => Effect::Allow,
+            "deny" => Effect::Deny,
+            "ask" => Effect::Ask,
+            other => panic!("bad effect {other}"),
+        };
+        policy.add(text, effect, Source::Project).unwrap_or_else(|e| panic!("{e}"));
+    }
+    policy
+}
+
+fn decide(rules: &str, mode: Mode, tool: &str, input: &Value, read_only: bool) -> Want {
+    match policy(rules, mode).decide(tool, input, read_only, Path::new(CWD)) {
+        PermissionDecision::Allow => A,
+        PermissionDecision::Deny(_) => D,
+        PermissionDecision::Ask(_) => Q,
+    }
+}
+
+fn sh(command: &str) -> Value {
+    json!({ "command": command })
+}
+
+fn p(path: &str) -> Value {
+    json!({ "path": path })
+}
+
+/// `(rules, command, expected)` in default mode.
+const SHELL: &[(&str, &str, Want)] = &[
+    // Wildcards and word boundaries.
+    ("allow:Bash(ls *)", "ls -la", A),
+    ("allow:Bash(ls *)", "ls", A),
+    ("allow:Bash(npm run *)", "npm run test", A),
+    ("allow:Bash(npm run *)", "npm runx", Q),
+    ("allow:Bash(npm run*)", "npm runx", A),
+    ("allow:Bash(npm run:*)", "npm run build", A),
+    ("allow:Bash(npm run:*)", "npm runx", Q),
+    ("allow:Bash(npm test)", "npm test", A),
+    ("allow:Bash(npm test)", "npm test --watch", Q),
+    ("allow:Bash(git * main)", "git push origin main", A),
+    ("allow:Bash(git * main)", "git push origin dev", Q),
+    ("allow:Bash(* --version)", "node --version", A),
+    ("allow:Bash(make)", "make", A),
+    ("allow:Bash(make)", "make install", Q),
+    ("allow:Bash", "rm -rf build", A),
+    ("allow:Bash(*)", "anything goes", A),
+    ("allow:shell(cargo test *)", "cargo test -p x", A),
+    // Read-only commands run in default mode without a rule; others ask.
+    ("", "ls -la", A),
+    ("", "cat README.md | grep x | wc -l", A),
+    ("", "git status", A),
+    ("", "git log --oneline -5", A),
+    ("", "git -C sub diff", A),
+    ("", "rg TODO src", A),
+    ("", "find . -name '*.rs'", A),
+    ("", "rm x", Q),
+    ("", "npm install", Q),
+    ("", "git push", Q),
+    ("", "git branch -D old", Q),
+    ("", "touch new", Q),
+    ("", "ls > listing.txt", Q),
+    ("", "echo hi > /dev/null", A),
+    // Precedence: deny, then ask, then allow; specificity does not matter.
+    ("allow:Bash(git *)|deny:Bash(git push *)", "git push origin", D),
+    ("allow:Bash(git push *)|deny:Bash(git *)", "git push origin", D),
+    ("allow:Bash(git *)|ask:Bash(git push *)", "git push", Q),
+    ("ask:Bash(git *)|allow:Bash(git status)", "git status", Q),
+    ("deny:Bash(git push *)|ask:Bash(git *)", "git push", D),
+    ("deny:Bash", "ls", D),
+    ("deny:Bash(rm *)", "ls", A),
+    // Compound commands: every part must be allowed; any denied part denies.
+    ("allow:Bash(npm test)", "npm test && npm run lint", Q),
+    ("allow:Bash(npm test)|allow:Bash(npm run lint)", "npm test && npm run lint", A),
+    ("allow:Bash(npm test)", "npm test; rm -rf /", Q),
+    ("allow:Bash(npm test)|deny:Bash(rm *)", "npm test; rm -rf /", D),
+    ("deny:Bash(rm *)", "ls || rm x", D),
+    ("deny:Bash(rm *)", "ls | rm x", D),
+    ("deny:Bash(rm *)", "ls |& rm x", D),
+    ("deny:Bash(rm *)", "sleep 1 & rm x", D),
+    ("deny:Bash(rm *)", "ls\nrm x", D),
+    ("deny:Bash(rm *)", "if true; then rm x; fi", D),
+    ("deny:Bash(rm *)", "for f in a b; do rm $f; done", D),
+    ("deny:Bash(rm *)", "while false; do :; done; (rm x)", D),
+    ("deny:Bash(rm *)", "{ rm x; }", D),
+    ("allow:Bash(echo *)", "echo a && echo b", A),
+    // git -C and global options, reordered flags, paths to binaries.
+    ("deny:Bash(git push *)", "git -C /elsewhere push origin", D),
+    ("deny:Bash(git push *)", "git --no-pager push", D),
+    ("deny:Bash(git push *)", "git -c user.name=x push", D),
+    ("deny:Bash(rm -rf *)", "rm -fr /", D),
+    ("deny:Bash(rm -rf *)", "rm -r -f /", D),
+    ("deny:Bash(rm -rf *)", "rm -f -r /", D),
+    ("deny:Bash(rm *)", "/bin/rm x", D),
+    ("deny:Bash(rm *)", "/usr/bin/rm -rf x", D),
+    ("allow:Bash(git status)", "git -C /other status", A),
+    // Wrappers are stripped.
+    ("deny:Bash(rm *)", "timeout 5 rm x", D),
+    ("deny:Bash(rm *)", "timeout -s KILL 5 rm x", D),
+    ("deny:Bash(rm *)", "time rm x", D),
+    ("deny:Bash(rm *)", "nice -n 10 rm x", D),
+    ("deny:Bash(rm *)", "nohup rm x", D),
+    ("deny:Bash(rm *)", "stdbuf -oL rm x", D),
+    ("deny:Bash(rm *)", "command rm x", D),
+    ("deny:Bash(rm *)", "builtin rm x", D),
+    ("deny:Bash(rm *)", "env rm x", D),
+    ("deny:Bash(rm *)", "nice nohup timeout 3 rm x", D),
+    ("allow:Bash(npm test)", "timeout 60 npm test", A),
+    // Environment prefixes: allow skips only safe ones; deny and ask look past any.
+    ("allow:Bash(npm test)", "NODE_ENV=test npm test", A),
+    ("allow:Bash(npm test)", "LANG=C npm test", A),
+    ("allow:Bash(npm test)", "LD_PRELOAD=/tmp/x.so npm test", Q),
+    ("allow:Bash(npm test)", "PATH=/tmp/evil:$PATH npm test", Q),
+    ("allow:Bash(npm test)", "env LD_PRELOAD=x.so npm test", Q),
+    ("deny:Bash(rm *)", "FOO=1 rm x", D),
+    ("deny:Bash(rm *)", "LD_PRELOAD=x env A=b rm x", D),
+    ("ask:Bash(git push *)", "GIT_SSH_COMMAND=x git push", Q),
+    // Command substitution and backticks are the commands they run.
+    ("deny:Bash(rm *)", "echo $(rm -rf x)", D),
+    ("deny:Bash(rm *)", "echo `rm -rf x`", D),
+    ("deny:Bash(rm *)", "echo \"$(rm -rf x)\"", D),
+    ("deny:Bash(rm *)", "cat <(rm x)", D),
+    ("allow:Bash(echo *)", "echo $(rm x)", Q),
+    ("allow:Bash(echo *)", "echo $(date)", A),
+    ("allow:Bash(echo *)|allow:Bash(date)", "echo $(date)", A),
+    ("allow:Bash(echo *)", "echo $HOME", A),
+    ("allow:Bash(cat README.md)", "cat $FILE", A),
+    // Arguments that name denied files: the read-only classifier does not open a hole.
+    ("deny:Read(./.env)", "cat .env", D),
+    ("deny:Read(./.env)", "grep KEY .env", D),
+    ("deny:Read(./.env)", "head -n 1 ./.env", D),
+    ("deny:Read(./.env)|allow:Bash(cp *)", "cp .env /tmp/x", D),
+    ("deny:Read(./.env)", "cat $FILE", Q),
+    ("deny:Read(./.env)", "cat README.md", A),
+    // bash -c, sh -c, eval.
+    ("deny:Bash(rm *)", "bash -c 'rm -rf x'", D),
+    ("deny:Bash(rm *)", "sh -c \"rm -rf x\"", D),
+    ("deny:Bash(rm *)", "bash -lc 'ls; rm x'", D),
+    ("deny:Bash(rm *)", "zsh -c 'rm x'", D),
+    ("deny:Bash(rm *)", "eval rm -rf x", D),
+    ("deny:Bash(rm *)", "eval 'rm -rf x'", D),
+    ("deny:Bash(rm *)", "bash -c 'bash -c \"rm x\"'", D),
+    ("allow:Bash(ls *)", "bash -c 'ls -la'", A),
+    ("", "bash -c \"$SCRIPT\"", Q),
+    ("", "eval \"$CMD\"", Q),
+    ("allow:Bash(*)", "eval \"$CMD\"", Q),
+    // xargs and find.
+    ("deny:Bash(rm *)", "ls | xargs rm", D),
+    ("deny:Bash(rm *)", "ls | xargs -0 -n 1 rm -f", D),
+    ("deny:Bash(rm *)", "find . -name '*.o' -exec rm {} \\;", D),
+    ("deny:Bash(rm *)", "find . -name '*.o' -execdir rm {} +", D),
+    ("deny:Bash(rm *)", "find . -delete", D),
+    ("", "find . -exec touch {} +", Q),
+    ("", "ls | xargs cat", Q),
+    ("allow:Bash(xargs *)|allow:Bash(cat *)", "ls | xargs cat", A),
+    ("allow:Bash(xargs *)|allow:Bash(cat README.md)", "ls | xargs cat README.md", Q),
+    // Redirections are writes to files.
+    ("deny:Edit(./secrets/**)", "echo x > secrets/key", D),
+    ("deny:Edit(//etc/**)", "echo x >> /etc/hosts", D),
+    ("deny:Read(./.env)", "echo x > .env", D),
+    ("allow:Bash(echo *)", "echo x > out.txt", Q),
+    ("allow:Bash(echo *)|allow:Edit(./out.txt)", "echo x > out.txt", A),
+    ("allow:Bash(echo *)", "echo x &> both.log", Q),
+    ("allow:Bash(echo *)", "echo x 2>&1", A),
+    ("allow:Bash(echo *)", "echo x > \"$OUT\"", Q),
+    // Unparseable, dynamic and long commands ask.
+    ("allow:Bash(*)", "echo 'unterminated", Q),
+    ("allow:Bash(*)", "$CMD arg", Q),
+    ("allow:Bash(*)", "f() { rm x; }; f", Q),
+    ("deny:Bash(rm *)", "rm x; echo 'unterminated", D),
+];
+
+#[test]
+fn shell_rules() {
+    let mut failures = Vec::new();
+    for (rules, command, want) in SHELL {
+        let got = decide(rules, Mode::Default, "shell", &sh(command), false);
+        if got != *want {
+            failures.push(format!("[{rules}] `{command}`: want {want:?}, got {got:?}"));
+        }
+    }
+    assert!(failures.is_empty(), "{} of {} cases failed:\n{}", failures.len(), SHELL.len(), failures.join("\n"));
+}
+
+/// `(rules, mode, tool, input path, read_only, expected)`.
+const PATHS: &[(&str, Mode, &str, &str, bool, Want)] = &[
+    ("", Mode::Default, "read_file", "src/main.rs", true, A),
+    ("", Mode::Default, "edit_file", "src/main.rs", false, Q),
+    ("deny:Read(./.env)", Mode::Default, "read_file", ".env", true, D),
+    ("deny:Read(./.env)", Mode::Default, "read_file", "./.env", true, D),
+    ("deny:Read(./.env)", Mode::Default, "read_file", "src/../.env", true, D),
+    ("deny:Read(./.env)", Mode::Default, "read_file", "/work/proj/.env", true, D),
+    ("deny:Read(./.env)", Mode::Default, "read_file", "sub/.env", true, A),
+    ("deny:Read(*.env)", Mode::Default, "read_file", "deep/down/prod.env", true, D),
+    ("deny:Read(./secrets/**)", Mode::Default, "read_file", "secrets/a/b.txt", true, D),
+    ("deny:Read(./secrets/**)", Mode::Default, "grep", "secrets", true, D),
+    ("deny:Read(./secrets/**)", Mode::Default, "glob", "secrets/x", true, D),
+    ("deny:Read(./secrets/**)", Mode::Default, "list_dir", "secrets/inner", true, D),
+    ("deny:Read(./.env)", Mode::Default, "edit_file", ".env", false, D),
+    ("deny:Read(./.env)", Mode::Default, "write_file", ".env", false, D),
+    ("deny:Read(./.env)", Mode::BypassPermissions, "write_file", ".env", false, D),
+    ("deny:Edit(./src/**)", Mode::Default, "edit_file", "src/lib.rs", false, D),
+    ("deny:Edit(./src/**)", Mode::Default, "multi_edit", "src/lib.rs", false, D),
+    ("deny:Edit(./src/**)", Mode::Default, "replace_in_file", "src/lib.rs", false, D),
+    ("deny:Edit(./src/**)", Mode::Default, "write_file", "src/new.rs", false, D),
+    ("deny:Edit(./src/**)", Mode::Default, "read_file", "src/lib.rs", true, A),
+    ("allow:Edit(./src/**)", Mode::Default, "edit_file", "src/lib.rs", false, A),
+    ("allow:Edit(./src/**)", Mode::Default, "edit_file", "src/../Cargo.toml", false, Q),
+    ("allow:Edit(./src/**)", Mode::Default, "edit_file", "../proj/src/lib.rs", false, A),
+    ("allow:Edit(./src/**)", Mode::Default, "edit_file", "../other/src/lib.rs", false, Q),
+    ("allow:Write(./docs/**)", Mode::Default, "write_file", "docs/a.md", false, A),
+    ("allow:Write(./docs/**)", Mode::Default, "edit_file", "docs/a.md", false, Q),
+    ("allow:edit_file(./docs/**)", Mode::Default, "edit_file", "docs/a.md", false, A),
+    ("allow:Edit(/src/**)", Mode::Default, "edit_file", "/work/proj/src/a.rs", false, A),
+    ("allow:Edit(//tmp/**)", Mode::Default, "write_file", "/tmp/scratch.txt", false, A),
+    ("allow:Edit(//tmp/**)", Mode::Default, "write_file", "/tmpx/scratch.txt", false, Q),
+    ("ask:Read(./docs/**)", Mode::Default, "read_file", "docs/a.md", true, Q),
+    ("ask:Edit", Mode::AcceptEdits, "edit_file", "a.txt", false, Q),
+    // Modes.
+    ("", Mode::AcceptEdits, "edit_file", "src/lib.rs", false, A),
+    ("", Mode::AcceptEdits, "write_file", "/etc/passwd", false, Q),
+    ("", Mode::AcceptEdits, "write_file", "../outside.txt", false, Q),
+    ("", Mode::Plan, "edit_file", "src/lib.rs", false, D),
+    ("", Mode::Plan, "read_file", "src/lib.rs", true, A),
+    ("allow:Edit", Mode::Plan, "edit_file", "src/lib.rs", false, A),
+    ("", Mode::DontAsk, "edit_file", "src/lib.rs", false, D),
+    ("allow:Edit(./src/**)", Mode::DontAsk, "edit_file", "src/lib.rs", false, A),
+    ("", Mode::BypassPermissions, "edit_file", "src/lib.rs", false, A),
+    ("deny:Edit", Mode::BypassPermissions, "edit_file", "src/lib.rs", false, D),
+];
+
+#[test]
+fn path_rules_and_modes() {
+    let mut failures = Vec::new();
+    for (rules, mode, tool, path, read_only, want) in PATHS {
+        let got = decide(rules, *mode, tool, &p(path), *read_only);
+        if got != *want {
+            failures.push(format!("[{rules}] {mode:?} {tool}({path}): want {want:?}, got {got:?}"));
+        }
+    }
+    assert!(failures.is_empty(), "{} of {} cases failed:\n{}", failures.len(), PATHS.len(), failures.join("\n"));
+}
+
+/// `(rules, mode, tool, input, read_only, expected)` for web, MCP and other tools.
+#[test]
+fn web_mcp_and_other_tools() {
+    let fetch = |url: &str| json!({ "url": url });
+    let cases: Vec<(&str, Mode, &str, Value, bool, Want)> = vec![
+        ("allow:WebFetch(domain:example.com)", Mode::Default, "web_fetch", fetch("https://example.com/a"), false, A),
+        ("allow:WebFetch(domain:example.com)", Mode::Default, "web_fetch", fetch("https://EXAMPLE.com/a"), false, A),
+        (
+            "allow:WebFetch(domain:example.com)",
+            Mode::Default,
+            "web_fetch",
+            fetch("https://docs.example.com/"),
+            false,
+            Q,
+        ),
+        (
+            "allow:WebFetch(domain:example.com)",
+            Mode::Default,
+            "web_fetch",
+            fetch("https://example.com.evil.io/"),
+            false,
+            Q,
+        ),
+        (
+            "allow:WebFetch(domain:example.com)",
+            Mode::Default,
+            "web_fetch",
+            fetch("https://user@evil.io/?example.com"),
+            false,
+            Q,
+        ),
+        (
+            "allow:WebFetch(domain:*.example.com)",
+            Mode::Default,
+            "web_fetch",
+            fetch("https://a.b.example.com/"),
+            false,
+            A,
+        ),
+        ("allow:WebFetch(domain:*.example.com)", Mode::Default, "web_fetch", fetch("https://example.com/"), false, Q),
+        (
+            "allow:WebFetch(domain:*.example.com)",
+            Mode::Default,
+            "web_fetch",
+            fetch("https://badexample.com/"),
+            false,
+            Q,
+        ),
+        (
+            "deny:WebFetch(domain:evil.io)",
+            Mode::BypassPermissions,
+            "web_fetch",
+            fetch("http://evil.io:8080/x"),
+            false,
+            D,
+        ),
+        ("deny:WebFetch", Mode::Default, "web_fetch", fetch("https://example.com/"), true, D),
+        ("allow:mcp__github", Mode::Default, "mcp__github__create_issue", json!({}), false, A),
+        ("allow:mcp__github__*", Mode::Default, "mcp__github__create_issue", json!({}), false, A),
+        ("allow:mcp__github__get_issue", Mode::Default, "mcp__github__create_issue", json!({}), false, Q),
+        ("allow:mcp__github", Mode::Default, "mcp__githubx__create_issue", json!({}), false, Q),
+        ("allow:mcp__git", Mode::Default, "mcp__github__create_issue", json!({}), false, Q),
+        ("allow:mcp__github__get_*", Mode::Default, "mcp__github__get_issue", json!({}), false, A),
+        ("allow:mcp__github__get_*", Mode::Default, "mcp__github__delete_repo", json!({}), false, Q),
+        ("deny:mcp__*", Mode::Default, "mcp__github__get_issue", json!({}), true, D),
+        ("ask:mcp__*", Mode::Default, "mcp__fs__read", json!({}), true, Q),
+        ("deny:mcp__github", Mode::BypassPermissions, "mcp__github__x", json!({}), false, D),
+        ("allow:todo_write", Mode::Default, "todo_write", json!({"todos": []}), false, A),
+        ("allow:TodoWrite", Mode::Default, "todo_write", json!({"todos": []}), false, A),
+        ("", Mode::Default, "todo_write", json!({"todos": []}), false, Q),
+        ("deny:read_file", Mode::Default, "read_file", p("a.txt"), true, D),
+        ("deny:Read", Mode::Default, "grep", p("."), true, D),
+        ("allow:Bash", Mode::Default, "shell_output", json!({"id": "x"}), false, Q),
+        ("allow:BashOutput", Mode::Default, "shell_output", json!({"id": "x"}), false, A),
+        // Unicode look-alikes never match ASCII rules (and look-alike rules are refused).
+        ("deny:Bash", Mode::Default, "shell", sh("ls"), true, D),
+        ("allow:Bash(ls *)", Mode::Default, "shell", sh("ｌｓ -la"), false, Q),
+        ("allow:Bash(ls *)", Mode::Default, "shell", sh("l\u{0455} -la"), false, Q),
+    ];
+    let mut failures = Vec::new();
+    for (rules, mode, tool, input, read_only, want) in &cases {
+        let got = decide(rules, *mode, tool, input, *read_only);
+        if got != *want {
+            failures.push(format!("[{rules}] {mode:?} {tool} {input}: want {want:?}, got {got:?}"));
+        }
+    }
+    assert!(failures.is_empty(), "{} of {} cases failed:\n{}", failures.len(), cases.len(), failures.join("\n"));
+}
+
+#[test]
+fn malformed_and_misplaced_rules_are_refused_with_a_reason() {
+    let mut policy = RulePolicy::new();
+    for (rule, effect, why) in [
+        ("Bash(ls *", Effect::Allow, "not closed"),
+        ("", Effect::Deny, "empty"),
+        ("Ваsh(ls)", Effect::Deny, "non-ASCII"),
+        ("mcp__*", Effect::Allow, "after a literal `mcp__<server>__`"),
+        ("*", Effect::Allow, "after a literal `mcp__<server>__`"),
+        ("WebFetch(example.com)", Effect::Allow, "domain:"),
+        ("mcp__", Effect::Deny, "server name"),
+        ("Bad Name", Effect::Deny, "is not a tool name"),
+    ] {
+        let err = policy.add(rule, effect, Source::User).unwrap_err();
+        assert!(err.contains(&format!("`{rule}`")) && err.contains(why), "{rule}: {err}");
+    }
+    assert_eq!(policy.warnings().len(), 8);
+    assert!(policy.add("mcp__*", Effect::Deny, Source::User).is_ok());
+    assert!(policy.add("mcp__github__*", Effect::Allow, Source::User).is_ok());
+}
+
+#[test]
+fn a_bare_deny_removes_the_tool_a_scoped_one_does_not() {
+    let policy = RulePolicy::new().deny("WebFetch").deny("Bash(rm *)").deny("mcp__github");
+    assert!(policy.removes("web_fetch"));
+    assert!(!policy.removes("shell"));
+    assert!(policy.removes("mcp__github__create_issue"));
+    assert!(!policy.removes("read_file"));
+}

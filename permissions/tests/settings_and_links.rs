@@ -1,0 +1,141 @@
+//! Settings files on disk, symlinks, and "always allow" through a real executor.
+#![allow(missing_docs)]
+
+use serde_json::json;
+use std::fs;
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use toolwright_core::permission::{Approval, Approver, PermissionDecision, PermissionRequest};
+use toolwright_core::{BoxFuture, ToolCall};
+use toolwright_permissions::rule::Source;
+use toolwright_permissions::settings::{self, SettingsError};
+use toolwright_permissions::{Mode, RulePolicy};
+
+fn write(path: &Path, text: &str) {
+    fs::create_dir_all(path.parent().unwrap()).unwrap();
+    fs::write(path, text).unwrap();
+}
+
+#[test]
+fn a_claude_code_project_settings_file_works_unchanged() {
+    let project = tempfile::tempdir().unwrap();
+    let root = project.path().canonicalize().unwrap();
+    write(
+        &root.join(".claude/settings.json"),
+        r#"{
+  "$schema": "https://json.schemastore.org/claude-code-settings.json",
+  "model": "some-model",
+  "permissions": {
+    "allow": ["Bash(npm run test:*)", "Read(~/.zshrc)", "Edit(/src/**)"],
+    "deny": ["Bash(curl:*)", "Read(./.env)", "Read(./secrets/**)"],
+    "ask": ["Bash(git push:*)"],
+    "additionalDirectories": ["../docs/"],
+    "defaultMode": "acceptEdits"
+  },
+  "env": {"FOO": "bar"}
+}"#,
+    );
+    write(&root.join(".claude/settings.local.json"), r#"{"permissions": {"deny": ["WebFetch"]}}"#);
+    let files = vec![
+        (Source::Project, root.join(".claude/settings.json")),
+        (Source::Local, root.join(".claude/settings.local.json")),
+    ];
+    let policy = settings::policy_from_files(&root, &files).unwrap();
+    assert!(policy.warnings().is_empty(), "{:?}", policy.warnings());
+    assert_eq!(policy.mode(), Mode::AcceptEdits);
+    let decide = |tool: &str, input: serde_json::Value| policy.decide(tool, &input, false, &root);
+    assert_eq!(decide("shell", json!({"command": "npm run test -- --watch"})), PermissionDecision::Allow);
+    // `:*` is the legacy spelling of ` *`: a word boundary, so `test:unit` is another command.
+    assert!(matches!(decide("shell", json!({"command": "npm run test:unit"})), PermissionDecision::Ask(_)));
+    assert!(matches!(decide("shell", json!({"command": "curl https://x"})), PermissionDecision::Deny(_)));
+    assert!(matches!(decide("shell", json!({"command": "git push"})), PermissionDecision::Ask(_)));
+    assert!(matches!(decide("read_file", json!({"path": ".env"})), PermissionDecision::Deny(_)));
+    assert_eq!(decide("edit_file", json!({"path": "src/a.rs"})), PermissionDecision::Allow);
+    assert_eq!(decide("edit_file", json!({"path": "lib/a.rs"})), PermissionDecision::Allow, "acceptEdits");
+    assert!(policy.removes("web_fetch"));
+}
+
+#[test]
+fn malformed_files_name_the_file_line_and_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("settings.json");
+    write(&path, "{\n  \"permissions\": {\n    \"allow\": [\"Bash(ls)\", 42]\n  }\n}\n");
+    let files = vec![(Source::Project, path.clone())];
+    let err = settings::policy_from_files(dir.path(), &files).unwrap_err();
+    let text = err.to_string();
+    assert!(matches!(err, SettingsError::Invalid { line: 3, .. }), "{text}");
+    assert!(text.starts_with(&format!("{}:3:", path.display())) && text.contains("permissions.allow[1]"), "{text}");
+    write(&path, "{ \"permissions\": { \"defaultMode\": \"yolo\" } }");
+    let text = settings::policy_from_files(dir.path(), &files).unwrap_err().to_string();
+    assert!(text.contains("permissions.defaultMode") && text.contains("yolo"), "{text}");
+    write(&path, "{ \"permissions\": ");
+    assert!(settings::policy_from_files(dir.path(), &files).unwrap_err().to_string().contains("EOF"));
+    // A malformed rule is a warning naming the rule and the file; the others apply.
+    write(&path, r#"{ "permissions": { "allow": ["Bash(ls", "mcp__*", "Bash(pwd)"] } }"#);
+    let policy = settings::policy_from_files(dir.path(), &files).unwrap();
+    assert_eq!(policy.warnings().len(), 2, "{:?}", policy.warnings());
+    assert!(policy.warnings().iter().all(|w| w.starts_with(&path.display().to_string())));
+    assert!(policy.warnings()[0].contains("`Bash(ls`") && policy.warnings()[1].contains("`mcp__*`"));
+}
+
+#[test]
+fn symlinks_an_allow_needs_both_ends_a_deny_either() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    fs::create_dir_all(root.join("public")).unwrap();
+    fs::create_dir_all(root.join("private")).unwrap();
+    fs::write(root.join("private/key"), "k").unwrap();
+    std::os::unix::fs::symlink(root.join("private/key"), root.join("public/key")).unwrap();
+    fs::write(root.join("public/ok.txt"), "ok").unwrap();
+    let edit = |policy: &RulePolicy, path: &str| policy.decide("edit_file", &json!({"path": path}), false, &root);
+    let allow = RulePolicy::new().allow("Edit(./public/**)");
+    assert_eq!(edit(&allow, "public/ok.txt"), PermissionDecision::Allow);
+    assert!(matches!(edit(&allow, "public/key"), PermissionDecision::Ask(_)), "the target is not allowed");
+    let deny = RulePolicy::new().deny("Read(./private/**)");
+    assert!(matches!(edit(&deny, "public/key"), PermissionDecision::Deny(_)), "the target is denied");
+    let read = deny.decide("read_file", &json!({"path": "public/key"}), true, &root);
+    assert!(matches!(read, PermissionDecision::Deny(_)));
+}
+
+/// Says "always allow" and counts the questions.
+struct AlwaysYes(Arc<AtomicUsize>);
+
+impl Approver for AlwaysYes {
+    fn approve<'a>(&'a self, _request: &'a PermissionRequest<'a>, _question: &'a str) -> BoxFuture<'a, Approval> {
+        self.0.fetch_add(1, Ordering::SeqCst);
+        Box::pin(async { Approval::AlwaysAllow })
+    }
+}
+
+#[tokio::test]
+async fn always_allow_saves_one_rule_per_subcommand_and_never_asks_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let local = settings::local_settings_path(&root);
+    let policy = RulePolicy::new().with_local_settings(&local).with_read_only_shell_auto_allow(false);
+    let asked = Arc::new(AtomicUsize::new(0));
+    let registry = Arc::new(toolwright_builtin::registry().unwrap());
+    let executor =
+        toolwright_core::Executor::builder(registry).policy(policy).approver(AlwaysYes(asked.clone())).build();
+    let turn = toolwright_core::TurnContext::new(&root).with_extensions(toolwright_builtin::session());
+    let run = |command: &str| ToolCall::new("c", "shell", json!({"command": command}).to_string());
+    let first = executor.execute(&run("echo one && echo two | wc -l"), &turn).await;
+    assert!(first.error.is_none(), "{}", first.output.text_content());
+    assert_eq!(asked.load(Ordering::SeqCst), 1);
+    // The same parts again, in another order: not asked.
+    executor.execute(&run("echo two | wc -l; echo one"), &turn).await;
+    assert_eq!(asked.load(Ordering::SeqCst), 1);
+    // Something new is asked about: "always" was about those commands, not the tool.
+    executor.execute(&run("echo three"), &turn).await;
+    assert_eq!(asked.load(Ordering::SeqCst), 2);
+    let saved: serde_json::Value = serde_json::from_str(&fs::read_to_string(&local).unwrap()).unwrap();
+    assert_eq!(
+        saved["permissions"]["allow"],
+        json!(["Bash(echo one)", "Bash(echo two)", "Bash(wc -l)", "Bash(echo three)"])
+    );
+    // A new session from the saved file does not ask either.
+    let files = vec![(Source::Local, local.clone())];
+    let reloaded = settings::policy_from_files(&root, &files).unwrap().with_read_only_shell_auto_allow(false);
+    assert_eq!(reloaded.decide("shell", &json!({"command": "echo one"}), false, &root), PermissionDecision::Allow);
+}
