@@ -53,24 +53,33 @@ impl CommandPattern {
 
     /// Whether `text` (one simple command, words joined by spaces) matches.
     pub fn matches(&self, text: &str) -> bool {
-        if self.boundary {
-            // `P *`: exactly P, or P, a space, and anything.
-            let mut exact = self.clone();
-            exact.boundary = false;
-            exact.open_end = false;
-            if exact.matches(text) {
-                return true;
-            }
-            let mut with_space = exact;
-            if let Some(last) = with_space.pieces.last_mut() {
-                last.push(' ');
-            }
-            with_space.open_end = true;
-            return with_space.matches(text);
-        }
         if self.pieces.is_empty() {
             return self.open_start || self.open_end;
         }
+        if !self.boundary {
+            return self.match_pieces(text, self.open_end);
+        }
+        // `P *`: exactly P, or P, a space, and anything.
+        if self.match_pieces(text, false) {
+            return true;
+        }
+        let last = &self.pieces[self.pieces.len() - 1];
+        // Every match of the last piece that is followed by a space.
+        let mut from = 0;
+        while let Some(at) = text[from..].find(last.as_str()) {
+            let end = from + at + last.len();
+            if text[end..].starts_with(' ') && self.match_pieces(&text[..end], false) {
+                return true;
+            }
+            from += at + 1;
+            while !text.is_char_boundary(from) {
+                from += 1;
+            }
+        }
+        false
+    }
+
+    fn match_pieces(&self, text: &str, open_end: bool) -> bool {
         let mut rest = text;
         for (i, piece) in self.pieces.iter().enumerate() {
             let first = i == 0;
@@ -78,13 +87,13 @@ impl CommandPattern {
             if first && !self.open_start {
                 let Some(after) = rest.strip_prefix(piece.as_str()) else { return false };
                 rest = after;
-                if last && !self.open_end {
+                if last && !open_end {
                     return rest.is_empty();
                 }
                 continue;
             }
-            if last && !self.open_end {
-                return rest.ends_with(piece.as_str()) && rest.len() >= piece.len();
+            if last && !open_end {
+                return rest.ends_with(piece.as_str());
             }
             match rest.find(piece.as_str()) {
                 Some(at) => rest = &rest[at + piece.len()..],

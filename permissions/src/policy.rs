@@ -249,13 +249,16 @@ impl RulePolicy {
         let analysis = shell::analyze(command);
         let rules = self.read_rules();
         let shell_rules = |effect: Effect| rules.iter().filter(move |r| r.effect == effect && r.tool.covers(tool));
+        let mut forms: Vec<String> = analysis.commands.iter().flat_map(loose_forms).collect();
+        forms.sort_unstable();
+        forms.dedup();
         // Deny, then ask: each part, in every form it could be written.
         for effect in [Effect::Deny, Effect::Ask] {
             for rule in shell_rules(effect) {
                 let hit = match &rule.specifier {
                     None => true,
                     Some(Specifier::Command(pattern)) => {
-                        analysis.commands.iter().any(|c| loose_forms(c).iter().any(|f| matches_loose(pattern, f)))
+                        forms.iter().any(|f| matches_loose(pattern, f))
                             || (!analysis.unknowns.is_empty() && pattern.matches(command.trim()))
                     }
                     Some(_) => false,
@@ -274,7 +277,7 @@ impl RulePolicy {
                     for word in part.words.iter().skip(1) {
                         match word {
                             Word::Literal(arg) if !arg.starts_with('-') => {
-                                let target = Target::Paths(vec![absolute(arg, cwd, self.anchors.home.as_deref())]);
+                                let target = Target::lexical(absolute(arg, cwd, self.anchors.home.as_deref()));
                                 if let Some(rule) = read_denies.iter().find(|r| target.matches(r, Effect::Deny, cwd)) {
                                     return Verdict::Deny(format!("{} (the command names `{arg}`)", reason_for(rule)));
                                 }
@@ -293,7 +296,7 @@ impl RulePolicy {
             // Redirections write files: Edit (and Read) deny and ask rules apply.
             for write in &analysis.writes {
                 let path = absolute(write, cwd, self.anchors.home.as_deref());
-                let target = Target::Paths(vec![path]);
+                let target = Target::paths(vec![path]);
                 for rule in rules.iter().filter(|r| r.effect == effect) {
                     let edit_rule = rule.tool.covers("write_file")
                         || (effect == Effect::Deny && matches!(&rule.tool, ToolName::Exact(n) if n == "Read"));
@@ -325,7 +328,7 @@ impl RulePolicy {
         }
         for write in &analysis.writes {
             let path = absolute(write, cwd, self.anchors.home.as_deref());
-            let target = Target::Paths(vec![path]);
+            let target = Target::paths(vec![path]);
             let allowed = rules
                 .iter()
                 .filter(|r| r.effect == Effect::Allow && r.tool.covers("write_file"))
@@ -365,7 +368,9 @@ impl RulePolicy {
             }
             Kind::Read | Kind::Edit => match Target::of(tool, input, cwd, self.anchors.home.as_deref()) {
                 // The path itself (not the probe a search adds), anchored at `//`.
-                Target::Paths(paths) => paths.iter().take(1).map(|p| format!("{tool}(/{})", p.display())).collect(),
+                Target::Paths(paths) => {
+                    paths.iter().take(1).map(|p| format!("{tool}(/{})", p.path.display())).collect()
+                }
                 _ => vec![tool.to_owned()],
             },
             Kind::Fetch => match input.get("url").and_then(Value::as_str).and_then(host_of) {
@@ -412,14 +417,44 @@ fn home() -> Option<PathBuf> {
     std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from)
 }
 
+/// A path a call touches, with its link resolved once.
+struct Probe {
+    path: PathBuf,
+    real: PathBuf,
+    is_dir: bool,
+}
+
 /// What a non-shell call touches.
 enum Target {
-    Paths(Vec<PathBuf>),
+    Paths(Vec<Probe>),
     Host(String),
     Input(String),
 }
 
 impl Target {
+    /// Paths, each resolved (symlinks) once for all the rules.
+    fn paths(paths: Vec<PathBuf>) -> Target {
+        Target::Paths(
+            paths
+                .into_iter()
+                .map(|path| {
+                    let real = resolve_link(&path);
+                    let is_dir = real.is_dir();
+                    Probe { path, real, is_dir }
+                })
+                .collect(),
+        )
+    }
+
+    /// A path named in a command: resolved only if it is a symlink (one `lstat`), so
+    /// checking every argument stays cheap.
+    fn lexical(path: PathBuf) -> Target {
+        let is_link = std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink());
+        let real = if is_link { resolve_link(&path) } else { path.clone() };
+        let is_dir = !is_link && path.as_os_str().as_encoded_bytes().ends_with(b"/");
+        Target::Paths(vec![Probe { path, real, is_dir }])
+    }
+
     fn of(tool: &str, input: &Value, cwd: &Path, home: Option<&Path>) -> Target {
         let kind = kind_of_tool(tool);
         match kind {
@@ -432,7 +467,7 @@ impl Target {
                 if matches!(tool, "grep" | "glob" | "list_dir") {
                     paths.push(path.join("\u{1}"));
                 }
-                Target::Paths(paths)
+                Target::paths(paths)
             }
             Kind::Fetch => match input.get("url").and_then(Value::as_str).and_then(host_of) {
                 Some(host) => Target::Host(host),
@@ -444,7 +479,9 @@ impl Target {
 
     fn describe(&self) -> String {
         match self {
-            Target::Paths(paths) => paths.iter().map(|p| format!("`{}`", p.display())).collect::<Vec<_>>().join(", "),
+            Target::Paths(paths) => {
+                paths.iter().map(|p| format!("`{}`", p.path.display())).collect::<Vec<_>>().join(", ")
+            }
             Target::Host(host) => format!("`{host}`"),
             Target::Input(input) => input.chars().take(120).collect(),
         }
@@ -453,8 +490,7 @@ impl Target {
     fn inside(&self, cwd: &Path, extra: &[PathBuf]) -> bool {
         match self {
             Target::Paths(paths) => paths.iter().all(|p| {
-                let real = resolve_link(p);
-                [p, &real].iter().all(|p| p.starts_with(cwd) || extra.iter().any(|d| p.starts_with(d)))
+                [&p.path, &p.real].iter().all(|p| p.starts_with(cwd) || extra.iter().any(|d| p.starts_with(d)))
             }),
             _ => false,
         }
@@ -466,11 +502,10 @@ impl Target {
             (Some(Specifier::Path(pattern)), Target::Paths(paths)) => {
                 // A symlink: an allow needs the link and its target; a deny (or ask)
                 // needs either. Likewise over the paths a call touches.
-                let one = |path: &PathBuf| {
-                    let target = resolve_link(path);
-                    let is_dir = target.is_dir();
-                    let link = pattern.matches(path, cwd, is_dir);
-                    let real = pattern.matches(&target, cwd, is_dir);
+                let one = |probe: &Probe| {
+                    let link = pattern.matches(&probe.path, cwd, probe.is_dir);
+                    let real = probe.real == probe.path || pattern.matches(&probe.real, cwd, probe.is_dir);
+                    let real = if probe.real == probe.path { link } else { real };
                     if effect == Effect::Allow { link && real } else { link || real }
                 };
                 if effect == Effect::Allow { paths.iter().all(one) } else { paths.iter().any(one) }

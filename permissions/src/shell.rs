@@ -288,6 +288,14 @@ impl Walker<'_> {
     /// A word's value: literal if nothing in it is computed. Substitutions inside are
     /// analysed as commands of their own.
     fn word(&mut self, raw: &str) -> Word {
+        // The tokenizer has split the word; one with no quoting or expansion character
+        // in it is its own value, and need not go through the word parser.
+        if !raw
+            .bytes()
+            .any(|b| matches!(b, b'$' | b'`' | b'\'' | b'"' | b'\\' | b'~' | b'{' | b'[' | b'*' | b'?' | b'(' | b'!'))
+        {
+            return Word::Literal(raw.to_owned());
+        }
         match word::parse(raw, &options()) {
             Ok(pieces) => {
                 let mut text = String::new();
