@@ -24,12 +24,14 @@ pub const IGNORE_FILE: &str = ".toolwrightignore";
 pub struct Workspace {
     /// Canonical roots; the first is the main one.
     roots: Vec<PathBuf>,
+    /// What the permission rules deny reading, from the turn's extensions.
+    denials: Option<toolwright_permissions::ReadDenials>,
 }
 
 impl Workspace {
     /// A workspace with one root.
     pub fn new(root: impl AsRef<Path>) -> std::io::Result<Workspace> {
-        Ok(Workspace { roots: vec![root.as_ref().canonicalize()?] })
+        Ok(Workspace { roots: vec![root.as_ref().canonicalize()?], denials: None })
     }
 
     /// Also allows paths inside `dir` (Claude Code's "additional directories").
@@ -44,15 +46,18 @@ impl Workspace {
     }
 
     /// The workspace of a call: its extension, or the working directory.
+    /// With [`ReadDenials`](toolwright_permissions::ReadDenials) in the extensions,
+    /// denied paths are refused and walks skip them.
     pub(crate) fn of(cx: &ToolContext) -> Result<Workspace, ToolError> {
+        let denials = cx.extension::<toolwright_permissions::ReadDenials>().filter(|d| !d.is_empty()).cloned();
         if let Some(workspace) = cx.extension::<Workspace>() {
-            return Ok(workspace.clone());
+            return Ok(Workspace { denials, ..workspace.clone() });
         }
         let root = cx
             .cwd()
             .canonicalize()
             .map_err(|e| ToolError::io(format!("the workspace `{}` is not accessible", cx.cwd().display()), e))?;
-        Ok(Workspace { roots: vec![root] })
+        Ok(Workspace { roots: vec![root], denials })
     }
 
     fn root_of(&self, path: &Path) -> Option<&Path> {
@@ -152,6 +157,9 @@ impl Workspace {
         if self.ignored(&path, path.is_dir()) {
             return Err(ToolError::msg(format!("`{display}` is blocked by {IGNORE_FILE}")));
         }
+        if let Some(rule) = self.denials.as_ref().and_then(|d| d.denied_by(&path, path.is_dir())) {
+            return Err(ToolError::msg(format!("`{display}` is denied by the permission rule `{rule}`")));
+        }
         Ok(Resolved { path, display })
     }
 
@@ -195,6 +203,12 @@ impl Workspace {
         // Ignore files in the directories above `dir` apply too (`parents`, on by default).
         let mut builder = ignore::WalkBuilder::new(dir);
         builder.require_git(false).add_custom_ignore_filename(IGNORE_FILE);
+        if let Some(denials) = self.denials.clone() {
+            builder.filter_entry(move |entry| {
+                let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
+                denials.denied_by(entry.path(), is_dir).is_none()
+            });
+        }
         builder
     }
 }

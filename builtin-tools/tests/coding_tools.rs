@@ -344,3 +344,26 @@ fn images_come_back_as_image_blocks() {
         other => panic!("expected one image block, got {other:?}"),
     }
 }
+
+#[test]
+fn searches_skip_what_the_permission_rules_deny_reading() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    fs::create_dir_all(root.join("secrets")).unwrap();
+    fs::write(root.join("secrets/key.txt"), "TOKEN=abc").unwrap();
+    fs::write(root.join(".env"), "TOKEN=def").unwrap();
+    fs::write(root.join("app.txt"), "TOKEN=placeholder").unwrap();
+    let policy = toolwright_permissions::RulePolicy::new().deny("Read(./secrets/**)").deny("Read(./.env)");
+    let mut extensions = toolwright_builtin::session();
+    extensions.insert(policy.read_denials(&root));
+    let mut s = Session::new(&root);
+    s.turn = TurnContext::new(&root).with_extensions(extensions);
+    assert_eq!(
+        s.ok("grep", json!({"pattern": "TOKEN", "output_mode": "content", "-n": false})),
+        "app.txt:TOKEN=placeholder"
+    );
+    assert_eq!(s.ok("glob", json!({"pattern": "**/*"})), "app.txt");
+    assert_eq!(s.ok("list_dir", json!({})), "./\n  app.txt\n  secrets/");
+    let e = s.err("read_file", json!({"path": "secrets/key.txt"}));
+    assert!(e.contains("denied by the permission rule `Read(./secrets/**)`"), "{e}");
+}

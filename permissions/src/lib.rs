@@ -31,6 +31,6 @@ pub mod settings;
 pub mod shell;
 
 pub use pattern::CommandPattern;
-pub use policy::{Mode, RulePolicy, SAFE_ENV_VARS, host_of};
+pub use policy::{Mode, ReadDenials, RulePolicy, SAFE_ENV_VARS, host_of};
 pub use rule::{Effect, Source};
 pub use settings::SettingsError;

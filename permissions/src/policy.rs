@@ -177,6 +177,22 @@ impl RulePolicy {
         &self.warnings
     }
 
+    /// The `Read` deny path rules, for tools that walk directories to skip what they
+    /// deny (a search of `.` must not read `secrets/` when `Read(./secrets/**)` is
+    /// denied). Put it in the turn's extensions; the built-in tools use it.
+    pub fn read_denials(&self, cwd: &Path) -> ReadDenials {
+        let patterns = self
+            .read_rules()
+            .iter()
+            .filter(|r| r.effect == Effect::Deny && r.tool.covers("read_file"))
+            .filter_map(|r| match &r.specifier {
+                Some(Specifier::Path(p)) => Some((p.clone(), r.text.clone())),
+                _ => None,
+            })
+            .collect();
+        ReadDenials { patterns, cwd: cwd.to_owned() }
+    }
+
     /// Whether a bare deny rule removes `tool` from the pool altogether.
     pub fn removes(&self, tool: &str) -> bool {
         self.read_rules().iter().any(|r| r.effect == Effect::Deny && r.specifier.is_none() && r.tool.covers(tool))
@@ -379,6 +395,25 @@ impl RulePolicy {
             },
             Kind::Other => vec![tool.to_owned()],
         }
+    }
+}
+
+/// Paths the `Read` deny rules cover, for a given working directory.
+#[derive(Debug, Clone, Default)]
+pub struct ReadDenials {
+    patterns: Vec<(crate::path::PathPattern, String)>,
+    cwd: PathBuf,
+}
+
+impl ReadDenials {
+    /// The rule that denies reading `path`, if one does.
+    pub fn denied_by(&self, path: &Path, is_dir: bool) -> Option<&str> {
+        self.patterns.iter().find(|(p, _)| p.matches(path, &self.cwd, is_dir)).map(|(_, text)| text.as_str())
+    }
+
+    /// Whether there are no such rules.
+    pub fn is_empty(&self) -> bool {
+        self.patterns.is_empty()
     }
 }
 
