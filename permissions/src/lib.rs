@@ -23,6 +23,7 @@
 //! tool runs bash and the rules must read a command as bash does) is a sizeable build
 //! that agents which only use core's seams should not pay for.
 
+pub mod hooks;
 pub mod path;
 pub mod pattern;
 mod policy;

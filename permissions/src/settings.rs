@@ -52,9 +52,9 @@ pub struct SettingsFile {
     /// `permissions`.
     #[serde(default)]
     pub permissions: Permissions,
-    /// `hooks`, as written.
+    /// `hooks`: event name to matcher groups.
     #[serde(default)]
-    pub hooks: Option<serde_json::Value>,
+    pub hooks: Option<crate::hooks::HooksSettings>,
 }
 
 /// `permissions`.
@@ -148,6 +148,20 @@ pub fn policy_from_files(project: &Path, files: &[(Source, PathBuf)]) -> Result<
         }
     }
     Ok(policy)
+}
+
+/// The command hooks of every file, in file order; ignored hooks become warnings
+/// naming the file.
+pub fn hooks_from_files(files: &[(Source, PathBuf)]) -> Result<crate::hooks::CommandHooks, SettingsError> {
+    let mut all = crate::hooks::CommandHooks::default();
+    for (_, path) in files {
+        if let Some(file) = read(path)?
+            && let Some(hooks) = &file.hooks
+        {
+            all.extend(crate::hooks::CommandHooks::from_settings(hooks), path);
+        }
+    }
+    Ok(all)
 }
 
 /// The policy for `project` from every settings location.

@@ -19,11 +19,28 @@ pub struct HookCall<'a> {
     pub cwd: &'a Path,
 }
 
+/// A hook's say in the permission decision. A hook's allow skips the approver's
+/// question but never overrides a deny from the policy.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HookPermission {
+    /// Run without asking (unless the policy denies).
+    Allow,
+    /// Ask the approver even if the policy allows; the text says why.
+    Ask(String),
+}
+
 /// What a pre-tool hook decided. The default continues unchanged.
+///
+/// All matching hooks run concurrently; their outcomes merge deterministically: any
+/// deny wins, then any ask, then any allow; of several `updated_input`s the hook
+/// registered first wins (the others are reported in the result's notes); additional
+/// context is joined in registration order.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct PreToolOutcome {
     /// Block the call; the reason is shown to the model.
     pub deny: Option<String>,
+    /// Allow without asking, or ask.
+    pub permission: Option<HookPermission>,
     /// Replace the arguments; the new input is parsed, validated and checked by the
     /// permission policy again.
     pub updated_input: Option<Value>,
@@ -40,7 +57,8 @@ pub struct PostToolOutcome {
     pub additional_context: Option<String>,
 }
 
-/// Runs before a call, after the permission check.
+/// Runs before a call, before the permission check (so it can rewrite the input and
+/// take part in the decision).
 pub trait PreToolHook: Send + Sync {
     /// A name for error messages.
     fn name(&self) -> &str;

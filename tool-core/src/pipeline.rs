@@ -11,7 +11,7 @@
 
 use crate::call::{ErrorKind, ToolCall, ToolResult};
 use crate::context::{ToolContext, TurnContext};
-use crate::hooks::{HookCall, PostToolHook, PreToolHook};
+use crate::hooks::{HookCall, HookPermission, PostToolHook, PreToolHook, PreToolOutcome};
 use crate::output::{Content, ToolOutput};
 use crate::permission::{Approval, Approver, DefaultPolicy, PermissionDecision, PermissionPolicy, PermissionRequest};
 use crate::registry::{Registry, Resolved, ToolPool};
@@ -86,7 +86,8 @@ impl ExecutorBuilder {
         self
     }
 
-    /// Adds a pre-tool hook; hooks run in the order added.
+    /// Adds a pre-tool hook; matching hooks run together, and their outcomes merge
+    /// in the order added (see [`PreToolOutcome`]).
     pub fn pre_hook(mut self, hook: impl PreToolHook + 'static) -> Self {
         self.executor.pre_hooks.push(Arc::new(hook));
         self
@@ -328,32 +329,50 @@ impl Executor {
         if cx.turn_cancellation().is_cancelled() {
             return Err(Failure::new(ErrorKind::Cancelled, format!("{name}: cancelled before it started")));
         }
-        self.authorize(&cx, &input, flags, pool, progress).await?;
-
-        for hook in self.pre_hooks.iter().filter(|h| h.matches(name)) {
+        // Pre-tool hooks run together, before the permission check; their outcomes
+        // merge in registration order, whatever order they finish in.
+        let hooks: Vec<&Arc<dyn PreToolHook>> = self.pre_hooks.iter().filter(|h| h.matches(name)).collect();
+        let mut hook_permission = None;
+        if !hooks.is_empty() {
             let hook_call = HookCall { tool: name, call_id, input: &input, cwd: cx.cwd() };
-            let outcome = guarded(&cx, hook.before(&hook_call), None, self.grace)
-                .await
-                .map_err(|e| e.in_hook(name, hook.name()))?
-                .map_err(|e| {
+            let runs = hooks.iter().map(|hook| guarded(&cx, hook.before(&hook_call), None, self.grace));
+            let outcomes = join_all(runs).await;
+            let mut merged: Vec<(&str, PreToolOutcome)> = Vec::new();
+            for (hook, outcome) in hooks.iter().zip(outcomes) {
+                let outcome = outcome.map_err(|e| e.in_hook(name, hook.name()))?.map_err(|e| {
                     Failure::new(ErrorKind::HookFailed, format!("{name}: hook `{}` failed: {e}", hook.name()))
                 })?;
-            if let Some(reason) = outcome.deny {
-                return Err(Failure::new(
-                    ErrorKind::HookDenied,
-                    format!("{name}: blocked by hook `{}`: {reason}", hook.name()),
-                ));
+                merged.push((hook.name(), outcome));
             }
-            if let Some(context) = outcome.additional_context {
-                progress.notes.push(context);
+            if let Some((hook, reason)) = merged.iter().find_map(|(h, o)| o.deny.as_ref().map(|r| (h, r))) {
+                return Err(Failure::new(ErrorKind::HookDenied, format!("{name}: blocked by hook `{hook}`: {reason}")));
             }
-            if let Some(updated) = outcome.updated_input {
+            hook_permission = merged
+                .iter()
+                .find_map(|(_, o)| match &o.permission {
+                    Some(HookPermission::Ask(why)) => Some(HookPermission::Ask(why.clone())),
+                    _ => None,
+                })
+                .or_else(|| {
+                    merged
+                        .iter()
+                        .any(|(_, o)| o.permission == Some(HookPermission::Allow))
+                        .then_some(HookPermission::Allow)
+                });
+            let mut rewrites = merged.iter().filter_map(|(h, o)| o.updated_input.as_ref().map(|u| (h, u)));
+            if let Some((_, updated)) = rewrites.next() {
+                for (ignored, _) in rewrites {
+                    progress
+                        .notes
+                        .push(format!("(hook `{ignored}`'s input rewrite was ignored: an earlier hook's applies)"));
+                }
                 input = Cow::Owned(updated.to_string());
                 prepared = prepare(tool, &input, &cx, progress)?;
                 flags = flags_of(&cx, prepared.as_ref())?;
-                self.authorize(&cx, &input, flags, pool, progress).await?;
             }
+            progress.notes.extend(merged.into_iter().filter_map(|(_, o)| o.additional_context));
         }
+        self.authorize(&cx, &input, flags, pool, progress, hook_permission).await?;
 
         let timeout = self.timeouts.get(name).copied().or(spec.timeout).unwrap_or(self.default_timeout);
         let mut output = match guarded(&cx, prepared.call(&cx), Some(timeout), self.grace).await {
@@ -394,6 +413,7 @@ impl Executor {
         flags: Flags,
         pool: Option<&ToolPool>,
         progress: &Learned,
+        hook: Option<HookPermission>,
     ) -> Result<(), Failure> {
         let name = cx.tool_name();
         if pool.is_some_and(ToolPool::read_only_only) && !flags.read_only {
@@ -414,12 +434,14 @@ impl Executor {
         let decision = catch_unwind(AssertUnwindSafe(|| self.policy.check(&request))).map_err(|p| {
             Failure::new(ErrorKind::Denied, format!("{name}: the permission policy failed: {}", panic_message(&p)))
         })?;
-        let question = match decision {
-            PermissionDecision::Allow => return Ok(()),
-            PermissionDecision::Deny(reason) => {
+        // A hook's allow skips the question, never a deny; a hook's ask asks.
+        let question = match (decision, hook) {
+            (PermissionDecision::Deny(reason), _) => {
                 return Err(Failure::new(ErrorKind::Denied, format!("{name}: permission denied: {reason}")));
             }
-            PermissionDecision::Ask(question) => question,
+            (_, Some(HookPermission::Ask(why))) => why,
+            (PermissionDecision::Allow, _) | (PermissionDecision::Ask(_), Some(HookPermission::Allow)) => return Ok(()),
+            (PermissionDecision::Ask(question), None) => question,
         };
         if self.always_allowed.lock().unwrap_or_else(PoisonError::into_inner).contains(name) {
             return Ok(());
@@ -622,4 +644,24 @@ fn human(d: Duration) -> String {
     } else {
         format!("{}ms", d.as_millis())
     }
+}
+
+/// Runs `futures` concurrently on this task; the outputs come back in their order.
+async fn join_all<F: Future>(futures: impl IntoIterator<Item = F>) -> Vec<F::Output> {
+    let mut running: Vec<Pin<Box<F>>> = futures.into_iter().map(Box::pin).collect();
+    let mut done: Vec<Option<F::Output>> = running.iter().map(|_| None).collect();
+    std::future::poll_fn(|cx| {
+        let mut pending = false;
+        for (future, slot) in running.iter_mut().zip(done.iter_mut()) {
+            if slot.is_none() {
+                match future.as_mut().poll(cx) {
+                    Poll::Ready(value) => *slot = Some(value),
+                    Poll::Pending => pending = true,
+                }
+            }
+        }
+        if pending { Poll::Pending } else { Poll::Ready(()) }
+    })
+    .await;
+    done.into_iter().flatten().collect()
 }

@@ -1,0 +1,433 @@
+//! Command hooks from settings files (Claude Code's `hooks` schema), run as real
+//! processes through toolwright's hook seams.
+//!
+//! ```json
+//! { "hooks": { "PreToolUse": [
+//!     { "matcher": "Bash|Edit", "hooks": [ { "type": "command", "command": "./check.sh", "timeout": 30 } ] }
+//! ] } }
+//! ```
+//!
+//! A hook gets JSON on stdin: `hook_event_name`, `tool_name` (Claude Code's name where
+//! there is one, such as `Bash`), `toolwright_tool_name`, `tool_input` (with
+//! `file_path` added next to `path`), `tool_use_id`, `cwd`, and `tool_response` after
+//! the call. Exit 0: stdout, if it is a JSON object, is read; exit 2: the call is
+//! blocked and stderr is the reason the model sees; any other exit is a non-blocking
+//! error that is logged. A PreToolUse hook that times out fails open (logged), unless
+//! the hooks are built with [`CommandHooks::fail_closed`].
+//!
+//! Events: `PreToolUse` and `PostToolUse` (for results that are not errors),
+//! `PostToolUseFailure` (for error results), and `PermissionRequest` (through
+//! [`CommandHooks::approver`]).
+
+use crate::rule::name_covers;
+use serde::Deserialize;
+use serde_json::{Value, json};
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::Stdio;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::io::AsyncWriteExt;
+use toolwright_core::hooks::{HookCall, HookPermission, PostToolHook, PostToolOutcome, PreToolHook, PreToolOutcome};
+use toolwright_core::permission::{Approval, Approver, PermissionRequest};
+use toolwright_core::{BoxFuture, ExecutorBuilder, ToolOutput};
+
+/// A hook's timeout when the settings give none.
+pub const DEFAULT_HOOK_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// `hooks.<Event>[]` in a settings file.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HookGroup {
+    /// Which tools: an exact name, `A|B`, a regex; empty or `*` for all.
+    #[serde(default)]
+    pub matcher: String,
+    /// The commands.
+    pub hooks: Vec<HookCommand>,
+}
+
+/// One hook command.
+#[derive(Debug, Clone, Deserialize)]
+pub struct HookCommand {
+    /// Only `command` is supported.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// Run with `sh -c`.
+    #[serde(default)]
+    pub command: String,
+    /// Seconds.
+    #[serde(default)]
+    pub timeout: Option<u64>,
+}
+
+/// The `hooks` key of a settings file: event name to groups.
+pub type HooksSettings = BTreeMap<String, Vec<HookGroup>>;
+
+#[derive(Debug, Clone)]
+enum Matcher {
+    All,
+    Names(Vec<String>),
+    Regex(regex::Regex),
+}
+
+impl Matcher {
+    fn parse(text: &str) -> Result<Matcher, String> {
+        let text = text.trim();
+        if text.is_empty() || text == "*" {
+            return Ok(Matcher::All);
+        }
+        if text
+            .split('|')
+            .all(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-'))
+        {
+            return Ok(Matcher::Names(text.split('|').map(str::to_owned).collect()));
+        }
+        regex::Regex::new(&format!("^(?:{text})$")).map(Matcher::Regex).map_err(|e| format!("matcher `{text}`: {e}"))
+    }
+
+    fn matches(&self, tool: &str) -> bool {
+        let alias = claude_name(tool);
+        match self {
+            Matcher::All => true,
+            Matcher::Names(names) => names.iter().any(|n| name_covers(n, tool)),
+            Matcher::Regex(re) => re.is_match(tool) || alias.is_some_and(|a| re.is_match(a)),
+        }
+    }
+}
+
+/// Claude Code's name for a toolwright tool, where there is one.
+fn claude_name(tool: &str) -> Option<&'static str> {
+    Some(match tool {
+        "shell" => "Bash",
+        "read_file" => "Read",
+        "write_file" => "Write",
+        "edit_file" | "replace_in_file" => "Edit",
+        "multi_edit" => "MultiEdit",
+        "glob" => "Glob",
+        "grep" => "Grep",
+        "list_dir" => "LS",
+        "web_fetch" => "WebFetch",
+        "todo_write" => "TodoWrite",
+        "shell_output" => "BashOutput",
+        _ => return None,
+    })
+}
+
+/// One command hook for one event.
+#[derive(Debug, Clone)]
+struct CommandHook {
+    event: &'static str,
+    matcher: Matcher,
+    command: String,
+    timeout: Duration,
+    fail_closed: bool,
+}
+
+/// What a hook process did.
+enum Ran {
+    /// Exit 0, with stdout parsed if it was a JSON object.
+    Ok(Option<Value>),
+    /// Exit 2: blocked, with stderr.
+    Blocked(String),
+    /// Anything else, logged and ignored (or, for a timeout when failing closed, fatal).
+    Failed(String),
+    TimedOut,
+}
+
+impl CommandHook {
+    fn payload(&self, call: &HookCall<'_>, response: Option<&ToolOutput>) -> Value {
+        let mut input: Value = serde_json::from_str(call.input).unwrap_or(Value::Null);
+        if let Some(path) = input.get("path").and_then(Value::as_str) {
+            let absolute = crate::path::absolute(path, call.cwd, None);
+            input["file_path"] = json!(absolute);
+        }
+        let mut payload = json!({
+            "hook_event_name": self.event,
+            "tool_name": claude_name(call.tool).unwrap_or(call.tool),
+            "toolwright_tool_name": call.tool,
+            "tool_input": input,
+            "tool_use_id": call.call_id,
+            "cwd": call.cwd,
+        });
+        if let Some(output) = response {
+            payload["tool_response"] = json!({ "content": output.text_content(), "is_error": output.is_error });
+        }
+        payload
+    }
+
+    async fn run(&self, payload: &Value, cwd: &Path) -> Ran {
+        let mut command = tokio::process::Command::new("sh");
+        command
+            .arg("-c")
+            .arg(&self.command)
+            .current_dir(cwd)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true);
+        let mut child = match command.spawn() {
+            Ok(child) => child,
+            Err(e) => return Ran::Failed(format!("cannot start: {e}")),
+        };
+        if let Some(mut stdin) = child.stdin.take() {
+            // A hook that does not read its input is fine.
+            let _ = stdin.write_all(payload.to_string().as_bytes()).await;
+        }
+        let output = match tokio::time::timeout(self.timeout, child.wait_with_output()).await {
+            Ok(Ok(output)) => output,
+            Ok(Err(e)) => return Ran::Failed(format!("failed: {e}")),
+            Err(_) => return Ran::TimedOut,
+        };
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        let stderr = String::from_utf8_lossy(&output.stderr).trim().to_owned();
+        match output.status.code() {
+            Some(0) => {
+                let text = stdout.trim();
+                if !text.starts_with('{') {
+                    return Ran::Ok(None);
+                }
+                match serde_json::from_str::<Value>(text) {
+                    Ok(value) => Ran::Ok(Some(value)),
+                    Err(e) => Ran::Failed(format!("printed malformed JSON ({e})")),
+                }
+            }
+            Some(2) => Ran::Blocked(if stderr.is_empty() { "blocked by a hook".into() } else { stderr }),
+            Some(code) => Ran::Failed(format!("exited with {code}: {stderr}")),
+            None => Ran::Failed(format!("was killed by a signal: {stderr}")),
+        }
+    }
+
+    fn log(&self, what: &str) {
+        tracing::warn!(hook = %self.command, event = self.event, "hook {what}");
+    }
+}
+
+fn specific(value: &Value) -> &Value {
+    value.get("hookSpecificOutput").unwrap_or(&Value::Null)
+}
+
+fn text(value: &Value, key: &str) -> Option<String> {
+    value.get(key).and_then(Value::as_str).map(str::to_owned)
+}
+
+impl PreToolHook for CommandHook {
+    fn name(&self) -> &str {
+        &self.command
+    }
+
+    fn matches(&self, tool: &str) -> bool {
+        self.matcher.matches(tool)
+    }
+
+    fn before<'a>(&'a self, call: &'a HookCall<'a>) -> BoxFuture<'a, Result<PreToolOutcome, String>> {
+        Box::pin(async move {
+            let value = match self.run(&self.payload(call, None), call.cwd).await {
+                Ran::Ok(value) => value,
+                Ran::Blocked(reason) => return Ok(PreToolOutcome { deny: Some(reason), ..PreToolOutcome::default() }),
+                Ran::TimedOut if self.fail_closed => return Err(format!("timed out after {:?}", self.timeout)),
+                Ran::TimedOut => {
+                    self.log("timed out; the call goes on (fail open)");
+                    None
+                }
+                Ran::Failed(why) => {
+                    self.log(&format!("{why}; the call goes on"));
+                    None
+                }
+            };
+            let Some(value) = value else { return Ok(PreToolOutcome::default()) };
+            let out = specific(&value);
+            let reason = text(out, "permissionDecisionReason").or_else(|| text(&value, "reason"));
+            let mut outcome = PreToolOutcome {
+                updated_input: out.get("updatedInput").cloned(),
+                additional_context: text(out, "additionalContext"),
+                ..PreToolOutcome::default()
+            };
+            match out
+                .get("permissionDecision")
+                .and_then(Value::as_str)
+                .or(value.get("decision").and_then(Value::as_str))
+            {
+                Some("deny" | "block") => outcome.deny = Some(reason.unwrap_or_else(|| "denied by a hook".into())),
+                Some("ask") => {
+                    outcome.permission = Some(HookPermission::Ask(reason.unwrap_or_else(|| "a hook asks".into())))
+                }
+                Some("allow" | "approve") => outcome.permission = Some(HookPermission::Allow),
+                _ => {}
+            }
+            if value.get("continue") == Some(&Value::Bool(false)) {
+                outcome.deny = Some(text(&value, "stopReason").unwrap_or_else(|| "stopped by a hook".into()));
+            }
+            Ok(outcome)
+        })
+    }
+}
+
+impl PostToolHook for CommandHook {
+    fn name(&self) -> &str {
+        &self.command
+    }
+
+    fn matches(&self, tool: &str) -> bool {
+        self.matcher.matches(tool)
+    }
+
+    fn after<'a>(
+        &'a self,
+        call: &'a HookCall<'a>,
+        output: &'a ToolOutput,
+    ) -> BoxFuture<'a, Result<PostToolOutcome, String>> {
+        Box::pin(async move {
+            // PostToolUse hooks see results that are not errors; PostToolUseFailure
+            // hooks the errors.
+            if output.is_error != (self.event == "PostToolUseFailure") {
+                return Ok(PostToolOutcome::default());
+            }
+            let value = match self.run(&self.payload(call, Some(output)), call.cwd).await {
+                Ran::Ok(Some(value)) => value,
+                Ran::Ok(None) => return Ok(PostToolOutcome::default()),
+                Ran::Blocked(reason) => {
+                    return Ok(PostToolOutcome { additional_context: Some(reason), ..PostToolOutcome::default() });
+                }
+                Ran::TimedOut | Ran::Failed(_) => {
+                    self.log("failed after the call; the result is kept");
+                    return Ok(PostToolOutcome::default());
+                }
+            };
+            let out = specific(&value);
+            let mut context: Vec<String> = Vec::new();
+            if value.get("decision").and_then(Value::as_str) == Some("block") {
+                context.extend(text(&value, "reason"));
+            }
+            context.extend(text(out, "additionalContext"));
+            let updated_output = match out.get("updatedToolOutput") {
+                Some(Value::String(s)) => Some(ToolOutput::text(s.clone())),
+                Some(other) if !other.is_null() => Some(ToolOutput::text(other.to_string())),
+                _ => None,
+            };
+            Ok(PostToolOutcome {
+                updated_output,
+                additional_context: (!context.is_empty()).then(|| context.join("\n")),
+            })
+        })
+    }
+}
+
+/// The command hooks of one or more settings files.
+#[derive(Debug, Clone, Default)]
+pub struct CommandHooks {
+    hooks: Vec<CommandHook>,
+    warnings: Vec<String>,
+}
+
+impl CommandHooks {
+    /// Reads a settings file's `hooks`; unknown events, non-command hooks and bad
+    /// matchers become warnings naming them.
+    pub fn from_settings(settings: &HooksSettings) -> CommandHooks {
+        let mut out = CommandHooks::default();
+        for (event, groups) in settings {
+            let event: &'static str = match event.as_str() {
+                "PreToolUse" => "PreToolUse",
+                "PostToolUse" => "PostToolUse",
+                "PostToolUseFailure" => "PostToolUseFailure",
+                "PermissionRequest" => "PermissionRequest",
+                other => {
+                    out.warnings.push(format!("hook event `{other}` is not supported and is ignored"));
+                    continue;
+                }
+            };
+            for group in groups {
+                let matcher = match Matcher::parse(&group.matcher) {
+                    Ok(m) => m,
+                    Err(e) => {
+                        out.warnings.push(format!("{event} hook {e}; ignored"));
+                        continue;
+                    }
+                };
+                for hook in &group.hooks {
+                    if hook.kind != "command" || hook.command.trim().is_empty() {
+                        out.warnings.push(format!("{event} hook of type `{}` without a command is ignored", hook.kind));
+                        continue;
+                    }
+                    let timeout = hook.timeout.map_or(DEFAULT_HOOK_TIMEOUT, Duration::from_secs);
+                    out.hooks.push(CommandHook {
+                        event,
+                        matcher: matcher.clone(),
+                        command: hook.command.clone(),
+                        timeout,
+                        fail_closed: false,
+                    });
+                }
+            }
+        }
+        out
+    }
+
+    /// Appends `other`'s hooks, naming `file` in its warnings.
+    pub(crate) fn extend(&mut self, other: CommandHooks, file: &Path) {
+        self.hooks.extend(other.hooks);
+        self.warnings.extend(other.warnings.into_iter().map(|w| format!("{}: {w}", file.display())));
+    }
+
+    /// A PreToolUse hook that times out blocks the call instead of letting it run.
+    pub fn fail_closed(mut self) -> Self {
+        for hook in &mut self.hooks {
+            hook.fail_closed = true;
+        }
+        self
+    }
+
+    /// Hooks that were ignored, and why.
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
+    }
+
+    /// Adds the PreToolUse, PostToolUse and PostToolUseFailure hooks to an executor.
+    pub fn install(&self, mut builder: ExecutorBuilder) -> ExecutorBuilder {
+        for hook in &self.hooks {
+            builder = match hook.event {
+                "PreToolUse" => builder.pre_hook(hook.clone()),
+                "PostToolUse" | "PostToolUseFailure" => builder.post_hook(hook.clone()),
+                _ => builder,
+            };
+        }
+        builder
+    }
+
+    /// An approver that runs the PermissionRequest hooks first (a hook's
+    /// `{"hookSpecificOutput": {"decision": {"behavior": "allow"|"deny", "message": ..}}}`
+    /// answers), and asks `inner` when none answers.
+    pub fn approver<A: Approver + 'static>(&self, inner: A) -> HookApprover<A> {
+        let hooks = self.hooks.iter().filter(|h| h.event == "PermissionRequest").cloned().collect();
+        HookApprover { hooks: Arc::new(hooks), inner }
+    }
+}
+
+/// See [`CommandHooks::approver`].
+pub struct HookApprover<A> {
+    hooks: Arc<Vec<CommandHook>>,
+    inner: A,
+}
+
+impl<A: Approver> Approver for HookApprover<A> {
+    fn approve<'a>(&'a self, request: &'a PermissionRequest<'a>, question: &'a str) -> BoxFuture<'a, Approval> {
+        Box::pin(async move {
+            let call =
+                HookCall { tool: request.tool, call_id: request.call_id, input: request.input, cwd: request.cwd };
+            for hook in self.hooks.iter().filter(|h| h.matcher.matches(request.tool)) {
+                match hook.run(&hook.payload(&call, None), request.cwd).await {
+                    Ran::Ok(Some(value)) => {
+                        let decision = specific(&value).get("decision").unwrap_or(&Value::Null);
+                        match decision.get("behavior").and_then(Value::as_str) {
+                            Some("allow") => return Approval::AllowOnce,
+                            Some("deny") => return Approval::Deny(text(decision, "message")),
+                            _ => {}
+                        }
+                    }
+                    Ran::Blocked(reason) => return Approval::Deny(Some(reason)),
+                    _ => {}
+                }
+            }
+            self.inner.approve(request, question).await
+        })
+    }
+}

@@ -1,0 +1,269 @@
+//! Command hooks as real processes, written as shell and Python scripts, through a
+//! real executor with the built-in tools.
+#![allow(missing_docs)]
+
+use serde_json::json;
+use std::fs;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use toolwright_core::permission::{Approval, Approver, PermissionRequest};
+use toolwright_core::{BoxFuture, ErrorKind, Executor, ToolCall, ToolResult, TurnContext};
+use toolwright_permissions::hooks::CommandHooks;
+use toolwright_permissions::rule::Source;
+use toolwright_permissions::{RulePolicy, settings};
+
+/// Says yes and counts the questions.
+#[derive(Clone, Default)]
+struct Counting(Arc<AtomicUsize>);
+
+impl Approver for Counting {
+    fn approve<'a>(&'a self, _request: &'a PermissionRequest<'a>, _question: &'a str) -> BoxFuture<'a, Approval> {
+        self.0.fetch_add(1, Ordering::SeqCst);
+        Box::pin(async { Approval::AllowOnce })
+    }
+}
+
+struct Setup {
+    /// Kept so the directory lives as long as the test.
+    _dir: tempfile::TempDir,
+    root: PathBuf,
+}
+
+impl Setup {
+    fn new() -> Setup {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        Setup { _dir: dir, root }
+    }
+
+    fn script(&self, name: &str, body: &str) -> String {
+        let path = self.root.join(name);
+        fs::write(&path, body).unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        fs::set_permissions(&path, fs::Permissions::from_mode(0o755)).unwrap();
+        path.display().to_string()
+    }
+
+    /// Hooks from a settings file with `hooks` as given.
+    fn hooks(&self, hooks: serde_json::Value) -> CommandHooks {
+        let file = self.root.join(".claude/settings.json");
+        fs::create_dir_all(file.parent().unwrap()).unwrap();
+        fs::write(&file, json!({ "hooks": hooks }).to_string()).unwrap();
+        let hooks = settings::hooks_from_files(&[(Source::Project, file)]).unwrap();
+        assert!(hooks.warnings().is_empty(), "{:?}", hooks.warnings());
+        hooks
+    }
+
+    async fn run(&self, hooks: &CommandHooks, policy: RulePolicy, command: &str) -> (ToolResult, usize) {
+        let asked = Counting::default();
+        let registry = Arc::new(toolwright_builtin::registry().unwrap());
+        let builder = Executor::builder(registry).policy(policy).approver(hooks.approver(asked.clone()));
+        let executor = hooks.install(builder).build();
+        let turn = TurnContext::new(&self.root).with_extensions(toolwright_builtin::session());
+        let call = ToolCall::new("toolu_1", "shell", json!({ "command": command }).to_string());
+        let result = executor.execute(&call, &turn).await;
+        (result, asked.0.load(Ordering::SeqCst))
+    }
+}
+
+fn pre(matcher: &str, command: &str) -> serde_json::Value {
+    json!({ "PreToolUse": [ { "matcher": matcher, "hooks": [ { "type": "command", "command": command, "timeout": 2 } ] } ] })
+}
+
+fn path_of(s: &Setup, name: &str) -> PathBuf {
+    s.root.join(name)
+}
+
+#[tokio::test]
+async fn exit_2_blocks_with_stderr_as_the_reason() {
+    let s = Setup::new();
+    let hook = s.script("block.sh", "#!/bin/sh\ncat > /dev/null\necho 'no rm here, use trash' >&2\nexit 2\n");
+    let hooks = s.hooks(pre("Bash", &hook));
+    let (result, _) = s.run(&hooks, RulePolicy::new(), "touch made").await;
+    assert_eq!(result.error, Some(ErrorKind::HookDenied));
+    assert!(result.output.text_content().contains("no rm here, use trash"), "{}", result.output.text_content());
+    assert!(!path_of(&s, "made").exists());
+}
+
+#[tokio::test]
+async fn the_hook_gets_the_call_as_json_on_stdin() {
+    let s = Setup::new();
+    let hook = s.script(
+        "record.py",
+        "#!/usr/bin/env python3\nimport json, sys\ndata = json.load(sys.stdin)\nopen('seen.json', 'w').write(json.dumps(data))\n",
+    );
+    let hooks = s.hooks(pre("Bash", &hook));
+    let (result, _) = s.run(&hooks, RulePolicy::new(), "ls").await;
+    assert!(result.error.is_none(), "{}", result.output.text_content());
+    let seen: serde_json::Value = serde_json::from_str(&fs::read_to_string(path_of(&s, "seen.json")).unwrap()).unwrap();
+    assert_eq!(seen["hook_event_name"], "PreToolUse");
+    assert_eq!(seen["tool_name"], "Bash");
+    assert_eq!(seen["toolwright_tool_name"], "shell");
+    assert_eq!(seen["tool_input"]["command"], "ls");
+    assert_eq!(seen["tool_use_id"], "toolu_1");
+    assert_eq!(seen["cwd"], s.root.display().to_string());
+}
+
+#[tokio::test]
+async fn a_hooks_allow_skips_the_question_but_never_a_deny_rule() {
+    let s = Setup::new();
+    let hook = s.script(
+        "allow.py",
+        "#!/usr/bin/env python3\nimport json, sys\njson.load(sys.stdin)\nprint(json.dumps({'hookSpecificOutput': {'hookEventName': 'PreToolUse', 'permissionDecision': 'allow', 'permissionDecisionReason': 'trusted'}}))\n",
+    );
+    let hooks = s.hooks(pre("Bash", &hook));
+    let (result, asked) = s.run(&hooks, RulePolicy::new(), "touch a").await;
+    assert!(result.error.is_none(), "{}", result.output.text_content());
+    assert_eq!(asked, 0, "the hook's allow answered");
+    let (result, _) = s.run(&hooks, RulePolicy::new().deny("Bash(touch *)"), "touch b").await;
+    assert_eq!(result.error, Some(ErrorKind::Denied), "a deny rule beats a hook's allow");
+    assert!(!path_of(&s, "b").exists());
+    // Without the hook, the same call asks.
+    let (_, asked) = s.run(&CommandHooks::default(), RulePolicy::new(), "touch c").await;
+    assert_eq!(asked, 1);
+}
+
+#[tokio::test]
+async fn a_hooks_ask_asks_even_when_the_rules_allow() {
+    let s = Setup::new();
+    let hook = s.script(
+        "ask.sh",
+        "#!/bin/sh\ncat >/dev/null\necho '{\"hookSpecificOutput\": {\"permissionDecision\": \"ask\", \"permissionDecisionReason\": \"double-check\"}}'\n",
+    );
+    let hooks = s.hooks(pre("Bash", &hook));
+    let (result, asked) = s.run(&hooks, RulePolicy::new().allow("Bash(ls *)"), "ls").await;
+    assert!(result.error.is_none());
+    assert_eq!(asked, 1);
+}
+
+#[tokio::test]
+async fn updated_input_is_validated_and_checked_again() {
+    let s = Setup::new();
+    let hook = s.script(
+        "rewrite.py",
+        "#!/usr/bin/env python3\nimport json, sys\nd = json.load(sys.stdin)\ncmd = d['tool_input']['command']\nprint(json.dumps({'hookSpecificOutput': {'updatedInput': {'command': cmd.replace('echo', 'echo rewritten:')}, 'additionalContext': 'note from the hook'}}))\n",
+    );
+    let hooks = s.hooks(pre("Bash", &hook));
+    let (result, _) = s.run(&hooks, RulePolicy::new(), "echo hi").await;
+    assert!(result.error.is_none(), "{}", result.output.text_content());
+    let text = result.output.text_content();
+    assert!(text.contains("rewritten: hi") && text.contains("note from the hook"), "{text}");
+    // A rewrite to something a rule denies is denied.
+    let evil = s.script(
+        "evil.sh",
+        "#!/bin/sh\ncat >/dev/null\necho '{\"hookSpecificOutput\": {\"updatedInput\": {\"command\": \"rm -rf x\"}}}'\n",
+    );
+    let hooks = s.hooks(pre("Bash", &evil));
+    let (result, _) = s.run(&hooks, RulePolicy::new().deny("Bash(rm *)"), "echo hi").await;
+    assert_eq!(result.error, Some(ErrorKind::Denied));
+    // A rewrite that does not fit the schema is an input error.
+    let bad = s.script(
+        "bad.sh",
+        "#!/bin/sh\ncat >/dev/null\necho '{\"hookSpecificOutput\": {\"updatedInput\": {\"command\": 7}}}'\n",
+    );
+    let hooks = s.hooks(pre("Bash", &bad));
+    let (result, _) = s.run(&hooks, RulePolicy::new(), "echo hi").await;
+    assert_eq!(result.error, Some(ErrorKind::InvalidInput));
+}
+
+#[tokio::test]
+async fn timeouts_fail_open_by_default_and_closed_when_asked() {
+    let s = Setup::new();
+    let hook = s.script("slow.sh", "#!/bin/sh\nsleep 30\n");
+    let mut hooks = s.hooks(json!({ "PreToolUse": [ { "matcher": "*", "hooks": [ { "type": "command", "command": hook, "timeout": 1 } ] } ] }));
+    let start = std::time::Instant::now();
+    let (result, _) = s.run(&hooks, RulePolicy::new(), "echo still runs").await;
+    assert!(start.elapsed() < std::time::Duration::from_secs(10));
+    assert_eq!(result.output.text_content(), "still runs");
+    hooks = hooks.fail_closed();
+    let (result, _) = s.run(&hooks, RulePolicy::new(), "echo blocked").await;
+    assert_eq!(result.error, Some(ErrorKind::HookFailed), "{}", result.output.text_content());
+    assert!(result.output.text_content().contains("timed out"));
+}
+
+#[tokio::test]
+async fn crashing_hooks_and_malformed_json_are_non_blocking_errors() {
+    let s = Setup::new();
+    let crash = s.script("crash.py", "#!/usr/bin/env python3\nraise SystemExit(3)\n");
+    let killed = s.script("killed.sh", "#!/bin/sh\nkill -9 $$\n");
+    let garbage = s.script("garbage.sh", "#!/bin/sh\ncat >/dev/null\necho '{not json'\n");
+    for hook in [crash, killed, garbage] {
+        let hooks = s.hooks(pre("Bash", &hook));
+        let (result, _) = s.run(&hooks, RulePolicy::new(), "echo fine").await;
+        assert_eq!(result.output.text_content(), "fine", "{hook}");
+    }
+}
+
+#[tokio::test]
+async fn matching_hooks_run_in_parallel_and_merge_deterministically() {
+    let s = Setup::new();
+    // Each waits for the other's marker: they finish only if they run together.
+    let a = s.script("a.sh", "#!/bin/sh\ncat >/dev/null\ntouch a.ready\nfor i in $(seq 50); do [ -f b.ready ] && break; sleep 0.05; done\n[ -f b.ready ] || exit 5\necho '{\"hookSpecificOutput\": {\"updatedInput\": {\"command\": \"echo from-a\"}, \"additionalContext\": \"A\"}}'\n");
+    let b = s.script("b.sh", "#!/bin/sh\ncat >/dev/null\ntouch b.ready\nfor i in $(seq 50); do [ -f a.ready ] && break; sleep 0.05; done\nsleep 0.3\necho '{\"hookSpecificOutput\": {\"updatedInput\": {\"command\": \"echo from-b\"}, \"additionalContext\": \"B\"}}'\n");
+    let hooks = s.hooks(json!({ "PreToolUse": [
+        { "matcher": "Bash", "hooks": [ { "type": "command", "command": a, "timeout": 10 } ] },
+        { "matcher": "Bash|Edit", "hooks": [ { "type": "command", "command": b, "timeout": 10 } ] }
+    ] }));
+    let (result, _) = s.run(&hooks, RulePolicy::new(), "echo original").await;
+    let text = result.output.text_content();
+    // The first-listed hook's rewrite applies; both contexts, in listed order.
+    assert!(text.starts_with("from-a"), "{text}");
+    let (a_at, b_at) = (text.find("\nA").unwrap(), text.find("\nB").unwrap());
+    assert!(a_at < b_at, "{text}");
+    assert!(text.contains("input rewrite was ignored"), "{text}");
+}
+
+#[tokio::test]
+async fn post_hooks_add_context_and_replace_output_and_failure_hooks_see_errors() {
+    let s = Setup::new();
+    let post = s.script(
+        "post.py",
+        "#!/usr/bin/env python3\nimport json, sys\nd = json.load(sys.stdin)\nprint(json.dumps({'hookSpecificOutput': {'additionalContext': 'post saw: ' + d['tool_response']['content'], 'updatedToolOutput': 'replaced'}}))\n",
+    );
+    let failure = s.script("failure.sh", "#!/bin/sh\ncat >/dev/null\necho '{\"hookSpecificOutput\": {\"additionalContext\": \"the failure hook ran\"}}'\n");
+    let hooks = s.hooks(json!({
+        "PostToolUse": [ { "matcher": "Bash", "hooks": [ { "type": "command", "command": post } ] } ],
+        "PostToolUseFailure": [ { "matcher": "Bash", "hooks": [ { "type": "command", "command": failure } ] } ]
+    }));
+    let (result, _) = s.run(&hooks, RulePolicy::new(), "echo original").await;
+    let text = result.output.text_content();
+    assert!(text.starts_with("replaced") && text.contains("post saw: original"), "{text}");
+    let (result, _) = s.run(&hooks, RulePolicy::new(), "echo bad; exit 1").await;
+    let text = result.output.text_content();
+    assert!(text.contains("the failure hook ran") && !text.contains("post saw"), "{text}");
+}
+
+#[tokio::test]
+async fn permission_request_hooks_answer_before_the_approver() {
+    let s = Setup::new();
+    let deny = s.script(
+        "perm.sh",
+        "#!/bin/sh\ncat >/dev/null\necho '{\"hookSpecificOutput\": {\"decision\": {\"behavior\": \"deny\", \"message\": \"not on fridays\"}}}'\n",
+    );
+    let hooks = s.hooks(
+        json!({ "PermissionRequest": [ { "matcher": "Bash", "hooks": [ { "type": "command", "command": deny } ] } ] }),
+    );
+    let (result, asked) = s.run(&hooks, RulePolicy::new(), "touch x").await;
+    assert_eq!(result.error, Some(ErrorKind::Denied));
+    assert!(result.output.text_content().contains("not on fridays"));
+    assert_eq!(asked, 0);
+}
+
+#[test]
+fn bad_hook_settings_are_reported() {
+    let s = Setup::new();
+    let file = s.root.join("settings.json");
+    fs::write(&file, r#"{"hooks": {"PreToolUse": [{"matcher": "(", "hooks": [{"type": "command", "command": "x"}]}], "Nope": [], "PostToolUse": [{"hooks": [{"type": "prompt"}]}]}}"#).unwrap();
+    let hooks = settings::hooks_from_files(&[(Source::Project, file.clone())]).unwrap();
+    let warnings = hooks.warnings().join("\n");
+    assert!(
+        warnings.contains("`Nope` is not supported")
+            && warnings.contains("matcher `(`")
+            && warnings.contains("type `prompt`"),
+        "{warnings}"
+    );
+    fs::write(&file, r#"{"hooks": {"PreToolUse": [{"matcher": "x", "hooks": "nope"}]}}"#).unwrap();
+    let err = settings::hooks_from_files(&[(Source::Project, file)]).unwrap_err().to_string();
+    assert!(err.contains("hooks.PreToolUse[0].hooks"), "{err}");
+}
