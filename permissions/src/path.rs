@@ -22,6 +22,9 @@ pub struct PathPattern {
     anchor: Anchor,
     /// The pattern, matched against paths made relative to the anchor and rooted at `/`.
     matcher: Gitignore,
+    /// For an anchored pattern, its leading literal directories: a path not under
+    /// them cannot match, and is turned away without the glob matcher.
+    literal_prefix: Option<PathBuf>,
 }
 
 impl PathPattern {
@@ -49,7 +52,13 @@ impl PathPattern {
         let mut builder = GitignoreBuilder::new("/");
         builder.add_line(None, &line).map_err(|e| format!("`{raw}`: {e}"))?;
         let matcher = builder.build().map_err(|e| format!("`{raw}`: {e}"))?;
-        Ok(PathPattern { raw: raw.to_owned(), anchor, matcher })
+        // `/a/b/*.rs` can only match below `a/b`; a negation or an unanchored pattern
+        // has no such prefix.
+        let literal_prefix = line.strip_prefix('/').filter(|_| !line.starts_with('!')).map(|rest| {
+            rest.split('/').take_while(|c| !c.is_empty() && !c.contains(['*', '?', '[', '\\'])).collect::<PathBuf>()
+        });
+        let literal_prefix = literal_prefix.filter(|p| !p.as_os_str().is_empty());
+        Ok(PathPattern { raw: raw.to_owned(), anchor, matcher, literal_prefix })
     }
 
     /// Whether the absolute, normalised `path` matches, for a call in `cwd`.
@@ -58,10 +67,45 @@ impl PathPattern {
             Anchor::Dir(dir) => dir.as_path(),
             Anchor::Cwd => cwd,
         };
+        // Most paths are turned away here, on bytes, before any component parsing:
+        // not under the anchor, or not under the pattern's literal directories.
+        if !under(path.as_os_str().as_encoded_bytes(), base.as_os_str().as_encoded_bytes(), self.literal_bytes()) {
+            return false;
+        }
         let Ok(relative) = path.strip_prefix(base) else { return false };
+        if let Some(prefix) = &self.literal_prefix
+            && !relative.starts_with(prefix)
+        {
+            return false;
+        }
         let rooted = Path::new("/").join(relative);
         self.matcher.matched_path_or_any_parents(&rooted, is_dir).is_ignore()
     }
+}
+
+impl PathPattern {
+    fn literal_bytes(&self) -> &[u8] {
+        self.literal_prefix.as_ref().map_or(&[], |p| p.as_os_str().as_encoded_bytes())
+    }
+}
+
+/// Whether the normalised absolute `path` may be under `base` and then under
+/// `literal` (a byte check: false means certainly not).
+fn under(path: &[u8], base: &[u8], literal: &[u8]) -> bool {
+    let Some(rest) = path.strip_prefix(base) else { return false };
+    let rest = if base.ends_with(b"/") {
+        rest
+    } else {
+        match rest.split_first() {
+            None => return literal.is_empty(),
+            Some((b'/', rest)) => rest,
+            Some(_) => return false,
+        }
+    };
+    if literal.is_empty() {
+        return true;
+    }
+    rest.strip_prefix(literal).is_some_and(|after| after.is_empty() || after.starts_with(b"/"))
 }
 
 /// `requested` made absolute against `cwd`, with `.` and `..` folded (no file system

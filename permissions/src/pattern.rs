@@ -16,6 +16,8 @@ pub struct CommandPattern {
     boundary: bool,
     /// The same pattern with its leading short flags merged and sorted, if that differs.
     canonical: Option<Box<CommandPattern>>,
+    /// The length of the literal first word, if there is one.
+    first_word_len: Option<usize>,
 }
 
 impl CommandPattern {
@@ -34,8 +36,16 @@ impl CommandPattern {
         let open_start = body.starts_with('*');
         let open_end = boundary || body.ends_with('*');
         let pieces: Vec<String> = body.split('*').filter(|p| !p.is_empty()).map(str::to_owned).collect();
-        let mut pattern =
-            CommandPattern { raw: trimmed.to_owned(), pieces, open_start, open_end, boundary, canonical: None };
+        let mut pattern = CommandPattern {
+            raw: trimmed.to_owned(),
+            pieces,
+            open_start,
+            open_end,
+            boundary,
+            canonical: None,
+            first_word_len: None,
+        };
+        pattern.first_word_len = pattern.find_first_word().map(str::len);
         let canonical = canonical_flags(&normalized);
         if canonical != normalized {
             let mut other = CommandPattern::new(&canonical)?;
@@ -58,6 +68,12 @@ impl CommandPattern {
         }
         if !self.boundary {
             return self.match_pieces(text, self.open_end);
+        }
+        // `P *` with a literal P: P alone, or P and a space.
+        if self.pieces.len() == 1 && !self.open_start {
+            return text
+                .strip_prefix(self.pieces[0].as_str())
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with(' '));
         }
         // `P *`: exactly P, or P, a space, and anything.
         if self.match_pieces(text, false) {
@@ -101,6 +117,26 @@ impl CommandPattern {
             }
         }
         true
+    }
+
+    /// The first word, if it is literal (no `*` in it and a space after it, or the
+    /// whole pattern): a command whose first word differs cannot match.
+    pub fn first_word(&self) -> Option<&str> {
+        self.first_word_len.map(|len| &self.pieces[0][..len])
+    }
+
+    fn find_first_word(&self) -> Option<&str> {
+        if self.open_start {
+            return None;
+        }
+        let first = self.pieces.first()?;
+        match first.find(' ') {
+            Some(end) => Some(&first[..end]),
+            // The whole first piece is one word: literal only if nothing follows it
+            // directly (`ls*` continues the word; `ls *` does not).
+            None if self.pieces.len() == 1 && (!self.open_end || self.boundary) => Some(first),
+            None => None,
+        }
     }
 
     /// The literal text before the first `*`.

@@ -262,20 +262,26 @@ impl RulePolicy {
 
     /// A shell command: every part must be allowed; any denied part denies it.
     fn shell(&self, tool: &str, command: &str, cwd: &Path) -> Verdict {
-        let analysis = shell::analyze(command);
+        let analysis = shell::analyze_shared(command);
         let rules = self.read_rules();
-        let shell_rules = |effect: Effect| rules.iter().filter(move |r| r.effect == effect && r.tool.covers(tool));
+        let mine: Vec<&Rule> = rules.iter().filter(|r| r.tool.covers(tool)).collect();
+        let shell_rules = |effect: Effect| mine.iter().copied().filter(move |r| r.effect == effect);
         let mut forms: Vec<String> = analysis.commands.iter().flat_map(loose_forms).collect();
         forms.sort_unstable();
         forms.dedup();
+        // A pattern whose first word is literal is tried only on forms starting with it.
+        let firsts: Vec<&str> = forms.iter().map(|f| f.split(' ').next().unwrap_or("")).collect();
+        let tried = |pattern: &CommandPattern| {
+            let word = pattern.first_word();
+            forms.iter().zip(&firsts).any(|(f, first)| word.is_none_or(|w| w == *first) && matches_loose(pattern, f))
+        };
         // Deny, then ask: each part, in every form it could be written.
         for effect in [Effect::Deny, Effect::Ask] {
             for rule in shell_rules(effect) {
                 let hit = match &rule.specifier {
                     None => true,
                     Some(Specifier::Command(pattern)) => {
-                        forms.iter().any(|f| matches_loose(pattern, f))
-                            || (!analysis.unknowns.is_empty() && pattern.matches(command.trim()))
+                        tried(pattern) || (!analysis.unknowns.is_empty() && pattern.matches(command.trim()))
                     }
                     Some(_) => false,
                 };

@@ -92,6 +92,29 @@ pub fn analyze(command: &str) -> Analysis {
     analysis
 }
 
+/// Analyses kept for reuse: a shell call's command is analysed when the call is
+/// staged (its flags) and again when the policy decides; the second is a lookup.
+const SHARED_CAPACITY: usize = 256;
+
+/// [`analyze`], shared: the same command text gets the same analysis without being
+/// parsed again (a small cache, emptied when full).
+pub fn analyze_shared(command: &str) -> std::sync::Arc<Analysis> {
+    use std::collections::HashMap;
+    use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+    static SHARED: OnceLock<Mutex<HashMap<String, Arc<Analysis>>>> = OnceLock::new();
+    let shared = SHARED.get_or_init(Mutex::default);
+    if let Some(found) = shared.lock().unwrap_or_else(PoisonError::into_inner).get(command) {
+        return Arc::clone(found);
+    }
+    let analysis = Arc::new(analyze(command));
+    let mut map = shared.lock().unwrap_or_else(PoisonError::into_inner);
+    if map.len() >= SHARED_CAPACITY {
+        map.clear();
+    }
+    map.insert(command.to_owned(), Arc::clone(&analysis));
+    analysis
+}
+
 fn options() -> ParserOptions {
     ParserOptions { tilde_expansion: false, ..ParserOptions::default() }
 }

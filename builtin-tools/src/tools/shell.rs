@@ -66,7 +66,7 @@ impl Tool for Shell {
     /// Read-only when the permission rules' classifier says every part of the command
     /// only reads (`ls`, `git status`, `rg ...`, no redirection to a file).
     fn is_read_only(&self) -> bool {
-        toolwright_permissions::shell::analysis_is_read_only(&toolwright_permissions::shell::analyze(&self.command))
+        toolwright_permissions::shell::analysis_is_read_only(&toolwright_permissions::shell::analyze_shared(&self.command))
     }
 
     /// A read-only command may run alongside other safe calls.
