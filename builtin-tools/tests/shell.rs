@@ -168,7 +168,7 @@ fn read_only_commands_are_concurrency_safe_and_others_are_not() {
     for ro in ["ls -la", "git status && git diff", "rg TODO | head -5"] {
         assert!(flags(ro).concurrency_safe && flags(ro).read_only, "{ro}");
     }
-    for rw in ["rm x", "ls > out", "echo $(touch x)", "git push"] {
+    for rw in ["rm x", "ls > out", "echo $(touch x)", "git push", "cd sub"] {
         assert!(!flags(rw).concurrency_safe && !flags(rw).read_only, "{rw}");
     }
 }

@@ -265,6 +265,20 @@ impl RulePolicy {
         let analysis = shell::analyze_shared(command);
         let rules = self.read_rules();
         let mine: Vec<&Rule> = rules.iter().filter(|r| r.tool.covers(tool)).collect();
+        // `cd dir && cat key` reads `dir/key`: relative paths are checked against the
+        // working directory and every directory the command changes to.
+        let home = self.anchors.home.as_deref();
+        let mut bases: Vec<PathBuf> = vec![cwd.to_path_buf()];
+        for part in &analysis.commands {
+            if part.base_name() == Some("cd")
+                && let Some(Word::Literal(dir)) = part.words.get(1)
+            {
+                let next = absolute(dir, bases.last().map_or(cwd, PathBuf::as_path), home);
+                bases.push(next);
+            }
+        }
+        bases.dedup();
+        let resolve = |arg: &str| -> Vec<PathBuf> { bases.iter().map(|b| absolute(arg, b, home)).collect() };
         let shell_rules = |effect: Effect| mine.iter().copied().filter(move |r| r.effect == effect);
         let mut forms: Vec<String> = analysis.commands.iter().flat_map(loose_forms).collect();
         forms.sort_unstable();
@@ -298,10 +312,17 @@ impl RulePolicy {
                 for part in &analysis.commands {
                     for word in part.words.iter().skip(1) {
                         match word {
-                            Word::Literal(arg) if !arg.starts_with('-') => {
-                                let target = Target::lexical(absolute(arg, cwd, self.anchors.home.as_deref()));
-                                if let Some(rule) = read_denies.iter().find(|r| target.matches(r, Effect::Deny, cwd)) {
-                                    return Verdict::Deny(format!("{} (the command names `{arg}`)", reason_for(rule)));
+                            Word::Literal(arg) if !arg.starts_with('-') && !read_denies.is_empty() => {
+                                for path in resolve(arg) {
+                                    let target = Target::lexical(path);
+                                    if let Some(rule) =
+                                        read_denies.iter().find(|r| target.matches(r, Effect::Deny, cwd))
+                                    {
+                                        return Verdict::Deny(format!(
+                                            "{} (the command names `{arg}`)",
+                                            reason_for(rule)
+                                        ));
+                                    }
                                 }
                             }
                             Word::Dynamic(raw) if !read_denies.is_empty() && shell::is_read_only(part) => {
@@ -317,8 +338,7 @@ impl RulePolicy {
             }
             // Redirections write files: Edit (and Read) deny and ask rules apply.
             for write in &analysis.writes {
-                let path = absolute(write, cwd, self.anchors.home.as_deref());
-                let target = Target::paths(vec![path]);
+                let target = Target::paths(resolve(write));
                 for rule in rules.iter().filter(|r| r.effect == effect) {
                     let edit_rule = rule.tool.covers("write_file")
                         || (effect == Effect::Deny && matches!(&rule.tool, ToolName::Exact(n) if n == "Read"));
@@ -342,15 +362,18 @@ impl RulePolicy {
                 Some(Specifier::Command(pattern)) => text.as_deref().is_some_and(|t| pattern.matches(t)),
                 Some(_) => false,
             });
-            let read_only = shell::is_read_only(part) && self.read_only_shell_runs;
-            all_read_only &= shell::is_read_only(part);
+            // `cd` changes no file (the shell tool keeps the directory inside the
+            // workspace), but it is not read-only for scheduling: later calls depend
+            // on it, so the classifier leaves it out and only the rules let it through.
+            let harmless = shell::is_read_only(part) || part.base_name() == Some("cd");
+            let read_only = harmless && self.read_only_shell_runs;
+            all_read_only &= harmless;
             if !allowed && !read_only {
                 open.push(display_form(part));
             }
         }
         for write in &analysis.writes {
-            let path = absolute(write, cwd, self.anchors.home.as_deref());
-            let target = Target::paths(vec![path]);
+            let target = Target::paths(resolve(write));
             let allowed = rules
                 .iter()
                 .filter(|r| r.effect == Effect::Allow && r.tool.covers("write_file"))

@@ -156,6 +156,11 @@ const SHELL: &[(&str, &str, Want)] = &[
     ("deny:Read(./.env)|allow:Bash(cp *)", "cp .env /tmp/x", D),
     ("deny:Read(./.env)", "cat $FILE", Q),
     ("deny:Read(./.env)", "cat README.md", A),
+    // After `cd`, relative paths are read from the new directory.
+    ("deny:Read(./secrets/**)", "cd secrets && cat key", D),
+    ("deny:Read(./secrets/**)", "cd a; cd ../secrets; head key", D),
+    ("deny:Edit(./secrets/**)", "cd secrets && echo x > key", D),
+    ("deny:Read(./secrets/**)", "cd docs && cat key", A),
     // bash -c, sh -c, eval.
     ("deny:Bash(rm *)", "bash -c 'rm -rf x'", D),
     ("deny:Bash(rm *)", "sh -c \"rm -rf x\"", D),
