@@ -138,11 +138,6 @@ impl CommandPattern {
             None => None,
         }
     }
-
-    /// The literal text before the first `*`.
-    pub fn prefix(&self) -> &str {
-        if self.open_start { "" } else { self.pieces.first().map_or("", String::as_str) }
-    }
 }
 
 /// `rm -r -f x` and `rm -rf x` both become `rm -fr x`: the short flags right after

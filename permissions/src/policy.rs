@@ -243,11 +243,7 @@ impl RulePolicy {
         let target = Target::of(tool, input, cwd, self.anchors.home.as_deref());
         for effect in [Effect::Deny, Effect::Ask, Effect::Allow] {
             for rule in rules.iter().filter(|r| r.effect == effect) {
-                // A Read deny also blocks edits and writes.
-                let covers = rule.tool.covers(tool)
-                    || (effect == Effect::Deny
-                        && kind == Kind::Edit
-                        && matches!(&rule.tool, ToolName::Exact(n) if n == "Read"));
+                let covers = rule.tool.covers(tool) || (kind == Kind::Edit && read_deny_blocks_edits(rule));
                 if covers && target.matches(rule, effect, cwd) {
                     return verdict_for(rule);
                 }
@@ -340,11 +336,10 @@ impl RulePolicy {
             for write in &analysis.writes {
                 let target = Target::paths(resolve(write));
                 for rule in rules.iter().filter(|r| r.effect == effect) {
-                    let edit_rule = rule.tool.covers("write_file")
-                        || (effect == Effect::Deny && matches!(&rule.tool, ToolName::Exact(n) if n == "Read"));
+                    let edit_rule = rule.tool.covers("write_file") || read_deny_blocks_edits(rule);
                     if edit_rule && rule.specifier.is_some() && target.matches(rule, effect, cwd) {
-                        return Verdict::Deny(format!("{} (the command writes `{write}`)", reason_for(rule)))
-                            .or_ask(effect);
+                        let why = format!("{} (the command writes `{write}`)", reason_for(rule));
+                        return if effect == Effect::Deny { Verdict::Deny(why) } else { Verdict::Ask(why) };
                     }
                 }
             }
@@ -384,9 +379,6 @@ impl RulePolicy {
                 open.push(format!("writing `{write}`"));
             }
         }
-        if analysis.commands.is_empty() && analysis.writes.is_empty() {
-            return Verdict::Allow;
-        }
         if open.is_empty() {
             return Verdict::Allow;
         }
@@ -402,7 +394,7 @@ impl RulePolicy {
         match kind_of_tool(tool) {
             Kind::Shell => {
                 let Some(command) = input.get("command").and_then(Value::as_str) else { return vec![tool.to_owned()] };
-                let analysis = shell::analyze(command);
+                let analysis = shell::analyze_shared(command);
                 if !analysis.unknowns.is_empty() {
                     return Vec::new();
                 }
@@ -446,13 +438,9 @@ impl ReadDenials {
     }
 }
 
-impl Verdict {
-    fn or_ask(self, effect: Effect) -> Verdict {
-        match (self, effect) {
-            (Verdict::Deny(why), Effect::Ask) => Verdict::Ask(why),
-            (v, _) => v,
-        }
-    }
+/// A `Read` deny also blocks edits and writes of what it covers.
+fn read_deny_blocks_edits(rule: &Rule) -> bool {
+    rule.effect == Effect::Deny && matches!(&rule.tool, ToolName::Exact(n) if n == "Read")
 }
 
 fn verdict_for(rule: &Rule) -> Verdict {
@@ -477,7 +465,8 @@ fn first_line(command: &str) -> &str {
     line.get(..200).unwrap_or(line)
 }
 
-fn home() -> Option<PathBuf> {
+/// The user's home directory (`~/` in rules), if known.
+pub(crate) fn home() -> Option<PathBuf> {
     std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from)
 }
 

@@ -128,7 +128,7 @@ pub fn local_settings_path(project: &Path) -> PathBuf {
 /// naming the rule and the file), the last `defaultMode` given, the additional
 /// directories, and "always allow" saved to the local file.
 pub fn policy_from_files(project: &Path, files: &[(Source, PathBuf)]) -> Result<RulePolicy, SettingsError> {
-    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let home = crate::policy::home();
     let mut policy = RulePolicy::new().with_project(project).with_local_settings(local_settings_path(project));
     let anchors = Anchors { project: Some(project.to_owned()), home };
     for (source, path) in files {
@@ -166,7 +166,7 @@ pub fn hooks_from_files(files: &[(Source, PathBuf)]) -> Result<crate::hooks::Com
 
 /// The policy for `project` from every settings location.
 pub fn load(project: &Path) -> Result<RulePolicy, SettingsError> {
-    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let home = crate::policy::home();
     policy_from_files(project, &locations(project, home.as_deref()))
 }
 

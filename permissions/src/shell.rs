@@ -457,15 +457,12 @@ impl Walker<'_> {
                 _ => None,
             };
             match rest {
+                // A wrapper with a command after it: go on with that command.
                 Some(at) if at < command.words.len() - 1 => {
                     command.words.drain(..=at);
                 }
-                Some(_) if name == "env" || name == "time" => {
-                    // `env` / `time` alone: prints the environment / nothing runs.
-                    return self.out.commands.push(command);
-                }
-                Some(_) => return self.out.commands.push(command),
-                None => return self.out.commands.push(command),
+                // Not a wrapper, or one with nothing to run (`env` alone prints).
+                _ => return self.out.commands.push(command),
             }
         }
     }
@@ -521,8 +518,8 @@ fn skip_options(args: &[Word], with_value: &[&str]) -> Option<usize> {
         }
         // `-n 5` takes the next word; `-n5` and `--opt=v` carry their value.
         let takes_next = with_value.contains(&arg) && !arg.contains('=');
+        // `nice -5` is an option too.
         i += if takes_next { 2 } else { 1 };
-        // `nice -5`: a numeric option.
     }
     None
 }
