@@ -31,6 +31,95 @@ enum Command {
         #[arg(long)]
         pretty: bool,
     },
+    /// Serve the registry as an MCP server, over stdio or streamable HTTP.
+    ///
+    /// Calls run through the pipeline with the permission rules and hooks of the
+    /// settings files (Claude Code's and toolwright's) for the working directory.
+    #[cfg(feature = "mcp")]
+    Serve(serve::ServeArgs),
+}
+
+#[cfg(feature = "mcp")]
+mod serve {
+    use std::net::SocketAddr;
+    use std::path::PathBuf;
+    use std::sync::Arc;
+    use toolwright::mcp::{AskMode, McpConfig, McpMounts, McpServer, MountOptions};
+    use toolwright::rules::settings;
+
+    #[derive(clap::Args)]
+    pub struct ServeArgs {
+        /// Serve streamable HTTP at this address (endpoint /mcp) instead of stdio.
+        #[arg(long, value_name = "ADDR:PORT")]
+        http: Option<SocketAddr>,
+        /// The workspace the tools work in (default: the current directory).
+        #[arg(long, value_name = "DIR")]
+        cwd: Option<PathBuf>,
+        /// What a call the permission rules would ask about gets: deny, or an MCP
+        /// elicitation to the client's user (denied if the client cannot elicit).
+        #[arg(long, value_enum, default_value = "deny")]
+        ask: Ask,
+        /// Also mount the servers of this mcpServers file and serve their tools.
+        #[arg(long, value_name = "FILE")]
+        mcp_config: Option<PathBuf>,
+    }
+
+    #[derive(Clone, Copy, clap::ValueEnum)]
+    enum Ask {
+        Deny,
+        Elicit,
+    }
+
+    pub fn run(args: ServeArgs) -> Result<(), String> {
+        let cwd = match args.cwd {
+            Some(dir) => std::fs::canonicalize(&dir).map_err(|e| format!("--cwd {}: {e}", dir.display()))?,
+            None => std::env::current_dir().map_err(|e| format!("the current directory: {e}"))?,
+        };
+        let home = std::env::var_os("HOME").map(PathBuf::from);
+        let files = settings::locations(&cwd, home.as_deref());
+        let policy = settings::policy_from_files(&cwd, &files).map_err(|e| e.to_string())?;
+        let hooks = settings::hooks_from_files(&files).map_err(|e| e.to_string())?;
+        for warning in policy.warnings().iter().chain(hooks.warnings()) {
+            eprintln!("toolwright: warning: {warning}");
+        }
+        let ask = match args.ask {
+            Ask::Deny => AskMode::Deny,
+            Ask::Elicit => AskMode::Elicit,
+        };
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| format!("starting the async runtime: {e}"))?;
+        runtime.block_on(async move {
+            let registry = Arc::new(toolwright::registry().map_err(|e| e.to_string())?);
+            let _mounts = match &args.mcp_config {
+                Some(path) => {
+                    let config = McpConfig::load(path).map_err(|e| e.to_string())?;
+                    let mounts = McpMounts::mount(Arc::clone(&registry), &config, MountOptions::default()).await;
+                    for warning in mounts.warnings() {
+                        eprintln!("toolwright: warning: {warning}");
+                    }
+                    Some(mounts)
+                }
+                None => None,
+            };
+            let builder = toolwright::Executor::builder(Arc::clone(&registry)).policy(policy);
+            let executor = hooks.install(builder).approver(hooks.approver(toolwright::mcp::approver(ask))).build();
+            let session = toolwright::builtin::session();
+            let server =
+                McpServer::with_executor(Arc::new(executor)).with_cwd(&cwd).with_extensions(move || session.clone());
+            match args.http {
+                Some(addr) => {
+                    let listener =
+                        tokio::net::TcpListener::bind(addr).await.map_err(|e| format!("--http {addr}: {e}"))?;
+                    let bound = listener.local_addr().map_err(|e| e.to_string())?;
+                    eprintln!("toolwright: serving MCP at http://{bound}/mcp");
+                    server.serve_http_on(listener).await.map_err(|e| e.to_string())
+                }
+                None => server.serve_stdio().await.map_err(|e| e.to_string()),
+            }
+        })
+    }
 }
 
 fn main() -> ExitCode {
@@ -45,10 +134,11 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: Cli) -> Result<(), String> {
-    let registry = toolwright::registry().map_err(|e| e.to_string())?;
-    let mut stdout = std::io::stdout().lock();
+    let registry = || toolwright::registry().map_err(|e| e.to_string());
     let text = match cli.command {
-        Command::Tools => tools_table(&registry),
+        #[cfg(feature = "mcp")]
+        Command::Serve(args) => return serve::run(args),
+        Command::Tools => tools_table(&registry()?),
         Command::Schema { provider, strict, cache_control, pretty } => {
             if strict && !matches!(provider, Provider::OpenAiChat { .. } | Provider::OpenAiResponses { .. }) {
                 return Err(format!("--strict applies to openai-chat and openai-responses, not {}", provider.id()));
@@ -60,7 +150,7 @@ fn run(cli: Cli) -> Result<(), String> {
                 Provider::Anthropic { .. } => Provider::Anthropic { cache_control },
                 other => other.with_strict(strict),
             };
-            let definitions = registry.definitions(provider).map_err(|e| e.to_string())?;
+            let definitions = registry()?.definitions(provider).map_err(|e| e.to_string())?;
             if pretty {
                 serde_json::to_string_pretty(&definitions.to_value()).map_err(|e| e.to_string())? + "\n"
             } else {
@@ -68,7 +158,7 @@ fn run(cli: Cli) -> Result<(), String> {
             }
         }
     };
-    stdout.write_all(text.as_bytes()).map_err(|e| format!("cannot write output: {e}"))
+    std::io::stdout().lock().write_all(text.as_bytes()).map_err(|e| format!("cannot write output: {e}"))
 }
 
 fn tools_table(registry: &Registry) -> String {

@@ -30,12 +30,7 @@ fn str_field<'a>(provider: &'static str, obj: &'a Value, key: &str, at: &str) ->
 fn text_only(output: &ToolOutput) -> String {
     let mut parts = Vec::new();
     for block in &output.content {
-        match block {
-            Content::Text(t) => parts.push(t.clone()),
-            Content::Image { media_type, data } => {
-                parts.push(format!("[image omitted: {media_type}, {} bytes base64]", data.len()))
-            }
-        }
+        parts.push(block.to_model_text().into_owned());
     }
     let text = parts.join("\n");
     if text.is_empty() { "(no output)".to_owned() } else { text }
@@ -69,10 +64,10 @@ pub mod anthropic {
             .content
             .iter()
             .map(|block| match block {
-                Content::Text(t) => json!({"type": "text", "text": t}),
                 Content::Image { media_type, data } => {
                     json!({"type": "image", "source": {"type": "base64", "media_type": media_type, "data": data}})
                 }
+                other => json!({"type": "text", "text": other.to_model_text()}),
             })
             .collect();
         if blocks.is_empty() {

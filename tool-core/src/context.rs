@@ -294,6 +294,11 @@ impl ToolContext {
         self.turn.extensions.get::<T>()
     }
 
+    /// The turn's extensions.
+    pub fn extensions(&self) -> &Extensions {
+        &self.turn.extensions
+    }
+
     /// Reports progress. Never blocks: with no subscriber, or a full one, the report
     /// is dropped.
     pub fn progress(&self, progress: impl Into<Progress>) {

@@ -40,6 +40,8 @@ mod context;
 mod error;
 pub mod hooks;
 mod input;
+#[cfg(feature = "mcp")]
+pub mod mcp;
 pub mod names;
 pub mod orchestrate;
 mod output;

@@ -18,6 +18,53 @@ pub enum Content {
         /// Base64 data without a `data:` prefix.
         data: String,
     },
+    /// Audio, base64-encoded (from MCP tools; no provider takes it in a tool
+    /// result, so adapters describe it in text).
+    Audio {
+        /// MIME type, such as `audio/wav`.
+        media_type: String,
+        /// Base64 data without a `data:` prefix.
+        data: String,
+    },
+    /// A resource (an MCP embedded resource or resource link): text, a base64 blob,
+    /// or only its URI.
+    Resource {
+        /// The resource's URI.
+        uri: String,
+        /// Its MIME type, if known.
+        mime_type: Option<String>,
+        /// Its text, for text resources.
+        text: Option<String>,
+        /// Its bytes, base64, for binary resources.
+        blob: Option<String>,
+    },
+}
+
+impl Content {
+    /// What a model reads of this block where only text fits: the text itself, a
+    /// text resource with its URI, or a note saying what binary data was left out.
+    pub fn to_model_text(&self) -> std::borrow::Cow<'_, str> {
+        use std::borrow::Cow;
+        match self {
+            Content::Text(t) => Cow::Borrowed(t),
+            Content::Image { media_type, data } => {
+                Cow::Owned(format!("[image omitted: {media_type}, {} bytes base64]", data.len()))
+            }
+            Content::Audio { media_type, data } => {
+                Cow::Owned(format!("[audio omitted: {media_type}, {} bytes base64]", data.len()))
+            }
+            Content::Resource { uri, mime_type, text, blob } => {
+                let mime = mime_type.as_deref().unwrap_or("unknown type");
+                match (text, blob) {
+                    (Some(text), _) => Cow::Owned(format!("[resource {uri} ({mime})]\n{text}")),
+                    (None, Some(blob)) => {
+                        Cow::Owned(format!("[resource {uri} omitted: {mime}, {} bytes base64]", blob.len()))
+                    }
+                    (None, None) => Cow::Owned(format!("[resource {uri} ({mime})]")),
+                }
+            }
+        }
+    }
 }
 
 /// A tool's result, ready to be rendered for a provider.

@@ -34,6 +34,9 @@ pub struct PermissionRequest<'a> {
     pub cwd: &'a Path,
     /// The tool's own one-line summary of the call, if it gives one.
     pub own_summary: Option<&'a str>,
+    /// The turn's extensions: what the host put there for approvers (an MCP server
+    /// puts the client's peer, so that an ask can become an elicitation).
+    pub extensions: &'a crate::Extensions,
 }
 
 impl<'a> PermissionRequest<'a> {

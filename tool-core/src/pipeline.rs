@@ -430,6 +430,7 @@ impl Executor {
             flags,
             cwd: cx.cwd(),
             own_summary: progress.summary.as_deref(),
+            extensions: cx.extensions(),
         };
         let decision = catch_unwind(AssertUnwindSafe(|| self.policy.check(&request))).map_err(|p| {
             Failure::new(ErrorKind::Denied, format!("{name}: the permission policy failed: {}", panic_message(&p)))

@@ -243,6 +243,9 @@ pub struct Registry {
     overlay: RwLock<Overlay>,
     lists: Mutex<ListCache>,
     pools: PoolCache,
+    /// The overlay's generation, for whoever waits on changes (an MCP server's
+    /// `notifications/tools/list_changed`).
+    changes: tokio::sync::watch::Sender<u64>,
 }
 
 impl fmt::Debug for Registry {
@@ -351,6 +354,18 @@ impl Registry {
         self.read_overlay().generation
     }
 
+    /// A receiver that wakes when runtime tools are added or removed; its value is
+    /// the new [`generation`](Self::generation). Changes made close together may
+    /// wake it once.
+    pub fn changes(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.changes.subscribe()
+    }
+
+    fn changed(&self, overlay: &mut Overlay) {
+        overlay.generation += 1;
+        self.changes.send_replace(overlay.generation);
+    }
+
     /// Adds a runtime tool, with the same name rules as `#[tool]`. A name that is
     /// taken (by a link-time tool, an alias or another runtime tool) is an error that
     /// names both claimants.
@@ -378,7 +393,7 @@ impl Registry {
             overlay.owners.entry(owner).or_default().push(name.clone());
         }
         overlay.tools.insert(name, entry);
-        overlay.generation += 1;
+        self.changed(&mut overlay);
         Ok(())
     }
 
@@ -411,7 +426,7 @@ impl Registry {
         let mut overlay = self.write_overlay();
         let removed = Self::remove_locked(&mut overlay, name);
         if removed {
-            overlay.generation += 1;
+            self.changed(&mut overlay);
         }
         removed
     }
@@ -443,7 +458,7 @@ impl Registry {
             Self::remove_locked(&mut overlay, name);
         }
         if !names.is_empty() {
-            overlay.generation += 1;
+            self.changed(&mut overlay);
         }
         names.len()
     }
@@ -833,6 +848,7 @@ impl RegistryBuilder {
             overlay: RwLock::default(),
             lists: Mutex::default(),
             pools: PoolCache::default(),
+            changes: tokio::sync::watch::Sender::new(0),
         })
     }
 }

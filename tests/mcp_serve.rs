@@ -1,0 +1,377 @@
+//! Serving a registry over MCP, driven by real clients: rmcp's client in process,
+//! the official Python SDK against the `toolwright serve` binary (stdio and HTTP),
+//! and toolwright's own mount over HTTP.
+
+mod common;
+
+use common::peers;
+use serde_json::json;
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use toolwright::mcp::rmcp::model::{
+    CallToolRequestParams, ClientCapabilities, ClientRequest, ElicitRequestParams, ElicitResult, ElicitationAction,
+    ErrorCode, Implementation, InitializeRequestParams, ProgressNotificationParam, Request,
+};
+use toolwright::mcp::rmcp::service::{
+    NotificationContext, PeerRequestOptions, RequestContext, RoleClient, ServiceError,
+};
+use toolwright::mcp::rmcp::{ClientHandler, ErrorData, ServiceExt};
+use toolwright::mcp::{AskMode, McpConfig, McpMounts, McpServer, MountOptions};
+use toolwright::permission::{PermissionDecision, PermissionPolicy, PermissionRequest};
+use toolwright::prelude::*;
+use toolwright::{Executor, Registry, ToolCall, TurnContext};
+
+/// Count down `steps` steps, reporting progress at each.
+#[tool(read_only, title = "Count down")]
+pub struct Countdown {
+    /// How many steps.
+    pub steps: u32,
+}
+
+impl Tool for Countdown {
+    type Output = String;
+    async fn call(self, cx: &ToolContext) -> Result<String, ToolError> {
+        for i in 1..=self.steps {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            cx.progress(Progress::fraction(format!("step {i}"), f64::from(i), f64::from(self.steps)));
+        }
+        Ok(format!("counted {}", self.steps))
+    }
+}
+
+static SAW_CANCELLATION: AtomicBool = AtomicBool::new(false);
+
+/// Wait until cancelled.
+#[tool(read_only)]
+pub struct WaitForCancel {}
+
+impl Tool for WaitForCancel {
+    type Output = String;
+    async fn call(self, cx: &ToolContext) -> Result<String, ToolError> {
+        cx.cancellation().cancelled().await;
+        SAW_CANCELLATION.store(true, Ordering::SeqCst);
+        Err(ToolError::Cancelled)
+    }
+}
+
+/// The structured output of `add_up`.
+#[derive(serde::Serialize, schemars::JsonSchema)]
+pub struct Totals {
+    sum: i64,
+}
+
+/// Add numbers, returning structured output.
+#[tool(read_only)]
+pub struct AddUp {
+    /// The numbers.
+    pub numbers: Vec<i64>,
+}
+
+impl Tool for AddUp {
+    type Output = Json<Totals>;
+    async fn call(self, _cx: &ToolContext) -> Result<Json<Totals>, ToolError> {
+        Ok(Json(Totals { sum: self.numbers.iter().sum() }))
+    }
+}
+
+/// A client that records progress and list_changed, and answers elicitations.
+#[derive(Clone, Default)]
+struct TestClient {
+    progress: Arc<Mutex<Vec<ProgressNotificationParam>>>,
+    list_changed: Arc<AtomicUsize>,
+    /// Some(answer) to declare elicitation and answer `allow: answer`.
+    elicit: Option<bool>,
+    asked: Arc<Mutex<Vec<String>>>,
+}
+
+impl ClientHandler for TestClient {
+    fn get_info(&self) -> InitializeRequestParams {
+        let capabilities = match self.elicit {
+            Some(_) => ClientCapabilities::builder().enable_elicitation().build(),
+            None => ClientCapabilities::default(),
+        };
+        InitializeRequestParams::new(capabilities, Implementation::new("test-client", "1"))
+    }
+
+    async fn on_progress(&self, params: ProgressNotificationParam, _cx: NotificationContext<RoleClient>) {
+        self.progress.lock().unwrap().push(params);
+    }
+
+    async fn on_tool_list_changed(&self, _cx: NotificationContext<RoleClient>) {
+        self.list_changed.fetch_add(1, Ordering::SeqCst);
+    }
+
+    async fn create_elicitation(
+        &self,
+        request: ElicitRequestParams,
+        _cx: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, ErrorData> {
+        if let ElicitRequestParams::FormElicitationParams { message, .. } = &request {
+            self.asked.lock().unwrap().push(message.clone());
+        }
+        Ok(match self.elicit {
+            Some(true) => ElicitResult::new(ElicitationAction::Accept).with_content(json!({"allow": true})),
+            _ => ElicitResult::new(ElicitationAction::Decline),
+        })
+    }
+}
+
+type Running = toolwright::mcp::rmcp::service::RunningService<RoleClient, TestClient>;
+
+async fn connect(server: McpServer, client: TestClient) -> Running {
+    let (server_io, client_io) = tokio::io::duplex(64 * 1024);
+    tokio::spawn(async move {
+        if let Ok(running) = server.serve(server_io).await {
+            let _ = running.waiting().await;
+        }
+    });
+    client.serve(client_io).await.expect("client connects")
+}
+
+fn registry() -> Arc<Registry> {
+    Arc::new(toolwright::registry().unwrap())
+}
+
+fn text_of(result: &toolwright::mcp::rmcp::model::CallToolResult) -> String {
+    result.content.iter().filter_map(|c| c.as_text().map(|t| t.text.clone())).collect::<Vec<_>>().join("\n")
+}
+
+async fn call(
+    client: &Running,
+    name: &str,
+    args: serde_json::Value,
+) -> Result<toolwright::mcp::rmcp::model::CallToolResult, ServiceError> {
+    let mut params = CallToolRequestParams::new(name.to_owned());
+    params.arguments = args.as_object().cloned();
+    client.call_tool(params).await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rmcp_client_lists_calls_and_gets_errors_where_mcp_puts_them() {
+    let registry = registry();
+    let client =
+        connect(McpServer::new(Arc::clone(&registry)).with_cwd(env!("CARGO_MANIFEST_DIR")), TestClient::default())
+            .await;
+    let tools = client.list_all_tools().await.unwrap();
+    let names: Vec<String> = tools.iter().map(|t| t.name.to_string()).collect();
+    assert_eq!(names, registry.names(), "every tool, in the registry's (sorted) order");
+    let countdown = tools.iter().find(|t| t.name == "countdown").unwrap();
+    assert_eq!(countdown.title.as_deref(), Some("Count down"));
+    assert_eq!(countdown.annotations.as_ref().unwrap().read_only_hint, Some(true));
+    assert_eq!(countdown.input_schema["properties"]["steps"]["type"], "integer");
+    let add_up = tools.iter().find(|t| t.name == "add_up").unwrap();
+    assert_eq!(add_up.output_schema.as_ref().unwrap()["properties"]["sum"]["type"], "integer");
+    assert!(tools.iter().find(|t| t.name == "read_file").unwrap().output_schema.is_none());
+    // Rendered once: listing again gives the same tools.
+    assert_eq!(client.list_all_tools().await.unwrap(), tools);
+
+    let read = call(&client, "read_file", json!({"path": "Cargo.toml"})).await.unwrap();
+    assert_eq!(read.is_error, Some(false));
+    assert!(text_of(&read).contains("[workspace]"));
+
+    let sum = call(&client, "add_up", json!({"numbers": [1, 2, 39]})).await.unwrap();
+    assert_eq!(sum.structured_content, Some(json!({"sum": 42})));
+
+    let bad = call(&client, "countdown", json!({"steps": "ten"})).await.unwrap();
+    assert_eq!(bad.is_error, Some(true));
+    assert!(text_of(&bad).contains("steps"), "{}", text_of(&bad));
+
+    match call(&client, "count_down", json!({})).await {
+        Err(ServiceError::McpError(e)) => {
+            assert_eq!(e.code, ErrorCode::INVALID_PARAMS);
+            assert!(e.message.contains("count_down") && e.message.contains("countdown"), "{}", e.message);
+        }
+        other => panic!("an unknown tool must be a protocol error, got {other:?}"),
+    }
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn progress_goes_to_the_client_that_sent_a_token_and_cancellation_reaches_the_tool() {
+    let test_client = TestClient::default();
+    let client = connect(McpServer::new(registry()), test_client.clone()).await;
+    let done = call(&client, "countdown", json!({"steps": 4})).await.unwrap();
+    assert_eq!(text_of(&done), "counted 4");
+    let progress = test_client.progress.lock().unwrap().clone();
+    let steps: Vec<(f64, Option<f64>, Option<String>)> =
+        progress.iter().map(|p| (p.progress, p.total, p.message.clone())).collect();
+    assert_eq!(
+        steps,
+        (1..=4).map(|i| (f64::from(i), Some(4.0), Some(format!("step {i}")))).collect::<Vec<_>>(),
+        "every report arrives before the result"
+    );
+
+    let request = ClientRequest::CallToolRequest(Request::new(CallToolRequestParams::new("wait_for_cancel")));
+    let handle = client.send_request_with_option(request, PeerRequestOptions::no_options()).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert!(!SAW_CANCELLATION.load(Ordering::SeqCst));
+    handle.cancel(Some("test".into())).await.unwrap();
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while !SAW_CANCELLATION.load(Ordering::SeqCst) {
+        assert!(Instant::now() < deadline, "notifications/cancelled never reached the tool");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    // The session goes on.
+    assert_eq!(text_of(&call(&client, "countdown", json!({"steps": 1})).await.unwrap()), "counted 1");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn list_changed_is_sent_when_runtime_tools_change() {
+    let registry = registry();
+    let test_client = TestClient::default();
+    let client = connect(McpServer::new(Arc::clone(&registry)), test_client.clone()).await;
+    let before = client.list_all_tools().await.unwrap().len();
+    registry.register(common::runtime_tool::Runtime::shared("late_tool")).unwrap();
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while test_client.list_changed.load(Ordering::SeqCst) == 0 {
+        assert!(Instant::now() < deadline, "no notifications/tools/list_changed");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let after = client.list_all_tools().await.unwrap();
+    assert_eq!(after.len(), before + 1);
+    assert!(after.iter().any(|t| t.name == "late_tool"));
+}
+
+struct AskEverything;
+impl PermissionPolicy for AskEverything {
+    fn check(&self, request: &PermissionRequest<'_>) -> PermissionDecision {
+        PermissionDecision::Ask(format!("May {} run?", request.tool))
+    }
+}
+
+fn asking_server(mode: AskMode) -> McpServer {
+    let executor =
+        Executor::builder(registry()).policy(AskEverything).approver(toolwright::mcp::approver(mode)).build();
+    McpServer::with_executor(Arc::new(executor))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn asks_are_denied_or_elicited_as_configured() {
+    // Deny mode: no question, a denial that says approval was needed.
+    let client =
+        connect(asking_server(AskMode::Deny), TestClient { elicit: Some(true), ..TestClient::default() }).await;
+    let denied = call(&client, "countdown", json!({"steps": 1})).await.unwrap();
+    assert_eq!(denied.is_error, Some(true));
+    assert!(text_of(&denied).contains("needs approval"), "{}", text_of(&denied));
+
+    // Elicit mode: the client's user is asked; yes runs the call.
+    let yes = TestClient { elicit: Some(true), ..TestClient::default() };
+    let client = connect(asking_server(AskMode::Elicit), yes.clone()).await;
+    let ran = call(&client, "countdown", json!({"steps": 1})).await.unwrap();
+    assert_eq!(text_of(&ran), "counted 1");
+    assert!(yes.asked.lock().unwrap()[0].contains("May countdown run?"), "{:?}", yes.asked);
+
+    // ... no denies it.
+    let client =
+        connect(asking_server(AskMode::Elicit), TestClient { elicit: Some(false), ..TestClient::default() }).await;
+    let declined = call(&client, "countdown", json!({"steps": 1})).await.unwrap();
+    assert_eq!(declined.is_error, Some(true));
+    assert!(text_of(&declined).contains("declined"), "{}", text_of(&declined));
+
+    // A client without elicitation is not asked.
+    let client = connect(asking_server(AskMode::Elicit), TestClient::default()).await;
+    let denied = call(&client, "countdown", json!({"steps": 1})).await.unwrap();
+    assert!(text_of(&denied).contains("does not support elicitation"), "{}", text_of(&denied));
+}
+
+/// A workspace for the binary: a file to read, a directory the denied command
+/// would delete, and project settings allowing `echo` and `sleep`.
+fn workspace() -> (tempfile::TempDir, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("hello.txt"), "hello from the workspace\n").unwrap();
+    std::fs::create_dir(dir.path().join("precious")).unwrap();
+    std::fs::create_dir(dir.path().join(".claude")).unwrap();
+    std::fs::write(
+        dir.path().join(".claude/settings.json"),
+        r#"{"permissions": {"allow": ["Bash(echo *)", "Bash(sleep *)"], "defaultMode": "acceptEdits"}}"#,
+    )
+    .unwrap();
+    // An empty HOME, so the machine's own settings do not take part.
+    (dir, tempfile::tempdir().unwrap())
+}
+
+fn run_python_client(args: &[&std::ffi::OsStr], home: &Path, workspace: &Path) {
+    let out = Command::new(peers::python())
+        .arg(peers::peer_script("py_client.py"))
+        .args(args)
+        .env("HOME", home)
+        .env("WORKSPACE", workspace)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && stdout.contains("all checks passed"),
+        "Python MCP client failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("ok notifications/cancelled killed the command"), "{stdout}");
+}
+
+#[test]
+fn python_sdk_client_drives_toolwright_serve_over_stdio() {
+    let (ws, home) = workspace();
+    let bin = env!("CARGO_BIN_EXE_toolwright");
+    run_python_client(&["stdio".as_ref(), bin.as_ref(), ws.path().as_os_str()], home.path(), ws.path());
+}
+
+/// `toolwright serve --http 127.0.0.1:0`, killed on drop.
+struct HttpServe {
+    child: Child,
+    url: String,
+}
+
+impl HttpServe {
+    fn start(ws: &Path, home: &Path) -> HttpServe {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_toolwright"))
+            .args(["serve", "--http", "127.0.0.1:0", "--cwd"])
+            .arg(ws)
+            .env("HOME", home)
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stderr.take().unwrap()).read_line(&mut line).unwrap();
+        let url =
+            line.trim().strip_prefix("toolwright: serving MCP at ").unwrap_or_else(|| panic!("{line}")).to_owned();
+        HttpServe { child, url }
+    }
+}
+
+impl Drop for HttpServe {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn python_sdk_client_drives_toolwright_serve_over_http() {
+    let (ws, home) = workspace();
+    let serve = HttpServe::start(ws.path(), home.path());
+    run_python_client(&["http".as_ref(), serve.url.as_ref()], home.path(), ws.path());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn toolwright_mounts_a_toolwright_server_over_http() {
+    let (ws, home) = workspace();
+    let serve = HttpServe::start(ws.path(), home.path());
+    let config = McpConfig::parse(
+        &json!({"mcpServers": {"tw": {"type": "http", "url": serve.url, "trusted": true}}}).to_string(),
+        "t.json".as_ref(),
+    )
+    .unwrap();
+    let registry = Arc::new(Registry::builder().build().unwrap());
+    let mounts = McpMounts::mount(Arc::clone(&registry), &config, MountOptions::default()).await;
+    assert!(mounts.warnings().is_empty(), "{:?}", mounts.warnings());
+    let read_file = registry.get("mcp__tw__read_file").expect("mounted");
+    assert!(read_file.spec().flags.read_only, "trusted server's readOnlyHint");
+    let executor = Executor::new(Arc::clone(&registry));
+    let result = executor
+        .execute(&ToolCall::new("1", "mcp__tw__read_file", r#"{"path":"hello.txt"}"#), &TurnContext::new(ws.path()))
+        .await;
+    assert!(result.output.text_content().contains("hello from the workspace"), "{result:?}");
+}

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Installs the real MCP peers that toolwright's MCP tests talk to: the npm servers
+# (server-everything, server-filesystem) into tests/peers/node_modules, and the
+# official Python SDK into target/peers-venv. Pinned versions; idempotent. The
+# tests run it themselves (under a lock) when something is missing; .ci/run runs it
+# first.
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+target="${CARGO_TARGET_DIR:-$here/../../target}"
+mkdir -p "$target"
+if [ ! -x "$here/node_modules/.bin/mcp-server-everything" ] || [ ! -x "$here/node_modules/.bin/mcp-server-filesystem" ]; then
+    (cd "$here" && npm ci --no-audit --no-fund --loglevel=error)
+fi
+venv="$target/peers-venv"
+if ! "$venv/bin/python" -c "import mcp, sys; sys.exit(0 if mcp else 1)" 2>/dev/null; then
+    rm -rf "$venv"
+    python3 -m venv "$venv"
+    "$venv/bin/pip" install --quiet --disable-pip-version-check -r "$here/requirements.txt"
+fi

@@ -1,0 +1,642 @@
+//! Mounting MCP servers: connect, list tools, register each as
+//! `mcp__<server>__<tool>`, forward calls with progress and cancellation, reconnect
+//! with backoff, follow `tools/list_changed`.
+
+use super::config::{McpConfig, McpServerConfig, ServerTransport};
+use super::convert::{flags_from_annotations, from_call_tool_result, normalize_schema, progress_from};
+use crate::context::ToolContext;
+use crate::error::{InputError, ToolError};
+use crate::names;
+use crate::output::ToolOutput;
+use crate::registry::Registry;
+use crate::schema::{self, Provider};
+use crate::spec::{Flags, ToolSpec};
+use crate::tool::{BoxFuture, DynTool, PreparedCall};
+use futures::StreamExt;
+use rmcp::handler::client::progress::ProgressDispatcher;
+use rmcp::model::{
+    CallToolRequestParams, CancelledNotificationParam, ClientCapabilities, ClientRequest, Implementation,
+    InitializeRequestParams, ProgressNotificationParam, ProtocolVersion, Request, ServerResult, Tool,
+};
+use rmcp::service::{NotificationContext, PeerRequestOptions, RoleClient, RunningService, ServiceError};
+use rmcp::{ClientHandler, Peer, ServiceExt};
+use serde_json::{Map, Value};
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::{Arc, Mutex, PoisonError, Weak};
+use std::time::{Duration, Instant};
+
+/// How mounting checks and connects.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct MountOptions {
+    /// The providers every mounted tool's schema must lower for; a tool whose schema
+    /// does not is skipped with a warning. Defaults to all of them, so the registry
+    /// renders for any provider after mounting.
+    pub providers: Vec<Provider>,
+    /// How long connecting and listing tools may take per server.
+    pub connect_timeout: Duration,
+}
+
+impl Default for MountOptions {
+    fn default() -> Self {
+        MountOptions { providers: Provider::ALL.to_vec(), connect_timeout: Duration::from_secs(30) }
+    }
+}
+
+impl MountOptions {
+    /// Checks schemas only for these providers.
+    pub fn providers(mut self, providers: impl IntoIterator<Item = Provider>) -> Self {
+        self.providers = providers.into_iter().collect();
+        self
+    }
+
+    /// Gives each server this long to connect and list its tools.
+    pub fn connect_timeout(mut self, timeout: Duration) -> Self {
+        self.connect_timeout = timeout;
+        self
+    }
+}
+
+/// First and longest wait before reconnecting to a server that went away.
+const BACKOFF_FIRST: Duration = Duration::from_millis(100);
+const BACKOFF_MAX: Duration = Duration::from_secs(30);
+/// Lines of a server's stderr kept for error messages.
+const STDERR_LINES: usize = 20;
+
+/// The MCP servers of a config, connected, with their tools in the registry.
+///
+/// Dropping it (or [`shutdown`](Self::shutdown)) disconnects and removes the tools.
+///
+/// ```no_run
+/// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+/// use std::sync::Arc;
+/// use toolwright_core::mcp::{McpConfig, McpMounts, MountOptions};
+/// let registry = Arc::new(toolwright_core::Registry::from_inventory()?);
+/// let config = McpConfig::load(".mcp.json".as_ref())?;
+/// let mounts = McpMounts::mount(Arc::clone(&registry), &config, MountOptions::default()).await;
+/// for warning in mounts.warnings() { eprintln!("warning: {warning}"); }
+/// # Ok(()) }
+/// ```
+pub struct McpMounts {
+    registry: Arc<Registry>,
+    servers: BTreeMap<String, Arc<Server>>,
+}
+
+impl McpMounts {
+    /// Connects every server of `config` at once and registers their tools. A
+    /// server that cannot be reached, or a tool that cannot be mounted, is a warning
+    /// (see [`warnings`](Self::warnings)); the rest still mount.
+    pub async fn mount(registry: Arc<Registry>, config: &McpConfig, options: MountOptions) -> McpMounts {
+        let options = Arc::new(options);
+        let mut servers = BTreeMap::new();
+        for (name, server_config) in &config.servers {
+            let server = Server::new(name, server_config.clone(), &registry, Arc::clone(&options));
+            server.warnings.lock().unwrap_or_else(PoisonError::into_inner).extend(config.warnings.iter().cloned());
+            servers.insert(name.clone(), server);
+        }
+        let connects = servers.values().map(|server| async move {
+            if let Err(e) = server.connect().await {
+                server.warn(format!("MCP server `{}`: could not connect: {e}", server.name));
+            }
+        });
+        futures::future::join_all(connects).await;
+        McpMounts { registry, servers }
+    }
+
+    /// Everything that went wrong or was ignored while mounting and since (a server
+    /// that could not connect, a tool with a malformed schema, a tool list that
+    /// changed), each naming the server and the tool.
+    pub fn warnings(&self) -> Vec<String> {
+        self.servers.values().flat_map(|s| s.warnings.lock().unwrap_or_else(PoisonError::into_inner).clone()).collect()
+    }
+
+    /// The mounted servers' names.
+    pub fn servers(&self) -> impl Iterator<Item = &str> {
+        self.servers.keys().map(String::as_str)
+    }
+
+    /// The registry names of `server`'s tools, sorted.
+    pub fn tools(&self, server: &str) -> Vec<String> {
+        let Some(server) = self.servers.get(server) else { return Vec::new() };
+        let mut names: Vec<String> =
+            server.tools.lock().unwrap_or_else(PoisonError::into_inner).values().map(|t| t.qualified.clone()).collect();
+        names.sort();
+        names
+    }
+
+    /// Disconnects every server and removes its tools from the registry.
+    pub async fn shutdown(mut self) {
+        for server in std::mem::take(&mut self.servers).into_values() {
+            server.close().await;
+            self.registry.clear_owner(&server.name);
+        }
+    }
+}
+
+impl Drop for McpMounts {
+    fn drop(&mut self) {
+        for server in self.servers.values() {
+            server.link.lock().unwrap_or_else(PoisonError::into_inner).take_service();
+            self.registry.clear_owner(&server.name);
+        }
+    }
+}
+
+/// What a mounted tool was registered as, and a fingerprint of what the server
+/// said about it (to notice changes on `list_changed`).
+struct Mounted {
+    qualified: String,
+    fingerprint: u64,
+}
+
+#[derive(Default)]
+struct Link {
+    peer: Option<Peer<RoleClient>>,
+    service: Option<RunningService<RoleClient, Handler>>,
+    /// Failed connects in a row, and when the next may be tried.
+    failures: u32,
+    retry_at: Option<Instant>,
+    last_error: String,
+}
+
+impl Link {
+    fn take_service(&mut self) -> Option<RunningService<RoleClient, Handler>> {
+        self.peer = None;
+        self.service.take()
+    }
+}
+
+struct Server {
+    name: String,
+    config: McpServerConfig,
+    options: Arc<MountOptions>,
+    registry: Weak<Registry>,
+    /// Never held across an await: calls clone the peer out and go.
+    link: Mutex<Link>,
+    /// One connect at a time; calls that find the server down wait for it.
+    connecting: tokio::sync::Mutex<()>,
+    progress: ProgressDispatcher,
+    tools: Mutex<BTreeMap<String, Mounted>>,
+    warnings: Mutex<Vec<String>>,
+    stderr: Arc<Mutex<VecDeque<String>>>,
+    me: Weak<Server>,
+}
+
+impl Server {
+    fn new(name: &str, config: McpServerConfig, registry: &Arc<Registry>, options: Arc<MountOptions>) -> Arc<Server> {
+        Arc::new_cyclic(|me| Server {
+            name: name.to_owned(),
+            config,
+            options,
+            registry: Arc::downgrade(registry),
+            link: Mutex::default(),
+            connecting: tokio::sync::Mutex::new(()),
+            progress: ProgressDispatcher::new(),
+            tools: Mutex::default(),
+            warnings: Mutex::default(),
+            stderr: Arc::default(),
+            me: me.clone(),
+        })
+    }
+
+    fn warn(&self, message: String) {
+        tracing::warn!("{message}");
+        self.warnings.lock().unwrap_or_else(PoisonError::into_inner).push(message);
+    }
+
+    fn live_peer(&self) -> Option<Peer<RoleClient>> {
+        let link = self.link.lock().unwrap_or_else(PoisonError::into_inner);
+        link.peer.clone().filter(|p| !p.is_transport_closed())
+    }
+
+    /// The connected peer, reconnecting first if the server went away, unless the
+    /// backoff from earlier failures says not yet.
+    async fn peer(&self) -> Result<Peer<RoleClient>, String> {
+        if let Some(peer) = self.live_peer() {
+            return Ok(peer);
+        }
+        let _one = self.connecting.lock().await;
+        if let Some(peer) = self.live_peer() {
+            return Ok(peer);
+        }
+        {
+            let link = self.link.lock().unwrap_or_else(PoisonError::into_inner);
+            if let Some(at) = link.retry_at
+                && let Some(wait) = at.checked_duration_since(Instant::now())
+            {
+                return Err(format!(
+                    "MCP server `{}` is down ({}); next reconnect attempt in {} ms",
+                    self.name,
+                    link.last_error,
+                    wait.as_millis()
+                ));
+            }
+        }
+        self.connect_locked()
+            .await
+            .map_err(|e| format!("MCP server `{}` is down and reconnecting failed: {e}", self.name))
+    }
+
+    async fn connect(&self) -> Result<Peer<RoleClient>, String> {
+        let _one = self.connecting.lock().await;
+        self.connect_locked().await
+    }
+
+    async fn connect_locked(&self) -> Result<Peer<RoleClient>, String> {
+        let attempt = tokio::time::timeout(self.options.connect_timeout, self.start());
+        let result = match attempt.await {
+            Ok(result) => result,
+            Err(_) => Err(format!("no answer within {} s", self.options.connect_timeout.as_secs_f64())),
+        };
+        match result {
+            Ok((service, peer)) => {
+                let new = Link { peer: Some(peer.clone()), service: Some(service), ..Link::default() };
+                *self.link.lock().unwrap_or_else(PoisonError::into_inner) = new;
+                self.sync_tools(&peer).await.map(|()| peer)
+            }
+            Err(e) => {
+                let e = self.with_stderr(e);
+                let mut link = self.link.lock().unwrap_or_else(PoisonError::into_inner);
+                link.failures += 1;
+                let backoff = BACKOFF_FIRST.saturating_mul(1 << link.failures.min(16)).min(BACKOFF_MAX);
+                link.retry_at = Some(Instant::now() + backoff);
+                link.last_error = e.clone();
+                Err(e)
+            }
+        }
+    }
+
+    /// Spawns or dials the server and runs the MCP handshake.
+    async fn start(&self) -> Result<(RunningService<RoleClient, Handler>, Peer<RoleClient>), String> {
+        let handler = Handler { server: self.me.clone() };
+        let service = match &self.config.transport {
+            ServerTransport::Stdio { command, args, env, cwd } => {
+                let mut cmd = tokio::process::Command::new(command);
+                cmd.args(args).envs(env);
+                if let Some(cwd) = cwd {
+                    cmd.current_dir(cwd);
+                }
+                let (transport, stderr) = rmcp::transport::TokioChildProcess::builder(cmd)
+                    .stderr(std::process::Stdio::piped())
+                    .spawn()
+                    .map_err(|e| format!("starting `{command}`: {e}"))?;
+                if let Some(stderr) = stderr {
+                    self.keep_stderr(stderr);
+                }
+                handler.serve(transport).await.map_err(|e| e.to_string())?
+            }
+            ServerTransport::Http { url, headers } => {
+                use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+                // reqwest's rustls needs a process-wide crypto provider; ring is ours.
+                let _ = rustls::crypto::ring::default_provider().install_default();
+                let mut custom = std::collections::HashMap::new();
+                for (key, value) in headers {
+                    let name = http::HeaderName::try_from(key.as_str()).map_err(|e| format!("header `{key}`: {e}"))?;
+                    let value =
+                        http::HeaderValue::try_from(value.as_str()).map_err(|e| format!("header `{key}`: {e}"))?;
+                    custom.insert(name, value);
+                }
+                let config = StreamableHttpClientTransportConfig::with_uri(url.as_str()).custom_headers(custom);
+                let transport = rmcp::transport::StreamableHttpClientTransport::from_config(config);
+                handler.serve(transport).await.map_err(|e| e.to_string())?
+            }
+        };
+        let peer = service.peer().clone();
+        Ok((service, peer))
+    }
+
+    fn keep_stderr(&self, stderr: tokio::process::ChildStderr) {
+        use tokio::io::AsyncBufReadExt;
+        let kept = Arc::clone(&self.stderr);
+        let name = self.name.clone();
+        tokio::spawn(async move {
+            let mut lines = tokio::io::BufReader::new(stderr).lines();
+            while let Ok(Some(line)) = lines.next_line().await {
+                tracing::debug!(server = %name, "{line}");
+                let mut kept = kept.lock().unwrap_or_else(PoisonError::into_inner);
+                if kept.len() == STDERR_LINES {
+                    kept.pop_front();
+                }
+                kept.push_back(line);
+            }
+        });
+    }
+
+    fn with_stderr(&self, error: String) -> String {
+        let kept = self.stderr.lock().unwrap_or_else(PoisonError::into_inner);
+        match kept.back() {
+            Some(last) => format!("{error} (its stderr ends: {last})"),
+            None => error,
+        }
+    }
+
+    async fn close(&self) {
+        let service = self.link.lock().unwrap_or_else(PoisonError::into_inner).take_service();
+        if let Some(service) = service {
+            let _ = service.cancel().await;
+        }
+    }
+
+    /// Marks the server as gone after a call saw its transport close.
+    fn went_away(&self, peer: &Peer<RoleClient>, why: &str) {
+        let mut link = self.link.lock().unwrap_or_else(PoisonError::into_inner);
+        // Only a closed transport: a call racing a reconnect must not drop the new link.
+        if link.peer.as_ref().is_some_and(|p| p.is_transport_closed() || peer.is_transport_closed()) {
+            link.take_service();
+        }
+        link.last_error = why.to_owned();
+    }
+
+    /// Lists the server's tools and brings the registry in line: new tools are
+    /// registered, changed ones replaced, vanished ones removed.
+    async fn sync_tools(&self, peer: &Peer<RoleClient>) -> Result<(), String> {
+        let listed = tokio::time::timeout(self.options.connect_timeout, peer.list_all_tools())
+            .await
+            .map_err(|_| "tools/list got no answer".to_owned())?
+            .map_err(|e| format!("tools/list failed: {e}"))?;
+        let Some(registry) = self.registry.upgrade() else { return Ok(()) };
+        let Some(me) = self.me.upgrade() else { return Ok(()) };
+        let mut mounted = self.tools.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut seen = std::collections::HashSet::new();
+        for tool in listed {
+            let original = tool.name.to_string();
+            if !seen.insert(original.clone()) {
+                self.warn_locked(format!(
+                    "MCP server `{}`: tool `{original}` is listed twice; the first is kept",
+                    self.name
+                ));
+                continue;
+            }
+            let fingerprint = fingerprint(&tool);
+            if mounted.get(&original).is_some_and(|m| m.fingerprint == fingerprint) {
+                continue;
+            }
+            if let Some(old) = mounted.remove(&original) {
+                registry.unregister(&old.qualified);
+            }
+            match self.mount_tool(&registry, &me, tool) {
+                Ok(qualified) => {
+                    mounted.insert(original, Mounted { qualified, fingerprint });
+                }
+                Err(e) => self.warn_locked(e),
+            }
+        }
+        mounted.retain(|original, m| {
+            let keep = seen.contains(original);
+            if !keep {
+                registry.unregister(&m.qualified);
+            }
+            keep
+        });
+        Ok(())
+    }
+
+    fn warn_locked(&self, message: String) {
+        self.warn(message);
+    }
+
+    fn mount_tool(&self, registry: &Registry, me: &Arc<Server>, tool: Tool) -> Result<String, String> {
+        let original = tool.name.to_string();
+        let skip = |why: String| format!("MCP server `{}`: tool `{original}` skipped: {why}", self.name);
+        let input_schema = normalize_schema(&tool.input_schema);
+        let output_schema = tool.output_schema.as_ref().map(|s| normalize_schema(s));
+        let flags = flags_from_annotations(tool.annotations.as_ref(), self.config.trusted);
+        let description = tool
+            .description
+            .as_deref()
+            .filter(|d| !d.trim().is_empty())
+            .map_or_else(|| format!("`{original}` from MCP server `{}`.", self.name), str::to_owned);
+        let title = tool.title.clone().or_else(|| tool.annotations.as_ref().and_then(|a| a.title.clone()));
+        let origin = format!("MCP server `{}`, tool `{original}`", self.name);
+        let mut spec = ToolSpec::runtime(String::new(), description, origin).with_flags(flags);
+        spec.title = title.map(Into::into);
+        spec.timeout = Some(self.config.timeout);
+        // The schema must lower for every provider the agent may render for.
+        for &provider in &self.options.providers {
+            schema::lower_input(&spec, &input_schema, provider.dialect(), provider).map_err(|e| {
+                skip(format!("its input schema cannot be used with {}: {}", e.provider, schema_problem(&e)))
+            })?;
+        }
+        let output_schema = match output_schema {
+            Some(raw) => Some(schema::lower_output(&spec, &raw).map_err(|e| skip(schema_problem(&e)))?),
+            None => None,
+        };
+        let make = |name: String| -> Arc<dyn DynTool> {
+            let mut spec = spec.clone();
+            spec.name = name.into();
+            Arc::new(McpTool {
+                spec,
+                input_schema: input_schema.clone(),
+                output_schema: output_schema.clone(),
+                original: original.clone(),
+                server: Arc::clone(me),
+            })
+        };
+        registry.register_mcp(&self.name, &original, make).map_err(|e| skip(e.to_string()))
+    }
+
+    /// Forwards one call: progress back to the caller, cancellation to the server.
+    async fn call(&self, tool: &str, arguments: Map<String, Value>, cx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        let peer = self.peer().await.map_err(ToolError::Failed)?;
+        let mut params = CallToolRequestParams::new(tool.to_owned());
+        params.arguments = Some(arguments);
+        let request = ClientRequest::CallToolRequest(Request::new(params));
+        let handle = match peer.send_request_with_option(request, PeerRequestOptions::no_options()).await {
+            Ok(handle) => handle,
+            Err(e) => return Err(self.failure(&peer, e)),
+        };
+        let id = handle.id.clone();
+        let mut progress = self.progress.subscribe(handle.progress_token.clone()).await;
+        let response = handle.await_response();
+        tokio::pin!(response);
+        let cancelled = cx.cancellation().clone();
+        let result = loop {
+            tokio::select! {
+                result = &mut response => break result,
+                Some(report) = progress.next() => cx.progress(progress_from(report)),
+                () = cancelled.cancelled() => {
+                    let note = CancelledNotificationParam::new(Some(id), Some("cancelled by the caller".into()));
+                    let _ = peer.notify_cancelled(note).await;
+                    return Err(ToolError::Cancelled);
+                }
+            }
+        };
+        // Reports that arrived with the result still count.
+        while let Some(Some(report)) = futures::FutureExt::now_or_never(progress.next()) {
+            cx.progress(progress_from(report));
+        }
+        match result {
+            Ok(ServerResult::CallToolResult(result)) => Ok(from_call_tool_result(result)),
+            Ok(ServerResult::EmptyResult(_)) => Ok(ToolOutput::default()),
+            Ok(ServerResult::InputRequiredResult(_)) => Err(ToolError::msg(format!(
+                "MCP server `{}` asked for more input (MRTR), which toolwright's client does not support",
+                self.name
+            ))),
+            Ok(_) => Err(ToolError::msg(format!("MCP server `{}` answered tools/call with something else", self.name))),
+            Err(e) => Err(self.failure(&peer, e)),
+        }
+    }
+
+    fn failure(&self, peer: &Peer<RoleClient>, error: ServiceError) -> ToolError {
+        match error {
+            ServiceError::McpError(e) => {
+                ToolError::msg(format!("MCP server `{}` refused the call: {}", self.name, e.message))
+            }
+            ServiceError::Timeout { timeout } => {
+                ToolError::msg(format!("MCP server `{}` did not answer within {} s", self.name, timeout.as_secs_f64()))
+            }
+            other => {
+                let why = self.with_stderr(other.to_string());
+                self.went_away(peer, &why);
+                ToolError::msg(format!(
+                    "MCP server `{}` went away during the call ({why}); the next call reconnects",
+                    self.name
+                ))
+            }
+        }
+    }
+}
+
+fn schema_problem(e: &crate::SchemaError) -> String {
+    if e.path.is_empty() { e.message.clone() } else { format!("field `{}`: {}", e.path, e.message) }
+}
+
+fn fingerprint(tool: &Tool) -> u64 {
+    let text = serde_json::to_string(tool).unwrap_or_default();
+    names::fnv1a_bytes(0xcbf2_9ce4_8422_2325, text.as_bytes())
+}
+
+/// The client side of one connection: progress to the dispatcher, tool list
+/// changes to a re-sync.
+struct Handler {
+    server: Weak<Server>,
+}
+
+impl ClientHandler for Handler {
+    fn get_info(&self) -> InitializeRequestParams {
+        // The session lifecycle (initialize, free notifications): the 2026-07-28
+        // stateless lifecycle's subscriptions and MRTR are not supported yet.
+        InitializeRequestParams::new(
+            ClientCapabilities::default(),
+            Implementation::new("toolwright", env!("CARGO_PKG_VERSION")),
+        )
+        .with_protocol_version(ProtocolVersion::LATEST_WITH_INITIALIZE)
+    }
+
+    async fn on_progress(&self, params: ProgressNotificationParam, _context: NotificationContext<RoleClient>) {
+        if let Some(server) = self.server.upgrade() {
+            server.progress.handle_notification(params).await;
+        }
+    }
+
+    async fn on_tool_list_changed(&self, context: NotificationContext<RoleClient>) {
+        let Some(server) = self.server.upgrade() else { return };
+        let peer = context.peer;
+        // Not inline: listing waits for a response this handler's loop delivers.
+        tokio::spawn(async move {
+            match server.sync_tools(&peer).await {
+                Ok(()) => tracing::debug!(server = %server.name, "tool list re-synced"),
+                Err(e) => {
+                    server.warn(format!("MCP server `{}`: re-listing tools after list_changed: {e}", server.name))
+                }
+            }
+        });
+    }
+}
+
+/// A mounted tool: a runtime tool whose calls go to its server.
+struct McpTool {
+    spec: ToolSpec,
+    input_schema: Value,
+    output_schema: Option<Value>,
+    original: String,
+    server: Arc<Server>,
+}
+
+impl DynTool for McpTool {
+    fn spec(&self) -> &ToolSpec {
+        &self.spec
+    }
+
+    fn input_schema(&self) -> Value {
+        self.input_schema.clone()
+    }
+
+    fn output_schema(&self) -> Option<Value> {
+        self.output_schema.clone()
+    }
+
+    fn prepare(&self, raw_input: &[u8]) -> Result<Box<dyn PreparedCall>, InputError> {
+        let arguments = if raw_input.iter().all(u8::is_ascii_whitespace) {
+            Map::new()
+        } else {
+            match serde_json::from_slice::<Value>(raw_input) {
+                Ok(Value::Object(map)) => map,
+                Ok(Value::Null) => Map::new(),
+                Ok(other) => {
+                    return Err(InputError::Data {
+                        path: String::new(),
+                        message: format!("expected an object of arguments, got {}", json_kind(&other)),
+                    });
+                }
+                Err(e) => {
+                    return Err(InputError::Syntax {
+                        message: e.to_string().split(" at line ").next().unwrap_or_default().to_owned(),
+                        line: e.line(),
+                        column: e.column(),
+                    });
+                }
+            }
+        };
+        Ok(Box::new(McpCall {
+            server: Arc::clone(&self.server),
+            tool: self.original.clone(),
+            flags: self.spec.flags,
+            arguments,
+        }))
+    }
+}
+
+fn json_kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+struct McpCall {
+    server: Arc<Server>,
+    tool: String,
+    flags: Flags,
+    arguments: Map<String, Value>,
+}
+
+impl PreparedCall for McpCall {
+    fn flags(&self) -> Flags {
+        self.flags
+    }
+
+    fn validate(&self, _cx: &ToolContext) -> Result<(), ToolError> {
+        // The server validates against its own schema; its refusal comes back as an
+        // error result.
+        Ok(())
+    }
+
+    fn call<'a>(self: Box<Self>, cx: &'a ToolContext) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
+        Box::pin(async move { self.server.call(&self.tool, self.arguments, cx).await })
+    }
+}
+
+/// Loads `path` and mounts its servers (see [`McpMounts::mount`]).
+pub async fn mount_file(
+    registry: Arc<Registry>,
+    path: &std::path::Path,
+    options: MountOptions,
+) -> Result<McpMounts, super::ConfigError> {
+    let config = McpConfig::load(path)?;
+    Ok(McpMounts::mount(registry, &config, options).await)
+}

@@ -1,0 +1,290 @@
+//! The `mcpServers` configuration: the JSON shape Claude Code, Cline, Cursor and
+//! Claude Desktop share.
+//!
+//! ```json
+//! {
+//!   "mcpServers": {
+//!     "files": { "command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "."],
+//!                "env": { "DEBUG": "0" }, "trusted": true, "timeout": 30 },
+//!     "remote": { "url": "http://127.0.0.1:8080/mcp", "headers": { "Authorization": "Bearer …" } }
+//!   }
+//! }
+//! ```
+//!
+//! Per server: `command`, `args`, `env`, `cwd` (stdio), or `url` and `headers`
+//! (streamable HTTP); `type` (`stdio`, `http`, `streamable-http`) is optional.
+//! toolwright's own keys: `trusted` (believe the server's `readOnlyHint`, default
+//! false) and `timeout` (seconds per call, default 60). `disabled: true` skips a
+//! server. Keys other clients use (`autoApprove`, `alwaysAllow`, `description`) are
+//! accepted and ignored; any other key is a warning naming it.
+
+use serde::Deserialize;
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// The default time one call to a mounted tool may take.
+pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Keys other MCP clients put in a server's entry, which toolwright accepts silently.
+const FOREIGN_KEYS: &[&str] = &["autoApprove", "alwaysAllow", "description", "transportType", "disabledTools"];
+
+/// A parsed `mcpServers` file: the servers in name order, and warnings about what
+/// was ignored.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct McpConfig {
+    /// Servers by name, sorted.
+    pub servers: BTreeMap<String, McpServerConfig>,
+    /// What was accepted but ignored (unknown keys), each naming file and key.
+    pub warnings: Vec<String>,
+}
+
+/// One server's entry.
+#[derive(Debug, Clone, PartialEq)]
+pub struct McpServerConfig {
+    /// How to reach it.
+    pub transport: ServerTransport,
+    /// Whether its `readOnlyHint` annotations are believed.
+    pub trusted: bool,
+    /// How long one call may take.
+    pub timeout: Duration,
+}
+
+/// How a server is reached.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum ServerTransport {
+    /// A child process speaking MCP on stdin and stdout.
+    Stdio {
+        /// The program.
+        command: String,
+        /// Its arguments.
+        args: Vec<String>,
+        /// Variables added to its environment.
+        env: BTreeMap<String, String>,
+        /// Its working directory (relative paths are from the config file's directory).
+        cwd: Option<PathBuf>,
+    },
+    /// Streamable HTTP.
+    Http {
+        /// The endpoint, such as `http://127.0.0.1:8080/mcp`.
+        url: String,
+        /// Headers sent with every request.
+        headers: BTreeMap<String, String>,
+    },
+}
+
+/// A config file that could not be used. Each names the file, and where it can, the
+/// line, column and key.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ConfigError {
+    /// The file could not be read.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: String,
+        /// The error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The JSON is malformed or a value has the wrong type.
+    #[error("{path}:{line}:{column}: {key}{message}", key = key_prefix(key))]
+    Parse {
+        /// The file.
+        path: String,
+        /// 1-based line.
+        line: usize,
+        /// 1-based column.
+        column: usize,
+        /// The key path (`mcpServers.files.args`), empty at the root.
+        key: String,
+        /// What was wrong.
+        message: String,
+    },
+    /// A server's entry is well-formed JSON but not a usable server.
+    #[error("{path}:{line}: mcpServers.{server}: {message}")]
+    Invalid {
+        /// The file.
+        path: String,
+        /// 1-based line of the server's key.
+        line: usize,
+        /// The server's name.
+        server: String,
+        /// What was wrong.
+        message: String,
+    },
+}
+
+fn key_prefix(key: &str) -> String {
+    if key.is_empty() { String::new() } else { format!("{key}: ") }
+}
+
+#[derive(Deserialize)]
+struct RawFile {
+    #[serde(rename = "mcpServers", default)]
+    servers: BTreeMap<String, RawServer>,
+    #[serde(flatten)]
+    _rest: BTreeMap<String, Value>,
+}
+
+#[derive(Deserialize)]
+struct RawServer {
+    #[serde(rename = "type")]
+    kind: Option<String>,
+    command: Option<String>,
+    #[serde(default)]
+    args: Vec<String>,
+    #[serde(default)]
+    env: BTreeMap<String, String>,
+    cwd: Option<PathBuf>,
+    url: Option<String>,
+    #[serde(default)]
+    headers: BTreeMap<String, String>,
+    #[serde(default)]
+    trusted: bool,
+    timeout: Option<f64>,
+    #[serde(default)]
+    disabled: bool,
+    #[serde(flatten)]
+    other: BTreeMap<String, Value>,
+}
+
+impl McpConfig {
+    /// Reads and parses `path`.
+    pub fn load(path: &Path) -> Result<McpConfig, ConfigError> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|source| ConfigError::Io { path: path.display().to_string(), source })?;
+        McpConfig::parse(&text, path)
+    }
+
+    /// Parses `text`; `path` names the file in errors and anchors relative `cwd`s.
+    pub fn parse(text: &str, path: &Path) -> Result<McpConfig, ConfigError> {
+        let file = path.display().to_string();
+        let mut de = serde_json::Deserializer::from_str(text);
+        let raw: RawFile = serde_path_to_error::deserialize(&mut de).map_err(|e| {
+            let key = e.path().to_string();
+            let inner = e.into_inner();
+            ConfigError::Parse {
+                path: file.clone(),
+                line: inner.line(),
+                column: inner.column(),
+                key: if key == "." { String::new() } else { key },
+                message: inner.to_string().split(" at line ").next().unwrap_or_default().to_owned(),
+            }
+        })?;
+        let base = path.parent().unwrap_or(Path::new("."));
+        let mut config = McpConfig::default();
+        for (name, server) in raw.servers {
+            let invalid = |message: String| ConfigError::Invalid {
+                path: file.clone(),
+                line: line_of_key(text, &name),
+                server: name.clone(),
+                message,
+            };
+            for key in server.other.keys().filter(|k| !FOREIGN_KEYS.contains(&k.as_str())) {
+                config.warnings.push(format!("{file}: mcpServers.{name}.{key}: unknown key, ignored"));
+            }
+            if server.disabled {
+                continue;
+            }
+            let timeout = match server.timeout {
+                None => DEFAULT_CALL_TIMEOUT,
+                Some(secs) if secs.is_finite() && secs > 0.0 && secs <= 86_400.0 => Duration::from_secs_f64(secs),
+                Some(secs) => return Err(invalid(format!("timeout: {secs} is not a number of seconds in (0, 86400]"))),
+            };
+            let transport = match (server.kind.as_deref(), server.command, server.url) {
+                (Some("sse"), _, _) => {
+                    return Err(invalid(
+                        "type \"sse\": the legacy HTTP+SSE transport is not supported; use the server's streamable HTTP endpoint (type \"http\")".into(),
+                    ));
+                }
+                (Some(kind), _, _) if !["stdio", "http", "streamable-http", "streamableHttp"].contains(&kind) => {
+                    return Err(invalid(format!("type: unknown transport `{kind}`; expected stdio or http")));
+                }
+                (_, Some(_), Some(_)) => return Err(invalid("has both `command` and `url`; give one".into())),
+                (_, None, None) => return Err(invalid("needs `command` (stdio) or `url` (HTTP)".into())),
+                (_, Some(command), None) => {
+                    if command.trim().is_empty() {
+                        return Err(invalid("command: is empty".into()));
+                    }
+                    let cwd = server.cwd.map(|c| if c.is_absolute() { c } else { base.join(c) });
+                    ServerTransport::Stdio { command, args: server.args, env: server.env, cwd }
+                }
+                (_, None, Some(url)) => {
+                    if !(url.starts_with("http://") || url.starts_with("https://")) {
+                        return Err(invalid(format!("url: `{url}` is not an http:// or https:// URL")));
+                    }
+                    ServerTransport::Http { url, headers: server.headers }
+                }
+            };
+            config.servers.insert(name, McpServerConfig { transport, trusted: server.trusted, timeout });
+        }
+        Ok(config)
+    }
+}
+
+/// The 1-based line where `"name":` first appears, for errors about a server.
+fn line_of_key(text: &str, name: &str) -> usize {
+    let quoted = serde_json::to_string(name).unwrap_or_default();
+    text.find(&quoted).map_or(1, |at| text[..at].matches('\n').count() + 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<McpConfig, ConfigError> {
+        McpConfig::parse(text, Path::new("/p/.mcp.json"))
+    }
+
+    #[test]
+    fn both_transports_and_toolwright_keys() {
+        let config = parse(
+            r#"{"mcpServers": {
+                "files": {"command": "npx", "args": ["-y", "srv"], "env": {"A": "1"}, "cwd": "sub", "trusted": true, "timeout": 2.5},
+                "web": {"type": "http", "url": "http://127.0.0.1:9/mcp", "headers": {"X": "y"}, "autoApprove": []}
+            }}"#,
+        )
+        .unwrap();
+        let files = &config.servers["files"];
+        assert!(files.trusted);
+        assert_eq!(files.timeout, Duration::from_millis(2500));
+        match &files.transport {
+            ServerTransport::Stdio { command, args, env, cwd } => {
+                assert_eq!((command.as_str(), args.len(), env["A"].as_str()), ("npx", 2, "1"));
+                assert_eq!(cwd.as_deref(), Some(Path::new("/p/sub")));
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(
+            matches!(&config.servers["web"].transport, ServerTransport::Http { headers, .. } if headers["X"] == "y")
+        );
+        assert!(config.warnings.is_empty(), "{:?}", config.warnings);
+    }
+
+    #[test]
+    fn errors_name_file_line_and_key() {
+        let err =
+            parse("{\"mcpServers\": {\n  \"a\": {\"command\": \"x\", \"args\": \"-y\"}}}").unwrap_err().to_string();
+        assert!(err.starts_with("/p/.mcp.json:2:"), "{err}");
+        assert!(err.contains("mcpServers.a.args: invalid type: string \"-y\""), "{err}");
+        let err = parse("{\"mcpServers\": {\n\n  \"b\": {\"args\": []}}}").unwrap_err().to_string();
+        assert_eq!(err, "/p/.mcp.json:3: mcpServers.b: needs `command` (stdio) or `url` (HTTP)");
+        let err =
+            parse("{\"mcpServers\": {\"c\": {\"type\": \"sse\", \"url\": \"http://x\"}}}").unwrap_err().to_string();
+        assert!(err.contains("legacy HTTP+SSE transport is not supported"), "{err}");
+        let err = parse("{\"mcpServers\": ").unwrap_err().to_string();
+        assert!(err.starts_with("/p/.mcp.json:1:"), "{err}");
+    }
+
+    #[test]
+    fn unknown_keys_warn_and_disabled_servers_are_skipped() {
+        let config =
+            parse(r#"{"mcpServers": {"a": {"command": "x", "comand": "y"}, "b": {"command": "z", "disabled": true}}}"#)
+                .unwrap();
+        assert_eq!(config.warnings, ["/p/.mcp.json: mcpServers.a.comand: unknown key, ignored"]);
+        assert_eq!(config.servers.keys().collect::<Vec<_>>(), ["a"]);
+    }
+}

@@ -1,0 +1,191 @@
+//! Between toolwright's types and MCP's: results, flags, schemas and progress.
+
+use crate::context::Progress;
+use crate::output::{Content, ToolOutput};
+use crate::spec::Flags;
+use rmcp::model::{CallToolResult, ContentBlock, ProgressNotificationParam, ResourceContents, ToolAnnotations};
+use serde_json::{Map, Value};
+
+/// A toolwright result as an MCP `tools/call` result: every block, the structured
+/// content, and the error bit.
+pub(crate) fn to_call_tool_result(output: ToolOutput) -> CallToolResult {
+    let content: Vec<ContentBlock> = output.content.into_iter().map(to_block).collect();
+    let mut result = if output.is_error { CallToolResult::error(content) } else { CallToolResult::success(content) };
+    result.structured_content = output.structured;
+    result
+}
+
+fn to_block(content: Content) -> ContentBlock {
+    match content {
+        Content::Text(text) => ContentBlock::text(text),
+        Content::Image { media_type, data } => ContentBlock::image(data, media_type),
+        Content::Audio { media_type, data } => ContentBlock::audio(data, media_type),
+        Content::Resource { uri, mime_type, text, blob } => {
+            let resource = match (text, blob) {
+                (_, Some(blob)) => ResourceContents::BlobResourceContents { uri, mime_type, blob, meta: None },
+                (text, None) => ResourceContents::TextResourceContents {
+                    uri,
+                    mime_type,
+                    text: text.unwrap_or_default(),
+                    meta: None,
+                },
+            };
+            ContentBlock::resource(resource)
+        }
+    }
+}
+
+/// An MCP server's result as a toolwright output: text, images, audio, embedded
+/// resources and resource links, `structuredContent` and `isError`. A result with
+/// structured content and no blocks gets the JSON as text, so a model that reads
+/// only text still sees it.
+pub(crate) fn from_call_tool_result(result: CallToolResult) -> ToolOutput {
+    let mut content: Vec<Content> = result.content.into_iter().map(from_block).collect();
+    if content.is_empty()
+        && let Some(structured) = &result.structured_content
+    {
+        content.push(Content::Text(structured.to_string()));
+    }
+    ToolOutput {
+        content,
+        structured: result.structured_content,
+        is_error: result.is_error.unwrap_or(false),
+        modifier: None,
+    }
+}
+
+fn from_block(block: ContentBlock) -> Content {
+    match block {
+        ContentBlock::Text(t) => Content::Text(t.text),
+        ContentBlock::Image(i) => Content::Image { media_type: i.mime_type, data: i.data },
+        ContentBlock::Audio(a) => Content::Audio { media_type: a.mime_type, data: a.data },
+        ContentBlock::Resource(r) => match r.resource {
+            ResourceContents::TextResourceContents { uri, mime_type, text, .. } => {
+                Content::Resource { uri, mime_type, text: Some(text), blob: None }
+            }
+            ResourceContents::BlobResourceContents { uri, mime_type, blob, .. } => {
+                Content::Resource { uri, mime_type, text: None, blob: Some(blob) }
+            }
+            // A kind newer than this code: its JSON, so nothing is lost.
+            other => Content::Text(serde_json::to_string(&other).unwrap_or_default()),
+        },
+        ContentBlock::ResourceLink(link) => {
+            Content::Resource { uri: link.uri, mime_type: link.mime_type, text: None, blob: None }
+        }
+        other => Content::Text(serde_json::to_string(&other).unwrap_or_default()),
+    }
+}
+
+/// Flags from a mounted tool's annotations. Annotations are hints from a server we
+/// may not trust: `readOnlyHint` makes a tool read-only (and so concurrency-safe and
+/// free of the edit prompt) only when the configuration trusts the server.
+/// `destructiveHint` and `openWorldHint` only ever make a tool more guarded, so they
+/// count from any server; MCP's defaults (destructive, open world) apply when absent.
+pub(crate) fn flags_from_annotations(annotations: Option<&ToolAnnotations>, trusted: bool) -> Flags {
+    let hint = |get: fn(&ToolAnnotations) -> Option<bool>| annotations.and_then(get);
+    let read_only = trusted && hint(|a| a.read_only_hint) == Some(true);
+    Flags {
+        read_only,
+        concurrency_safe: read_only,
+        destructive: !read_only && hint(|a| a.destructive_hint).unwrap_or(true),
+        idempotent: trusted && hint(|a| a.idempotent_hint) == Some(true),
+        open_world: hint(|a| a.open_world_hint).unwrap_or(true),
+    }
+}
+
+/// A server's input schema in the form toolwright's lowering reads: draft-07
+/// `definitions` and `#/definitions/..` references become `$defs` and `#/$defs/..`.
+pub(crate) fn normalize_schema(schema: &Map<String, Value>) -> Value {
+    let mut value = Value::Object(schema.clone());
+    if let Value::Object(map) = &mut value
+        && !map.contains_key("$defs")
+        && let Some(defs) = map.remove("definitions")
+    {
+        map.insert("$defs".into(), defs);
+    }
+    rewrite_refs(&mut value);
+    value
+}
+
+fn rewrite_refs(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            if let Some(Value::String(target)) = map.get_mut("$ref")
+                && let Some(rest) = target.strip_prefix("#/definitions/")
+            {
+                *target = format!("#/$defs/{rest}");
+            }
+            map.values_mut().for_each(rewrite_refs);
+        }
+        Value::Array(items) => items.iter_mut().for_each(rewrite_refs),
+        _ => {}
+    }
+}
+
+/// An MCP progress notification as a toolwright progress report.
+pub(crate) fn progress_from(p: ProgressNotificationParam) -> Progress {
+    Progress { message: p.message.unwrap_or_default(), progress: Some(p.progress), total: p.total, data: None }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn results_round_trip_every_block_kind() {
+        let output = ToolOutput {
+            content: vec![
+                Content::Text("hi".into()),
+                Content::Image { media_type: "image/png".into(), data: "iVBO".into() },
+                Content::Audio { media_type: "audio/wav".into(), data: "UklG".into() },
+                Content::Resource { uri: "file:///a".into(), mime_type: None, text: Some("a".into()), blob: None },
+                Content::Resource {
+                    uri: "file:///b".into(),
+                    mime_type: Some("application/octet-stream".into()),
+                    text: None,
+                    blob: Some("AAE=".into()),
+                },
+            ],
+            structured: Some(json!({"n": 1})),
+            is_error: true,
+            modifier: None,
+        };
+        let back = from_call_tool_result(to_call_tool_result(output.clone()));
+        assert_eq!(back, output);
+    }
+
+    #[test]
+    fn structured_only_results_keep_a_text_copy() {
+        let mut result = CallToolResult::success(vec![]);
+        result.structured_content = Some(json!({"sum": 3}));
+        let output = from_call_tool_result(result);
+        assert_eq!(output.text_content(), r#"{"sum":3}"#);
+        assert!(!output.is_error);
+    }
+
+    #[test]
+    fn read_only_hints_count_only_from_trusted_servers() {
+        let mut hints = ToolAnnotations::default();
+        hints.read_only_hint = Some(true);
+        let trusted = flags_from_annotations(Some(&hints), true);
+        assert!(trusted.read_only && trusted.concurrency_safe && !trusted.destructive);
+        let untrusted = flags_from_annotations(Some(&hints), false);
+        assert!(!untrusted.read_only && !untrusted.concurrency_safe && untrusted.destructive);
+        let none = flags_from_annotations(None, true);
+        assert!(!none.read_only && none.destructive && none.open_world);
+    }
+
+    #[test]
+    fn draft_07_definitions_become_defs() {
+        let schema = json!({
+            "type": "object",
+            "properties": {"p": {"$ref": "#/definitions/Point"}},
+            "definitions": {"Point": {"type": "object", "properties": {"x": {"type": "number"}}}}
+        });
+        let normalized = normalize_schema(schema.as_object().unwrap());
+        assert_eq!(normalized["properties"]["p"]["$ref"], "#/$defs/Point");
+        assert!(normalized["$defs"]["Point"].is_object());
+        assert!(normalized.get("definitions").is_none());
+    }
+}

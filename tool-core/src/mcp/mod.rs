@@ -1,0 +1,19 @@
+//! MCP both ways, through [rmcp](https://docs.rs/rmcp), the official Rust SDK
+//! (cargo feature `mcp`).
+//!
+//! - [`McpServer`] serves a registry over stdio or streamable HTTP; calls run
+//!   through the same [`Executor`](crate::Executor) pipeline as a model's calls.
+//! - [`McpMounts`] connects the servers of an `mcpServers` config and registers
+//!   their tools as runtime tools `mcp__<server>__<tool>`.
+//!
+//! The [`rmcp`] crate is re-exported for its model types and transports.
+
+mod client;
+mod config;
+mod convert;
+mod server;
+
+pub use client::{McpMounts, MountOptions, mount_file};
+pub use config::{ConfigError, McpConfig, McpServerConfig, ServerTransport};
+pub use rmcp;
+pub use server::{AskMode, McpPeer, McpServer, ServeError, approver};

@@ -1,0 +1,351 @@
+//! Serving a registry over MCP: `tools/list` from the cached MCP rendering,
+//! `tools/call` through the executor's pipeline.
+
+use super::convert::to_call_tool_result;
+use crate::call::ToolCall;
+use crate::context::{Extensions, ProgressSink, TurnContext};
+use crate::permission::{Approval, Approver, PermissionRequest};
+use crate::pipeline::Executor;
+use crate::registry::Registry;
+use crate::schema::Provider;
+use crate::tool::BoxFuture;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, Implementation, InitializeResult, ListToolsResult, PaginatedRequestParams,
+    ProgressNotificationParam, ServerCapabilities, Tool,
+};
+use rmcp::service::{NotificationContext, RequestContext, RoleServer};
+use rmcp::{ErrorData, Peer, ServerHandler, ServiceExt};
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, PoisonError};
+
+/// What an MCP server does when the permission policy asks about a call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum AskMode {
+    /// Deny the call, with a result that says approval was needed. The default: a
+    /// server has no one to ask unless the client offers elicitation.
+    #[default]
+    Deny,
+    /// Ask the client's user through MCP elicitation when the client supports it,
+    /// else deny.
+    Elicit,
+}
+
+/// The client of the call being served, in the turn's extensions, so that an
+/// [`Approver`] can ask it (see [`approver`]).
+#[derive(Clone)]
+pub struct McpPeer(pub Peer<RoleServer>);
+
+/// The approver an MCP server uses for the policy's asks: deny, or elicit (see
+/// [`AskMode`]). [`McpServer::new`] installs it; pass it to
+/// [`ExecutorBuilder::approver`](crate::ExecutorBuilder::approver) when building
+/// your own executor for [`McpServer::with_executor`].
+pub fn approver(mode: AskMode) -> impl Approver {
+    McpApprover { mode }
+}
+
+struct McpApprover {
+    mode: AskMode,
+}
+
+/// The form an elicitation shows: one yes/no question.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct ApprovalForm {
+    /// Allow this call?
+    allow: bool,
+}
+rmcp::elicit_safe!(ApprovalForm);
+
+impl Approver for McpApprover {
+    fn approve<'a>(&'a self, request: &'a PermissionRequest<'a>, question: &'a str) -> BoxFuture<'a, Approval> {
+        Box::pin(async move {
+            let needs = format!("{question} (this MCP server needs approval for that");
+            if self.mode == AskMode::Deny {
+                return Approval::Deny(Some(format!("{needs}, and it is configured to deny such calls)")));
+            }
+            let Some(McpPeer(peer)) = request.extensions.get::<McpPeer>() else {
+                return Approval::Deny(Some(format!("{needs}, and no MCP client is attached to this call)")));
+            };
+            if peer.supported_elicitation_modes().is_empty() {
+                return Approval::Deny(Some(format!("{needs}, and the client does not support elicitation)")));
+            }
+            match peer.elicit::<ApprovalForm>(format!("{}\n\n{question}", request.summary())).await {
+                Ok(Some(ApprovalForm { allow: true })) => Approval::AllowOnce,
+                Ok(_) => Approval::Deny(Some("the user declined".into())),
+                Err(e) => Approval::Deny(Some(format!("{needs}; asking the client failed: {e})"))),
+            }
+        })
+    }
+}
+
+/// An MCP server for a registry: every tool in `tools/list` (name, title,
+/// description, inlined `inputSchema`, `outputSchema`, annotations from the flags,
+/// sorted by name, rendered once per registry generation) and `tools/call` through
+/// the executor's pipeline (validation, permissions, hooks, timeout, output limit).
+///
+/// Bad arguments are `isError` results the model can read; an unknown tool is a
+/// protocol error (`-32602`). Progress goes out when the client sends a
+/// `progressToken`; `notifications/cancelled` cancels the call; runtime tool changes
+/// send `notifications/tools/list_changed`.
+///
+/// ```no_run
+/// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+/// let registry = std::sync::Arc::new(toolwright_core::Registry::from_inventory()?);
+/// toolwright_core::mcp::McpServer::new(registry).serve_stdio().await?;
+/// # Ok(()) }
+/// ```
+#[derive(Clone)]
+pub struct McpServer {
+    executor: Arc<Executor>,
+    cwd: Arc<PathBuf>,
+    extensions: Arc<dyn Fn() -> Extensions + Send + Sync>,
+    info: Implementation,
+    tools: Arc<Mutex<Option<ToolList>>>,
+}
+
+/// The MCP tool list and the registry generation it was made from.
+type ToolList = (u64, Arc<[Tool]>);
+
+/// Serving failed: the transport could not start or the connection broke.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ServeError {
+    /// An I/O error (binding the port, reading stdin).
+    #[error("{context}: {source}")]
+    Io {
+        /// What was being done.
+        context: String,
+        /// The error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The MCP session could not start or ended with an error.
+    #[error("MCP session: {0}")]
+    Session(String),
+}
+
+impl McpServer {
+    /// A server for `registry` with the default executor (read-only tools allowed,
+    /// anything else asks, and asks are denied; see [`AskMode`]). The working
+    /// directory is the process's.
+    pub fn new(registry: Arc<Registry>) -> McpServer {
+        let executor = Executor::builder(registry).approver(approver(AskMode::Deny)).build();
+        McpServer::with_executor(Arc::new(executor))
+    }
+
+    /// A server that runs calls through `executor` (its policy, approver, hooks).
+    pub fn with_executor(executor: Arc<Executor>) -> McpServer {
+        let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+        McpServer {
+            executor,
+            cwd: Arc::new(cwd),
+            extensions: Arc::new(Extensions::new),
+            info: Implementation::new("toolwright", env!("CARGO_PKG_VERSION")),
+            tools: Arc::default(),
+        }
+    }
+
+    /// Runs calls in `cwd`.
+    pub fn with_cwd(mut self, cwd: impl Into<PathBuf>) -> McpServer {
+        self.cwd = Arc::new(cwd.into());
+        self
+    }
+
+    /// Gives each call the extensions `make` returns (a workspace, a session's
+    /// state). The server adds the client's [`McpPeer`].
+    pub fn with_extensions(mut self, make: impl Fn() -> Extensions + Send + Sync + 'static) -> McpServer {
+        self.extensions = Arc::new(make);
+        self
+    }
+
+    /// The name and version the server reports in `initialize`.
+    pub fn with_server_info(mut self, name: impl Into<String>, version: impl Into<String>) -> McpServer {
+        self.info = Implementation::new(name, version);
+        self
+    }
+
+    /// Serves one client over stdin and stdout until it disconnects.
+    pub async fn serve_stdio(self) -> Result<(), ServeError> {
+        let running = self.serve(rmcp::transport::stdio()).await?;
+        running.waiting().await.map_err(|e| ServeError::Session(e.to_string()))?;
+        Ok(())
+    }
+
+    /// Serves one connection over any rmcp transport (an in-process duplex pipe, a
+    /// socket); returns the running service.
+    pub async fn serve<T, E, A>(
+        self,
+        transport: T,
+    ) -> Result<rmcp::service::RunningService<RoleServer, McpServer>, ServeError>
+    where
+        T: rmcp::transport::IntoTransport<RoleServer, E, A>,
+        E: std::error::Error + Send + Sync + 'static,
+    {
+        ServiceExt::serve(self, transport).await.map_err(|e| ServeError::Session(e.to_string()))
+    }
+
+    /// Serves streamable HTTP at `addr` (such as `127.0.0.1:8080`), endpoint `/mcp`,
+    /// until the process ends. Only loopback hosts are accepted in `Host` headers.
+    pub async fn serve_http(self, addr: SocketAddr) -> Result<(), ServeError> {
+        let listener = tokio::net::TcpListener::bind(addr)
+            .await
+            .map_err(|source| ServeError::Io { context: format!("binding {addr}"), source })?;
+        self.serve_http_on(listener).await
+    }
+
+    /// Serves streamable HTTP on a listener that is already bound (port 0 in tests).
+    pub async fn serve_http_on(self, listener: tokio::net::TcpListener) -> Result<(), ServeError> {
+        use rmcp::transport::streamable_http_server::{
+            StreamableHttpServerConfig, StreamableHttpService, session::local::LocalSessionManager,
+        };
+        let server = self;
+        let service = Arc::new(StreamableHttpService::new(
+            move || Ok(server.clone()),
+            Arc::new(LocalSessionManager::default()),
+            StreamableHttpServerConfig::default(),
+        ));
+        loop {
+            let (stream, _) = listener
+                .accept()
+                .await
+                .map_err(|source| ServeError::Io { context: "accepting a connection".into(), source })?;
+            let service = Arc::clone(&service);
+            tokio::spawn(async move {
+                let handler = hyper::service::service_fn(move |request| {
+                    let service = Arc::clone(&service);
+                    async move { Ok::<_, std::convert::Infallible>(service.handle(request).await) }
+                });
+                let io = hyper_util::rt::TokioIo::new(stream);
+                if let Err(e) = hyper::server::conn::http1::Builder::new().serve_connection(io, handler).await {
+                    tracing::debug!(error = %e, "MCP HTTP connection ended with an error");
+                }
+            });
+        }
+    }
+
+    fn registry(&self) -> &Arc<Registry> {
+        self.executor.registry()
+    }
+
+    /// The MCP tool list, parsed from the registry's cached MCP rendering once per
+    /// generation.
+    fn tool_list(&self) -> Result<Arc<[Tool]>, ErrorData> {
+        let generation = self.registry().generation();
+        let mut cache = self.tools.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some((cached, tools)) = &*cache
+            && *cached == generation
+        {
+            return Ok(Arc::clone(tools));
+        }
+        let rendered = self
+            .registry()
+            .definitions(Provider::Mcp)
+            .map_err(|e| ErrorData::internal_error(format!("rendering the tool list: {e}"), None))?;
+        let tools: Vec<Tool> = serde_json::from_str(rendered.as_str())
+            .map_err(|e| ErrorData::internal_error(format!("the rendered tool list is not MCP: {e}"), None))?;
+        let tools: Arc<[Tool]> = tools.into();
+        *cache = Some((generation, Arc::clone(&tools)));
+        Ok(tools)
+    }
+
+    async fn call(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        if let Err(unknown) = self.registry().resolve(&request.name) {
+            return Err(ErrorData::invalid_params(unknown.to_string(), None));
+        }
+        let input = match &request.arguments {
+            Some(arguments) => serde_json::to_string(arguments)
+                .map_err(|e| ErrorData::invalid_params(format!("arguments: {e}"), None))?,
+            None => String::new(),
+        };
+        let call = ToolCall::new(format!("mcp-{}", request_id_text(&context.id)), request.name.as_ref(), input);
+        let mut extensions = (self.extensions)();
+        extensions.insert(McpPeer(context.peer.clone()));
+        let turn =
+            TurnContext::new(self.cwd.as_path()).with_cancellation(context.ct.clone()).with_extensions(extensions);
+        let Some(token) = context.meta.get_progress_token() else {
+            let result = self.executor.execute(&call, &turn).await;
+            return Ok(to_call_tool_result(result.output).into());
+        };
+        let (sink, mut reports) = ProgressSink::channel(64);
+        let turn = turn.with_progress(sink);
+        let peer = context.peer.clone();
+        let forward = tokio::spawn(async move {
+            // MCP wants `progress` to grow; reports without a number count up.
+            let mut last = 0.0_f64;
+            while let Some(event) = reports.recv().await {
+                let p = event.progress;
+                let value = p.progress.unwrap_or(last + 1.0).max(last);
+                last = value;
+                let mut note = ProgressNotificationParam::new(token.clone(), value);
+                note.total = p.total;
+                if !p.message.is_empty() {
+                    note.message = Some(p.message);
+                }
+                if peer.notify_progress(note).await.is_err() {
+                    break;
+                }
+            }
+        });
+        let result = self.executor.execute(&call, &turn).await;
+        drop(turn);
+        // Every report is sent before the result.
+        let _ = forward.await;
+        Ok(to_call_tool_result(result.output).into())
+    }
+}
+
+fn request_id_text(id: &rmcp::model::RequestId) -> String {
+    match id {
+        rmcp::model::NumberOrString::Number(n) => n.to_string(),
+        rmcp::model::NumberOrString::String(s) => s.to_string(),
+    }
+}
+
+impl ServerHandler for McpServer {
+    /// The session lifecycle (up to 2025-11-25): `initialize`, free notifications
+    /// (`list_changed`, progress) and elicitation. The 2026-07-28 stateless lifecycle
+    /// (subscriptions, MRTR) is not served yet; clients fall back to `initialize`.
+    fn supported_protocol_versions(&self) -> std::borrow::Cow<'static, [rmcp::model::ProtocolVersion]> {
+        use rmcp::model::ProtocolVersion;
+        std::borrow::Cow::Borrowed(ProtocolVersion::known_up_to(&ProtocolVersion::LATEST_WITH_INITIALIZE))
+    }
+
+    fn get_info(&self) -> InitializeResult {
+        let capabilities = ServerCapabilities::builder().enable_tools().enable_tool_list_changed().build();
+        InitializeResult::new(capabilities).with_server_info(self.info.clone())
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        Ok(ListToolsResult::with_all_items(self.tool_list()?.to_vec()))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        self.call(request, context).await
+    }
+
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        // Tell this client when runtime tools change, until it goes away.
+        let mut changes = self.registry().changes();
+        let peer = context.peer;
+        tokio::spawn(async move {
+            while changes.changed().await.is_ok() {
+                if peer.is_transport_closed() || peer.notify_tool_list_changed().await.is_err() {
+                    break;
+                }
+            }
+        });
+    }
+}
