@@ -16,6 +16,10 @@ use toolwright_core::{ContextModifier, Tool, ToolContext, ToolError, ToolOutput,
 
 /// The timeout when none is given: 2 minutes.
 pub const DEFAULT_SHELL_TIMEOUT_MS: u64 = 120_000;
+/// How often a running command reports progress (when its output has grown).
+const PROGRESS_EVERY: Duration = Duration::from_millis(500);
+/// How much of the end of the output a progress report looks at for its last line.
+const PROGRESS_LINE_BYTES: u64 = 200;
 /// The longest timeout a call may ask for: 10 minutes.
 pub const MAX_SHELL_TIMEOUT_MS: u64 = 600_000;
 /// Bytes of output the model gets; the middle of a longer output is cut.
@@ -100,10 +104,23 @@ impl Tool for Shell {
         let cwd_file = tempfile::NamedTempFile::new().map_err(|e| ToolError::io("cannot create a temporary file", e))?;
         let mut running = Running::spawn(&self.command, &cwd, Some(cwd_file.path()))?;
         let started = Instant::now();
-        let outcome = tokio::select! {
-            status = running.child.wait() => Outcome::Exited(status.map_err(|e| ToolError::io("waiting for bash failed", e))?),
-            () = tokio::time::sleep(timeout) => Outcome::TimedOut,
-            () = cx.cancellation().cancelled() => Outcome::Cancelled,
+        let deadline = tokio::time::sleep(timeout);
+        tokio::pin!(deadline);
+        let mut ticker = tokio::time::interval_at(tokio::time::Instant::now() + PROGRESS_EVERY, PROGRESS_EVERY);
+        let mut reported = 0;
+        let outcome = loop {
+            tokio::select! {
+                status = running.child.wait() => {
+                    break Outcome::Exited(status.map_err(|e| ToolError::io("waiting for bash failed", e))?);
+                }
+                () = &mut deadline => break Outcome::TimedOut,
+                () = cx.cancellation().cancelled() => break Outcome::Cancelled,
+                _ = ticker.tick() => {
+                    if let Some(report) = running.progress(&mut reported, started.elapsed()) {
+                        cx.progress(report);
+                    }
+                }
+            }
         };
         let elapsed = started.elapsed();
         // Whatever the command left behind in its group goes too.
@@ -311,6 +328,24 @@ impl Running {
             }
         });
         Ok(Running { child, group, output, reader })
+    }
+
+    /// A progress report when the output has grown since `reported` bytes: how long
+    /// the command has run, how much it wrote, and its last line.
+    fn progress(&self, reported: &mut u64, elapsed: Duration) -> Option<toolwright_core::Progress> {
+        let captured = self.output.lock().unwrap_or_else(PoisonError::into_inner);
+        if captured.total == *reported {
+            return None;
+        }
+        *reported = captured.total;
+        let recent = captured.since(captured.total.saturating_sub(PROGRESS_LINE_BYTES));
+        let text = String::from_utf8_lossy(&recent);
+        let last = text.trim_end().rsplit('\n').next().unwrap_or_default().trim();
+        Some(toolwright_core::Progress::message(format!(
+            "running for {:.1} s, {} bytes of output; last line: {last}",
+            elapsed.as_secs_f64(),
+            captured.total
+        )))
     }
 
     /// The output, once the pipe has closed (the group was killed, so it will).
