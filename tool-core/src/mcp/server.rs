@@ -273,8 +273,8 @@ impl McpServer {
         };
         let (sink, mut reports) = ProgressSink::channel(64);
         let turn = turn.with_progress(sink);
-        let peer = context.peer.clone();
-        let forward = tokio::spawn(async move {
+        let peer = &context.peer;
+        let forward = async move {
             // MCP wants `progress` to grow; reports without a number count up.
             let mut last = 0.0_f64;
             while let Some(event) = reports.recv().await {
@@ -290,11 +290,15 @@ impl McpServer {
                     break;
                 }
             }
-        });
-        let result = self.executor.execute(&call, &turn).await;
-        drop(turn);
-        // Every report is sent before the result.
-        let _ = forward.await;
+        };
+        let run = async move {
+            let result = self.executor.execute(&call, &turn).await;
+            // Closes the channel: the forwarder sends what is left, then ends.
+            drop(turn);
+            result
+        };
+        // One task, no spawn: every report goes out before the result.
+        let (result, ()) = tokio::join!(run, forward);
         Ok(to_call_tool_result(result.output).into())
     }
 }

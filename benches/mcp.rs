@@ -1,0 +1,145 @@
+//! Per-call cost of toolwright's MCP server against an equivalent rmcp
+//! `#[tool_router]` server: the same no-op tool, the same rmcp client, the same
+//! in-process transport (a tokio duplex pipe), with 1 and 150 tools registered.
+//! toolwright's call runs its whole pipeline (parse, validate, permission check,
+//! timeout, output limit); rmcp's is its router's parse and call.
+//!
+//! Run: `cargo bench --bench mcp`. Results: BENCHMARKS.md.
+#![allow(missing_docs)]
+
+mod common;
+
+use common::Noop;
+use criterion::{Criterion, criterion_group, criterion_main};
+use rmcp::handler::server::{router::tool::ToolRouter, wrapper::Parameters};
+use rmcp::model::CallToolRequestParams;
+use rmcp::service::{RoleClient, RunningService};
+use rmcp::{ServerHandler, ServiceExt, tool, tool_handler, tool_router};
+use std::sync::Arc;
+use std::time::Duration;
+use toolwright::mcp::McpServer;
+use toolwright::prelude::*;
+use toolwright::{InputError, PreparedCall, ToolSpec};
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct NoopArgs {
+    value: u32,
+}
+
+/// The rmcp server with one tool: the no-op.
+#[derive(Clone)]
+struct RmcpOne {
+    tool_router: ToolRouter<Self>,
+}
+
+#[tool_router]
+impl RmcpOne {
+    #[tool(description = "Do nothing.")]
+    async fn noop(&self, Parameters(args): Parameters<NoopArgs>) -> String {
+        format!("got {}", args.value)
+    }
+}
+
+#[tool_handler(router = self.tool_router)]
+impl ServerHandler for RmcpOne {}
+
+/// The rmcp server with the no-op and 149 more tools.
+#[derive(Clone)]
+struct RmcpMany {
+    tool_router: ToolRouter<Self>,
+}
+
+macro_rules! many_tools {
+    ($($name:ident)*) => {
+        #[tool_router]
+        impl RmcpMany {
+            #[tool(description = "Do nothing.")]
+            async fn noop(&self, Parameters(args): Parameters<NoopArgs>) -> String {
+                format!("got {}", args.value)
+            }
+            $(
+                #[tool(description = "Filler.")]
+                async fn $name(&self, Parameters(args): Parameters<NoopArgs>) -> String {
+                    format!("got {}", args.value)
+                }
+            )*
+        }
+    };
+}
+
+many_tools!(filler_001 filler_002 filler_003 filler_004 filler_005 filler_006 filler_007 filler_008 filler_009 filler_010 filler_011 filler_012 filler_013 filler_014 filler_015 filler_016 filler_017 filler_018 filler_019 filler_020 filler_021 filler_022 filler_023 filler_024 filler_025 filler_026 filler_027 filler_028 filler_029 filler_030 filler_031 filler_032 filler_033 filler_034 filler_035 filler_036 filler_037 filler_038 filler_039 filler_040 filler_041 filler_042 filler_043 filler_044 filler_045 filler_046 filler_047 filler_048 filler_049 filler_050 filler_051 filler_052 filler_053 filler_054 filler_055 filler_056 filler_057 filler_058 filler_059 filler_060 filler_061 filler_062 filler_063 filler_064 filler_065 filler_066 filler_067 filler_068 filler_069 filler_070 filler_071 filler_072 filler_073 filler_074 filler_075 filler_076 filler_077 filler_078 filler_079 filler_080 filler_081 filler_082 filler_083 filler_084 filler_085 filler_086 filler_087 filler_088 filler_089 filler_090 filler_091 filler_092 filler_093 filler_094 filler_095 filler_096 filler_097 filler_098 filler_099 filler_100 filler_101 filler_102 filler_103 filler_104 filler_105 filler_106 filler_107 filler_108 filler_109 filler_110 filler_111 filler_112 filler_113 filler_114 filler_115 filler_116 filler_117 filler_118 filler_119 filler_120 filler_121 filler_122 filler_123 filler_124 filler_125 filler_126 filler_127 filler_128 filler_129 filler_130 filler_131 filler_132 filler_133 filler_134 filler_135 filler_136 filler_137 filler_138 filler_139 filler_140 filler_141 filler_142 filler_143 filler_144 filler_145 filler_146 filler_147 filler_148 filler_149);
+
+#[tool_handler(router = self.tool_router)]
+impl ServerHandler for RmcpMany {}
+
+/// Filler tools for toolwright's registry.
+struct Filler(ToolSpec);
+impl DynTool for Filler {
+    fn spec(&self) -> &ToolSpec {
+        &self.0
+    }
+    fn input_schema(&self) -> serde_json::Value {
+        serde_json::json!({"type": "object", "properties": {"value": {"type": "integer"}}, "required": ["value"]})
+    }
+    fn prepare(&self, _raw: &[u8]) -> Result<Box<dyn PreparedCall>, InputError> {
+        Err(InputError::Data { path: String::new(), message: "filler".into() })
+    }
+}
+
+fn toolwright_server(tools: usize) -> McpServer {
+    let mut builder = Registry::builder().register::<Noop>();
+    for i in 1..tools {
+        builder =
+            builder.register_dyn(Arc::new(Filler(ToolSpec::runtime(format!("filler_{i:03}"), "Filler.", "bench"))));
+    }
+    McpServer::new(Arc::new(builder.build().unwrap()))
+}
+
+async fn client_for<S: ServerHandler>(server: S) -> RunningService<RoleClient, ()> {
+    let (server_io, client_io) = tokio::io::duplex(64 * 1024);
+    tokio::spawn(async move {
+        if let Ok(running) = server.serve(server_io).await {
+            let _ = running.waiting().await;
+        }
+    });
+    ().serve(client_io).await.unwrap()
+}
+
+fn params() -> CallToolRequestParams {
+    let mut params = CallToolRequestParams::new("noop");
+    params.arguments = serde_json::json!({"value": 7}).as_object().cloned();
+    params
+}
+
+fn bench(c: &mut Criterion) {
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    let mut group = c.benchmark_group("mcp_call");
+    group.measurement_time(Duration::from_secs(4));
+    for tools in [1usize, 150] {
+        let (ours, theirs) = runtime.block_on(async {
+            let theirs = if tools == 1 {
+                client_for(RmcpOne { tool_router: RmcpOne::tool_router() }).await
+            } else {
+                client_for(RmcpMany { tool_router: RmcpMany::tool_router() }).await
+            };
+            (client_for(toolwright_server(tools)).await, theirs)
+        });
+        // Both answer the same thing.
+        let a = runtime.block_on(ours.call_tool(params())).unwrap();
+        let b = runtime.block_on(theirs.call_tool(params())).unwrap();
+        assert_eq!(a.content, b.content);
+        assert_eq!(runtime.block_on(theirs.list_all_tools()).unwrap().len(), tools);
+        assert_eq!(runtime.block_on(ours.list_all_tools()).unwrap().len(), tools);
+        // Interleaved, so both see the same machine.
+        group.bench_function(format!("toolwright/{tools}_tools"), |bench| {
+            bench.iter(|| runtime.block_on(ours.call_tool(params())).unwrap())
+        });
+        group.bench_function(format!("rmcp/{tools}_tools"), |bench| {
+            bench.iter(|| runtime.block_on(theirs.call_tool(params())).unwrap())
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
