@@ -152,7 +152,7 @@ async fn an_unsafe_call_holds_back_the_calls_after_it() {
     let mut order = Vec::new();
     let results = orchestrator()
         .run_streaming(rx, &mut turn, None, |e| match e {
-            CallEvent::Started { index } => order.push(format!("start {index}")),
+            CallEvent::Started { index, .. } => order.push(format!("start {index}")),
             CallEvent::Finished { index, .. } => order.push(format!("finish {index}")),
             _ => {}
         })

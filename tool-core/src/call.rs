@@ -22,6 +22,11 @@ impl ToolCall {
     pub fn new(id: impl Into<Arc<str>>, name: impl Into<String>, input: impl Into<String>) -> Self {
         ToolCall { id: id.into(), name: name.into(), input: input.into() }
     }
+
+    /// One line for humans: the name and the input, whitespace folded, cut to fit.
+    pub fn summary_line(&self) -> String {
+        default_summary(&self.name, &self.input)
+    }
 }
 
 /// Why a call ended in an error result.

@@ -34,6 +34,9 @@ pub enum CallEvent<'a> {
     Started {
         /// Its index in the turn.
         index: usize,
+        /// Whether its input made it concurrency-safe: consecutive safe calls form
+        /// one batch and may overlap; an unsafe call runs alone.
+        concurrency_safe: bool,
     },
     /// A tool that opted in to partial input reported on a call whose input is
     /// still streaming (see [`crate::partial`]). The report also goes to the turn's
@@ -179,7 +182,7 @@ impl Orchestrator {
                         results[index] = Some(result);
                     }
                     None => {
-                        observe(CallEvent::Started { index });
+                        observe(CallEvent::Started { index, concurrency_safe: is_safe(&staged) });
                         running.push((index, Box::pin(self.executor.finish(staged))));
                     }
                 }
