@@ -1,5 +1,7 @@
 //! The `toolwright` command line: inspect the registry and render provider schemas.
 
+mod cli;
+
 use clap::{Parser, Subcommand};
 use std::io::Write;
 use std::process::ExitCode;
@@ -14,6 +16,11 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Replay a recorded model session: its tool calls streamed into the executor,
+    /// scheduled, checked and run against a scratch copy of the sample workspace.
+    Replay(cli::replay::ReplayArgs),
+    /// A live agent loop against Anthropic's or OpenAI's API (needs the key).
+    Agent(cli::agent::AgentArgs),
     /// List the registered tools with their flags.
     Tools,
     /// Print the tool definitions JSON for a provider.
@@ -138,6 +145,8 @@ fn run(cli: Cli) -> Result<(), String> {
     let text = match cli.command {
         #[cfg(feature = "mcp")]
         Command::Serve(args) => return serve::run(args),
+        Command::Replay(args) => return cli::replay::run(args),
+        Command::Agent(args) => return cli::agent::run(args),
         Command::Tools => tools_table(&registry()?),
         Command::Schema { provider, strict, cache_control, pretty } => {
             if strict && !matches!(provider, Provider::OpenAiChat { .. } | Provider::OpenAiResponses { .. }) {

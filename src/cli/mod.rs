@@ -1,0 +1,8 @@
+//! The `toolwright` command's subcommands.
+
+pub mod agent;
+pub mod replay;
+pub mod sample;
+pub mod trace;
+pub mod turn;
+pub mod wire;

@@ -1,0 +1,135 @@
+//! `toolwright replay`: a recorded model session through the streaming executor and
+//! the built-in tools, against a scratch copy of the sample workspace.
+
+use super::sample;
+use super::trace::{Mode, PromptApprover, Trace};
+use super::turn::{CallLog, run_calls};
+use super::wire::{Item, recorded_turns};
+use serde_json::json;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+use toolwright::orchestrate::Orchestrator;
+use toolwright::rules::{Source, settings};
+use toolwright::streaming::StreamEvent;
+use toolwright::{Executor, ProgressSink, TurnContext};
+
+#[derive(clap::Args)]
+pub struct ReplayArgs {
+    /// A bundled session (fix-failing-test, explore, trouble) or a file of Anthropic
+    /// SSE events or OpenAI chat chunks. Default: fix-failing-test.
+    session: Option<String>,
+    /// Run in this directory (new or empty; the sample workspace is written there
+    /// and kept) instead of a temporary copy.
+    #[arg(long, value_name = "DIR")]
+    workspace: Option<PathBuf>,
+    /// Answer every permission question yes.
+    #[arg(long, conflicts_with = "deny")]
+    yes: bool,
+    /// Answer every permission question no.
+    #[arg(long)]
+    deny: bool,
+    /// One JSON object per event instead of the readable trace.
+    #[arg(long)]
+    json: bool,
+    /// Pause between stream events, in milliseconds, to watch calls start while
+    /// the model is still "typing".
+    #[arg(long, value_name = "MS", default_value_t = 0)]
+    pace: u64,
+}
+
+pub fn run(args: ReplayArgs) -> Result<(), String> {
+    let (name, text) = sample::session(args.session.as_deref().unwrap_or(sample::DEFAULT_SESSION))?;
+    let (wire, turns) = recorded_turns(&text).map_err(|e| format!("{name}: {e}"))?;
+    let scratch;
+    let workspace = match &args.workspace {
+        Some(dir) => {
+            sample::write_workspace(dir)?;
+            std::fs::canonicalize(dir).map_err(|e| format!("{}: {e}", dir.display()))?
+        }
+        None => {
+            scratch = tempfile::Builder::new()
+                .prefix("toolwright-replay-")
+                .tempdir()
+                .map_err(|e| format!("creating a scratch directory: {e}"))?;
+            sample::write_workspace(scratch.path())?;
+            std::fs::canonicalize(scratch.path()).map_err(|e| e.to_string())?
+        }
+    };
+    // Only the sample's own settings: the demo behaves the same on every machine.
+    let files: Vec<_> = settings::locations(&workspace, None)
+        .into_iter()
+        .filter(|(source, _)| matches!(source, Source::Project | Source::Local))
+        .collect();
+    let policy = settings::policy_from_files(&workspace, &files).map_err(|e| e.to_string())?;
+    let trace = Trace::new(Mode::pick(args.json));
+    let answer = if args.yes {
+        Some(true)
+    } else if args.deny {
+        Some(false)
+    } else {
+        None
+    };
+    let registry = Arc::new(toolwright::registry().map_err(|e| e.to_string())?);
+    let executor = Executor::builder(registry)
+        .policy(policy)
+        .approver(PromptApprover { answer, trace: Arc::clone(&trace) })
+        .build();
+    let orchestrator = Orchestrator::new(Arc::new(executor));
+    trace.header(
+        &format!("replaying {name} ({} turns, {} wire format) in {}", turns.len(), wire.name(), workspace.display()),
+        json!({"session": name, "turns": turns.len(), "wire": wire.name(), "workspace": workspace}),
+    );
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("starting the async runtime: {e}"))?;
+    let pace = Duration::from_millis(args.pace);
+    runtime.block_on(async {
+        let (sink, mut reports) = ProgressSink::channel(256);
+        let printer = {
+            let trace = Arc::clone(&trace);
+            tokio::spawn(async move {
+                while let Some(event) = reports.recv().await {
+                    trace.progress(&event);
+                }
+            })
+        };
+        let mut turn = TurnContext::new(&workspace).with_extensions(toolwright::builtin::session()).with_progress(sink);
+        for (n, items) in turns.into_iter().enumerate() {
+            let calls = items.iter().filter(|i| matches!(i, Item::Call(StreamEvent::Start { .. }))).count();
+            trace.turn(n + 1, wire.name(), Some(calls));
+            let text: String =
+                items.iter().filter_map(|i| if let Item::Text(t) = i { Some(t.as_str()) } else { None }).collect();
+            trace.text(&text);
+            if calls == 0 {
+                continue;
+            }
+            let (tx, rx) = tokio::sync::mpsc::channel(1024);
+            let events: Vec<StreamEvent> =
+                items.into_iter().filter_map(|i| if let Item::Call(e) = i { Some(e) } else { None }).collect();
+            let log = Arc::new(std::sync::Mutex::new(CallLog::default()));
+            let feeder_log = Arc::clone(&log);
+            let feeder = tokio::spawn(async move {
+                for event in events {
+                    if !pace.is_zero() {
+                        tokio::time::sleep(pace).await;
+                    }
+                    feeder_log.lock().unwrap_or_else(std::sync::PoisonError::into_inner).record(&event);
+                    if tx.send(event).await.is_err() {
+                        break;
+                    }
+                }
+            });
+            run_calls(&orchestrator, &mut turn, &trace, &log, rx).await;
+            let _ = feeder.await;
+        }
+        drop(turn);
+        let _ = printer.await;
+    });
+    trace.summary();
+    if args.workspace.is_some() {
+        trace.note(&format!("the workspace is kept at {}", workspace.display()));
+    }
+    Ok(())
+}

@@ -1,0 +1,310 @@
+//! What `replay` and `agent` print while calls run: a live trace (spinners on a
+//! terminal, plain lines otherwise, or JSON lines), permission prompts, and the
+//! final summary.
+
+use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
+use serde_json::{Value, json};
+use std::collections::HashMap;
+use std::io::{IsTerminal, Write};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+use toolwright::permission::{Approval, Approver, PermissionRequest};
+use toolwright::{BoxFuture, ProgressEvent, ToolCall, ToolResult};
+
+/// How the trace is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// Spinners for running calls (stdout is a terminal).
+    Tty,
+    /// One line per event.
+    Plain,
+    /// One JSON object per line.
+    Json,
+}
+
+impl Mode {
+    pub fn pick(json: bool) -> Mode {
+        if json {
+            Mode::Json
+        } else if std::io::stdout().is_terminal() {
+            Mode::Tty
+        } else {
+            Mode::Plain
+        }
+    }
+}
+
+#[derive(Default)]
+struct Stats {
+    calls: usize,
+    batches: usize,
+    errors: usize,
+    call_time: Duration,
+    /// The open batch: the tools of a run of concurrency-safe calls (which the
+    /// scheduler lets overlap), or one unsafe call; when it started and when its
+    /// last call finished.
+    batch: Vec<String>,
+    batch_safe: bool,
+    batch_started: Option<Instant>,
+    batch_finished: Option<Instant>,
+}
+
+pub struct Trace {
+    mode: Mode,
+    started: Instant,
+    multi: MultiProgress,
+    bars: Mutex<HashMap<String, ProgressBar>>,
+    stats: Mutex<Stats>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// At most `lines` lines of `text`, each cut to `width` characters, and how many
+/// lines were left out.
+pub fn abbreviate(text: &str, lines: usize, width: usize) -> String {
+    let all: Vec<&str> = text.lines().collect();
+    let mut out: Vec<String> = all
+        .iter()
+        .take(lines)
+        .map(|line| {
+            let mut cut: String = line.chars().take(width).collect();
+            if line.chars().count() > width {
+                cut.push('…');
+            }
+            cut
+        })
+        .collect();
+    if all.len() > lines {
+        out.push(format!("… ({} more lines)", all.len() - lines));
+    }
+    out.join("\n")
+}
+
+impl Trace {
+    pub fn new(mode: Mode) -> Arc<Trace> {
+        let target = if mode == Mode::Tty { ProgressDrawTarget::stdout() } else { ProgressDrawTarget::hidden() };
+        Arc::new(Trace {
+            mode,
+            started: Instant::now(),
+            multi: MultiProgress::with_draw_target(target),
+            bars: Mutex::default(),
+            stats: Mutex::default(),
+        })
+    }
+
+    fn line(&self, text: &str) {
+        match self.mode {
+            Mode::Tty => {
+                let _ = self.multi.println(text);
+            }
+            Mode::Plain => {
+                let mut out = std::io::stdout().lock();
+                let _ = writeln!(out, "{text}");
+            }
+            Mode::Json => {}
+        }
+    }
+
+    fn json(&self, value: Value) {
+        if self.mode == Mode::Json {
+            let mut out = std::io::stdout().lock();
+            let _ = writeln!(out, "{value}");
+        }
+    }
+
+    pub fn header(&self, what: &str, detail: Value) {
+        self.line(what);
+        self.json(json!({"type": "start", "what": what, "detail": detail}));
+    }
+
+    /// A model response begins; `calls` when known in advance (a recording).
+    pub fn turn(&self, n: usize, provider: &str, calls: Option<usize>) {
+        let count = match calls {
+            Some(1) => ", 1 tool call".to_owned(),
+            Some(k) => format!(", {k} tool calls"),
+            None => String::new(),
+        };
+        self.line(&format!("\n── turn {n} ({provider}{count}) ──"));
+        self.json(json!({"type": "turn", "turn": n, "provider": provider, "calls": calls}));
+    }
+
+    pub fn text(&self, text: &str) {
+        if text.trim().is_empty() {
+            return;
+        }
+        for line in text.trim().lines() {
+            self.line(&format!("assistant: {line}"));
+        }
+        self.json(json!({"type": "text", "text": text}));
+    }
+
+    fn batch_done(&self, n: usize, names: &[String], wall: Duration) {
+        let how = if names.len() > 1 { format!("{} calls together", names.len()) } else { "alone".to_owned() };
+        let ms = wall.as_secs_f64() * 1000.0;
+        self.line(&format!("  batch {n}: {} ({how}, {ms:.0} ms)", names.join(", ")));
+        self.json(json!({"type": "batch", "batch": n, "tools": names, "wall_ms": ms}));
+    }
+
+    /// Closes the open batch, printing it.
+    pub fn end_batch(&self) {
+        let closed = {
+            let mut stats = lock(&self.stats);
+            if stats.batch.is_empty() {
+                None
+            } else {
+                stats.batches += 1;
+                let wall = match (stats.batch_started, stats.batch_finished) {
+                    (Some(start), Some(end)) => end.saturating_duration_since(start),
+                    _ => Duration::ZERO,
+                };
+                Some((stats.batches, std::mem::take(&mut stats.batch), wall))
+            }
+        };
+        if let Some((n, names, wall)) = closed {
+            self.batch_done(n, &names, wall);
+        }
+    }
+
+    pub fn started(&self, call: &ToolCall, summary: &str, concurrency_safe: bool) {
+        let joins = {
+            let stats = lock(&self.stats);
+            concurrency_safe && stats.batch_safe && !stats.batch.is_empty()
+        };
+        if !joins {
+            self.end_batch();
+            let mut stats = lock(&self.stats);
+            stats.batch_safe = concurrency_safe;
+            stats.batch_started = Some(Instant::now());
+        }
+        lock(&self.stats).batch.push(call.name.clone());
+        self.json(json!({"type": "started", "call_id": &*call.id, "tool": call.name, "input": call.input}));
+        match self.mode {
+            Mode::Tty => {
+                let bar = self.multi.add(ProgressBar::new_spinner());
+                bar.set_style(
+                    ProgressStyle::with_template("  {spinner} {msg} {elapsed}")
+                        .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+                );
+                bar.set_message(summary.to_owned());
+                bar.enable_steady_tick(Duration::from_millis(100));
+                lock(&self.bars).insert(call.id.to_string(), bar);
+            }
+            _ => self.line(&format!("  ▶ {summary}")),
+        }
+    }
+
+    pub fn progress(&self, event: &ProgressEvent) {
+        self.json(json!({
+            "type": "progress", "call_id": event.call_id, "tool": event.tool,
+            "message": event.progress.message, "progress": event.progress.progress, "total": event.progress.total,
+        }));
+        match self.mode {
+            Mode::Tty => {
+                if let Some(bar) = lock(&self.bars).get(&event.call_id) {
+                    bar.set_message(format!("{} — {}", event.tool, event.progress.message));
+                }
+            }
+            _ => self.line(&format!("    … {}: {}", event.tool, event.progress.message)),
+        }
+    }
+
+    pub fn finished(&self, call: &ToolCall, result: &ToolResult) {
+        {
+            let mut stats = lock(&self.stats);
+            stats.calls += 1;
+            stats.call_time += result.duration;
+            if !result.is_ok() || result.output.is_error {
+                stats.errors += 1;
+            }
+            stats.batch_finished = Some(Instant::now());
+        }
+        if let Some(bar) = lock(&self.bars).remove(&*call.id) {
+            bar.finish_and_clear();
+            self.multi.remove(&bar);
+        }
+        let ms = result.duration.as_secs_f64() * 1000.0;
+        let mark = if result.output.is_error { "✗" } else { "✓" };
+        let kind = result.error.map(|k| format!(" [{}]", k.label())).unwrap_or_default();
+        self.line(&format!("  {mark} {} ({ms:.0} ms){kind}", result.summary_line(call)));
+        let text = result.output.text_content();
+        let short = abbreviate(&text, 4, 100);
+        for line in short.lines() {
+            self.line(&format!("      {line}"));
+        }
+        self.json(json!({
+            "type": "finished", "call_id": &*call.id, "tool": &*result.tool, "ok": !result.output.is_error,
+            "error": result.error.map(|k| k.label()), "duration_ms": ms, "summary": result.summary_line(call),
+            "result": text,
+        }));
+    }
+
+    pub fn note(&self, text: &str) {
+        self.line(text);
+        self.json(json!({"type": "note", "text": text}));
+    }
+
+    /// The final summary; returns (calls, errors).
+    pub fn summary(&self) -> (usize, usize) {
+        self.end_batch();
+        let stats = lock(&self.stats);
+        let wall = self.started.elapsed();
+        let sum = stats.call_time;
+        let speedup = if wall.as_secs_f64() > 0.0 { sum.as_secs_f64() / wall.as_secs_f64() } else { 1.0 };
+        self.line(&format!(
+            "\nsummary: {} calls in {} batches, {} errors; wall {:.0} ms against {:.0} ms of call time ({speedup:.2}x from running calls together)",
+            stats.calls,
+            stats.batches,
+            stats.errors,
+            wall.as_secs_f64() * 1000.0,
+            sum.as_secs_f64() * 1000.0,
+        ));
+        self.json(json!({
+            "type": "summary", "calls": stats.calls, "batches": stats.batches, "errors": stats.errors,
+            "wall_ms": wall.as_secs_f64() * 1000.0, "call_time_ms": sum.as_secs_f64() * 1000.0, "speedup": speedup,
+        }));
+        (stats.calls, stats.errors)
+    }
+}
+
+/// Answers the policy's questions: `--yes`, `--deny`, or a prompt on a terminal.
+pub struct PromptApprover {
+    pub answer: Option<bool>,
+    pub trace: Arc<Trace>,
+}
+
+impl Approver for PromptApprover {
+    fn approve<'a>(&'a self, request: &'a PermissionRequest<'a>, question: &'a str) -> BoxFuture<'a, Approval> {
+        Box::pin(async move {
+            let what = request.summary();
+            let allow = match self.answer {
+                Some(answer) => {
+                    let flag = if answer { "--yes" } else { "--deny" };
+                    self.trace.note(&format!("  ? {question} → {} ({flag})", if answer { "yes" } else { "no" }));
+                    answer
+                }
+                None if std::io::stdin().is_terminal() => {
+                    let prompt = format!("  ? {question}\n    {what}\n    allow? [y/N] ");
+                    let trace = Arc::clone(&self.trace);
+                    tokio::task::spawn_blocking(move || {
+                        trace.multi.suspend(|| {
+                            print!("{prompt}");
+                            let _ = std::io::stdout().flush();
+                            let mut line = String::new();
+                            let _ = std::io::stdin().read_line(&mut line);
+                            matches!(line.trim(), "y" | "Y" | "yes")
+                        })
+                    })
+                    .await
+                    .unwrap_or(false)
+                }
+                None => {
+                    self.trace.note(&format!("  ? {question} → no (not a terminal; pass --yes or --deny to answer)"));
+                    false
+                }
+            };
+            if allow { Approval::AllowOnce } else { Approval::Deny(Some("the user said no".into())) }
+        })
+    }
+}

@@ -1,0 +1,110 @@
+//! `toolwright replay`: each bundled session, run by the real binary against the
+//! sample workspace, ends where it should.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn replay(args: &[&str], workspace: &Path) -> (Output, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_toolwright"))
+        .arg("replay")
+        .args(args)
+        .arg("--workspace")
+        .arg(workspace)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(out.status.success(), "replay {args:?} failed:\n{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    (out, stdout)
+}
+
+fn unittest(dir: &Path) -> Output {
+    Command::new("python3").args(["-m", "unittest", "-q"]).current_dir(dir).output().unwrap()
+}
+
+#[test]
+fn fix_failing_test_leaves_the_tests_passing() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    let (_, out) = replay(&["fix-failing-test"], &ws);
+    // The sample starts broken, and the recorded session's edit fixes it.
+    assert!(out.contains("FAILED (failures=1, errors=1)") || out.contains("ERROR: test_mean_of_one"), "{out}");
+    assert!(out.contains("✓ edit calc.py"), "{out}");
+    assert!(out.contains("summary: 5 calls in 4 batches, 1 errors"), "{out}");
+    let tests = unittest(&ws);
+    assert!(tests.status.success(), "{}", String::from_utf8_lossy(&tests.stderr));
+    assert!(std::fs::read_to_string(ws.join("calc.py")).unwrap().contains("sum(values) / len(values)"));
+}
+
+#[test]
+fn explore_runs_its_reads_in_parallel_batches() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    let (_, out) = replay(&["explore"], &ws);
+    assert_eq!(out.matches("(4 calls together").count(), 2, "{out}");
+    assert!(out.contains("summary: 8 calls in 2 batches, 0 errors"), "{out}");
+    // Reading changes nothing: the sample's test still fails.
+    assert!(!unittest(&ws).status.success());
+}
+
+#[test]
+fn trouble_gets_an_error_result_for_each_kind_of_trouble() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    let (_, out) = replay(&["trouble", "--deny"], &ws);
+    for expected in [
+        "[unknown_tool]",
+        "unknown tool `run_tests`",
+        "[invalid_input]",
+        "unknown field `file`",
+        "denied by the rule `Bash(rm -rf *)`",
+        "→ no (--deny)",
+        "Timed out after 1.0 s",
+        "summary: 5 calls in 5 batches, 5 errors",
+    ] {
+        assert!(out.contains(expected), "missing {expected:?} in:\n{out}");
+    }
+    assert!(!ws.join(".git").exists(), "--deny must keep `git init` from running");
+
+    let ws = dir.path().join("ws2");
+    let (_, out) = replay(&["trouble", "--yes"], &ws);
+    assert!(out.contains("→ yes (--yes)"), "{out}");
+    assert!(ws.join(".git").is_dir(), "--yes runs `git init`");
+    assert!(out.contains("summary: 5 calls in 5 batches, 4 errors"), "{out}");
+}
+
+#[test]
+fn json_events_are_one_object_per_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let session = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/sessions/explore.openai.sse");
+    let (_, out) = replay(&[session.to_str().unwrap(), "--json"], &dir.path().join("ws"));
+    let events: Vec<serde_json::Value> = out.lines().map(|l| serde_json::from_str(l).expect(l)).collect();
+    let kinds: Vec<&str> = events.iter().map(|e| e["type"].as_str().unwrap()).collect();
+    assert_eq!(kinds.first(), Some(&"start"));
+    assert_eq!(kinds.iter().filter(|k| **k == "finished").count(), 8);
+    assert_eq!(kinds.iter().filter(|k| **k == "batch").count(), 2);
+    let summary = events.iter().find(|e| e["type"] == "summary").unwrap();
+    assert_eq!(summary["calls"], 8);
+    assert_eq!(summary["errors"], 0);
+}
+
+#[test]
+fn bad_cli_input_is_one_line_and_a_failure() {
+    for (args, expected) in [
+        (vec!["replay", "no-such-session"], "no-such-session: No such file or directory"),
+        (vec!["replay", "--yes", "--deny"], "cannot be used with"),
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_toolwright")).args(&args).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{args:?}");
+        assert!(stderr.contains(expected), "{args:?}: {stderr}");
+    }
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("x"), "").unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_toolwright"))
+        .args(["replay", "--workspace"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && stderr.lines().count() == 1 && stderr.contains("not empty"), "{stderr}");
+}
