@@ -93,11 +93,7 @@ mod serve {
             Ask::Deny => AskMode::Deny,
             Ask::Elicit => AskMode::Elicit,
         };
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .enable_all()
-            .build()
-            .map_err(|e| format!("starting the async runtime: {e}"))?;
-        runtime.block_on(async move {
+        crate::cli::turn::runtime()?.block_on(async move {
             let registry = Arc::new(toolwright::registry().map_err(|e| e.to_string())?);
             let _mounts = match &args.mcp_config {
                 Some(path) => {

@@ -2,7 +2,7 @@
 //! streaming each response into the executor as it arrives.
 
 use super::trace::{Mode, PromptApprover, Trace};
-use super::turn::{CallLog, run_calls};
+use super::turn::{CallLog, run_calls, runtime, traced_turn};
 use super::wire::{Item, TurnDecoder, Wire};
 use serde_json::{Value, json};
 use std::path::PathBuf;
@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use toolwright::adapters::{anthropic, openai_chat};
 use toolwright::orchestrate::Orchestrator;
 use toolwright::rules::settings;
-use toolwright::{Executor, ProgressSink, Provider, TurnContext};
+use toolwright::{Executor, Provider, TurnContext};
 
 #[derive(Clone, Copy, clap::ValueEnum)]
 pub enum Api {
@@ -114,22 +114,10 @@ pub fn run(args: AgentArgs) -> Result<(), String> {
         &format!("agent ({}, {}) in {}", endpoint.wire.name(), endpoint.model, workspace.display()),
         json!({"provider": endpoint.wire.name(), "model": endpoint.model, "workspace": workspace}),
     );
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| format!("starting the async runtime: {e}"))?;
+    let runtime = runtime()?;
     let outcome = runtime.block_on(async {
         let client = reqwest::Client::builder().build().map_err(|e| format!("HTTP client: {e}"))?;
-        let (sink, mut reports) = ProgressSink::channel(256);
-        let printer = {
-            let trace = Arc::clone(&trace);
-            tokio::spawn(async move {
-                while let Some(event) = reports.recv().await {
-                    trace.progress(&event);
-                }
-            })
-        };
-        let mut turn = TurnContext::new(&workspace).with_extensions(toolwright::builtin::session()).with_progress(sink);
+        let (mut turn, printer) = traced_turn(&workspace, &trace);
         let mut messages = match endpoint.wire {
             Wire::Anthropic => vec![json!({"role": "user", "content": args.task})],
             Wire::OpenAiChat => {

@@ -3,16 +3,16 @@
 
 use super::sample;
 use super::trace::{Mode, PromptApprover, Trace};
-use super::turn::{CallLog, run_calls};
+use super::turn::{CallLog, run_calls, runtime, traced_turn};
 use super::wire::{Item, recorded_turns};
 use serde_json::json;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
+use toolwright::Executor;
 use toolwright::orchestrate::Orchestrator;
 use toolwright::rules::{Source, settings};
 use toolwright::streaming::StreamEvent;
-use toolwright::{Executor, ProgressSink, TurnContext};
 
 #[derive(clap::Args)]
 pub struct ReplayArgs {
@@ -80,22 +80,10 @@ pub fn run(args: ReplayArgs) -> Result<(), String> {
         &format!("replaying {name} ({} turns, {} wire format) in {}", turns.len(), wire.name(), workspace.display()),
         json!({"session": name, "turns": turns.len(), "wire": wire.name(), "workspace": workspace}),
     );
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| format!("starting the async runtime: {e}"))?;
+    let runtime = runtime()?;
     let pace = Duration::from_millis(args.pace);
     runtime.block_on(async {
-        let (sink, mut reports) = ProgressSink::channel(256);
-        let printer = {
-            let trace = Arc::clone(&trace);
-            tokio::spawn(async move {
-                while let Some(event) = reports.recv().await {
-                    trace.progress(&event);
-                }
-            })
-        };
-        let mut turn = TurnContext::new(&workspace).with_extensions(toolwright::builtin::session()).with_progress(sink);
+        let (mut turn, printer) = traced_turn(&workspace, &trace);
         for (n, items) in turns.into_iter().enumerate() {
             let calls = items.iter().filter(|i| matches!(i, Item::Call(StreamEvent::Start { .. }))).count();
             trace.turn(n + 1, wire.name(), Some(calls));

@@ -67,3 +67,26 @@ pub async fn run_calls(
     trace.end_batch();
     results
 }
+
+/// The multi-threaded runtime the commands run on.
+pub fn runtime() -> Result<tokio::runtime::Runtime, String> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("starting the async runtime: {e}"))
+}
+
+/// A session's turn in `workspace` (the built-ins' session state included) whose
+/// progress reports go to `trace`. Await the handle after dropping the turn: it
+/// ends when the last report is printed. Call inside the runtime.
+pub fn traced_turn(workspace: &std::path::Path, trace: &Arc<Trace>) -> (TurnContext, tokio::task::JoinHandle<()>) {
+    let (sink, mut reports) = toolwright::ProgressSink::channel(256);
+    let trace = Arc::clone(trace);
+    let printer = tokio::spawn(async move {
+        while let Some(event) = reports.recv().await {
+            trace.progress(&event);
+        }
+    });
+    let turn = TurnContext::new(workspace).with_extensions(toolwright::builtin::session()).with_progress(sink);
+    (turn, printer)
+}
