@@ -21,6 +21,10 @@ enum Command {
     Replay(cli::replay::ReplayArgs),
     /// A live agent loop against Anthropic's or OpenAI's API (needs the key).
     Agent(cli::agent::AgentArgs),
+    /// Run one call through the pipeline; the result on stdout, progress on stderr.
+    Call(cli::call::CallArgs),
+    /// Validate the registry: unique names, every provider's rules, definition sizes.
+    Check,
     /// List the registered tools with their flags.
     Tools,
     /// Print the tool definitions JSON for a provider.
@@ -128,7 +132,7 @@ mod serve {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match run(cli) {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(code) => code,
         Err(message) => {
             eprintln!("toolwright: {message}");
             ExitCode::FAILURE
@@ -136,13 +140,26 @@ fn main() -> ExitCode {
     }
 }
 
-fn run(cli: Cli) -> Result<(), String> {
+fn run(cli: Cli) -> Result<ExitCode, String> {
     let registry = || toolwright::registry().map_err(|e| e.to_string());
     let text = match cli.command {
         #[cfg(feature = "mcp")]
-        Command::Serve(args) => return serve::run(args),
-        Command::Replay(args) => return cli::replay::run(args),
-        Command::Agent(args) => return cli::agent::run(args),
+        Command::Serve(args) => return serve::run(args).map(|()| ExitCode::SUCCESS),
+        Command::Replay(args) => return cli::replay::run(args).map(|()| ExitCode::SUCCESS),
+        Command::Agent(args) => return cli::agent::run(args).map(|()| ExitCode::SUCCESS),
+        Command::Call(args) => {
+            // An error result was printed as the result: fail without another line.
+            return Ok(if cli::call::run(args)? { ExitCode::SUCCESS } else { ExitCode::FAILURE });
+        }
+        Command::Check => {
+            let (report, ok) = cli::check::report(&registry()?);
+            print!("{report}");
+            return if ok {
+                Ok(ExitCode::SUCCESS)
+            } else {
+                Err("the registry does not render for every provider".into())
+            };
+        }
         Command::Tools => tools_table(&registry()?),
         Command::Schema { provider, strict, cache_control, pretty } => {
             if strict && !matches!(provider, Provider::OpenAiChat { .. } | Provider::OpenAiResponses { .. }) {
@@ -163,7 +180,8 @@ fn run(cli: Cli) -> Result<(), String> {
             }
         }
     };
-    std::io::stdout().lock().write_all(text.as_bytes()).map_err(|e| format!("cannot write output: {e}"))
+    std::io::stdout().lock().write_all(text.as_bytes()).map_err(|e| format!("cannot write output: {e}"))?;
+    Ok(ExitCode::SUCCESS)
 }
 
 fn tools_table(registry: &Registry) -> String {

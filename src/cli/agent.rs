@@ -34,12 +34,8 @@ pub struct AgentArgs {
     /// Stop after this many model responses.
     #[arg(long, default_value_t = 30)]
     max_turns: usize,
-    /// Answer every permission question yes.
-    #[arg(long, conflicts_with = "deny")]
-    yes: bool,
-    /// Answer every permission question no.
-    #[arg(long)]
-    deny: bool,
+    #[command(flatten)]
+    answer: super::trace::Answer,
     /// One JSON object per event instead of the readable trace.
     #[arg(long)]
     json: bool,
@@ -92,13 +88,7 @@ pub fn run(args: AgentArgs) -> Result<(), String> {
     for warning in policy.warnings() {
         trace.note(&format!("warning: {warning}"));
     }
-    let answer = if args.yes {
-        Some(true)
-    } else if args.deny {
-        Some(false)
-    } else {
-        None
-    };
+    let answer = args.answer.given();
     let registry = Arc::new(toolwright::registry().map_err(|e| e.to_string())?);
     let provider = match endpoint.wire {
         Wire::Anthropic => Provider::Anthropic { cache_control: true },

@@ -1,6 +1,8 @@
 //! The `toolwright` command's subcommands.
 
 pub mod agent;
+pub mod call;
+pub mod check;
 pub mod replay;
 pub mod sample;
 pub mod trace;

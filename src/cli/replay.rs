@@ -23,12 +23,8 @@ pub struct ReplayArgs {
     /// and kept) instead of a temporary copy.
     #[arg(long, value_name = "DIR")]
     workspace: Option<PathBuf>,
-    /// Answer every permission question yes.
-    #[arg(long, conflicts_with = "deny")]
-    yes: bool,
-    /// Answer every permission question no.
-    #[arg(long)]
-    deny: bool,
+    #[command(flatten)]
+    answer: super::trace::Answer,
     /// One JSON object per event instead of the readable trace.
     #[arg(long)]
     json: bool,
@@ -63,13 +59,7 @@ pub fn run(args: ReplayArgs) -> Result<(), String> {
         .collect();
     let policy = settings::policy_from_files(&workspace, &files).map_err(|e| e.to_string())?;
     let trace = Trace::new(Mode::pick(args.json));
-    let answer = if args.yes {
-        Some(true)
-    } else if args.deny {
-        Some(false)
-    } else {
-        None
-    };
+    let answer = args.answer.given();
     let registry = Arc::new(toolwright::registry().map_err(|e| e.to_string())?);
     let executor = Executor::builder(registry)
         .policy(policy)

@@ -18,6 +18,8 @@ pub enum Mode {
     Tty,
     /// One line per event.
     Plain,
+    /// One line per event, on stderr (stdout carries a result).
+    Stderr,
     /// One JSON object per line.
     Json,
 }
@@ -103,6 +105,7 @@ impl Trace {
                 let mut out = std::io::stdout().lock();
                 let _ = writeln!(out, "{text}");
             }
+            Mode::Stderr => eprintln!("{text}"),
             Mode::Json => {}
         }
     }
@@ -265,6 +268,30 @@ impl Trace {
             "wall_ms": wall.as_secs_f64() * 1000.0, "call_time_ms": sum.as_secs_f64() * 1000.0, "speedup": speedup,
         }));
         (stats.calls, stats.errors)
+    }
+}
+
+/// `--yes` / `--deny`: answers to permission questions given up front.
+#[derive(clap::Args)]
+pub struct Answer {
+    /// Answer every permission question yes.
+    #[arg(long, conflicts_with = "deny")]
+    yes: bool,
+    /// Answer every permission question no.
+    #[arg(long)]
+    deny: bool,
+}
+
+impl Answer {
+    /// `Some(answer)` when one was given; `None` asks on a terminal.
+    pub fn given(&self) -> Option<bool> {
+        if self.yes {
+            Some(true)
+        } else if self.deny {
+            Some(false)
+        } else {
+            None
+        }
     }
 }
 

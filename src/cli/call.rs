@@ -1,0 +1,91 @@
+//! `toolwright call <tool> <json | @file | ->`: one call through the pipeline.
+
+use super::trace::{Mode, PromptApprover, Trace};
+use super::turn::runtime;
+use serde_json::json;
+use std::io::{Read, Write};
+use std::sync::Arc;
+use toolwright::rules::settings;
+use toolwright::{Executor, ProgressSink, ToolCall, TurnContext};
+
+#[derive(clap::Args)]
+pub struct CallArgs {
+    /// The tool's name (or an alias).
+    tool: String,
+    /// The input: JSON text, `@file` to read it from a file, or `-` for stdin.
+    input: String,
+    /// The working directory for the call (default: the current directory).
+    #[arg(long, value_name = "DIR")]
+    cwd: Option<std::path::PathBuf>,
+    #[command(flatten)]
+    answer: super::trace::Answer,
+    /// Print the result as JSON (content, isError, error kind, duration).
+    #[arg(long)]
+    json: bool,
+}
+
+fn read_input(spec: &str) -> Result<String, String> {
+    let text = if spec == "-" {
+        let mut text = String::new();
+        std::io::stdin().read_to_string(&mut text).map_err(|e| format!("reading the input from stdin: {e}"))?;
+        text
+    } else if let Some(path) = spec.strip_prefix('@') {
+        std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?
+    } else {
+        spec.to_owned()
+    };
+    // The CLI's own input: bad JSON is an error here, not a result.
+    if !text.trim().is_empty() {
+        serde_json::from_str::<&serde_json::value::RawValue>(&text)
+            .map_err(|e| format!("the input is not JSON: {e}"))?;
+    }
+    Ok(text)
+}
+
+/// Runs the call; `Ok(false)` when the tool answered with an error result.
+pub fn run(args: CallArgs) -> Result<bool, String> {
+    let input = read_input(&args.input)?;
+    let cwd = match &args.cwd {
+        Some(dir) => std::fs::canonicalize(dir).map_err(|e| format!("--cwd {}: {e}", dir.display()))?,
+        None => std::env::current_dir().map_err(|e| format!("the current directory: {e}"))?,
+    };
+    let policy = settings::load(&cwd).map_err(|e| e.to_string())?;
+    for warning in policy.warnings() {
+        eprintln!("toolwright: warning: {warning}");
+    }
+    // Questions and notes go to stderr through a plain trace; stdout is the result.
+    let trace = Trace::new(Mode::Stderr);
+    let answer = args.answer.given();
+    let registry = Arc::new(toolwright::registry().map_err(|e| e.to_string())?);
+    let executor = Executor::builder(registry).policy(policy).approver(PromptApprover { answer, trace }).build();
+    let result = runtime()?.block_on(async {
+        let (sink, mut reports) = ProgressSink::channel(256);
+        let printer = tokio::spawn(async move {
+            while let Some(event) = reports.recv().await {
+                eprintln!("… {}: {}", event.tool, event.progress.message);
+            }
+        });
+        let turn = TurnContext::new(&cwd).with_extensions(toolwright::builtin::session()).with_progress(sink);
+        let result = executor.execute(&ToolCall::new("cli-call", args.tool.as_str(), input), &turn).await;
+        drop(turn);
+        let _ = printer.await;
+        result
+    });
+    let mut stdout = std::io::stdout().lock();
+    let text = if args.json {
+        json!({
+            "tool": &*result.tool, "is_error": result.output.is_error, "error": result.error.map(|k| k.label()),
+            "duration_ms": result.duration.as_secs_f64() * 1000.0, "truncated": result.truncated,
+            "content": result.output.content.iter().map(|c| c.to_model_text()).collect::<Vec<_>>(),
+            "structured": result.output.structured,
+        })
+        .to_string()
+    } else {
+        result.output.text_content()
+    };
+    writeln!(stdout, "{text}").map_err(|e| format!("cannot write output: {e}"))?;
+    if let Some(kind) = result.error {
+        eprintln!("toolwright: `{}` answered with an error ({})", args.tool, kind.label());
+    }
+    Ok(!result.output.is_error)
+}

@@ -1,0 +1,107 @@
+//! The `toolwright` command's own input handling, `call` and `check`.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+fn toolwright(args: &[&str], cwd: &std::path::Path, stdin: Option<&str>) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_toolwright"))
+        .args(args)
+        .current_dir(cwd)
+        .env("HOME", cwd)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut pipe = child.stdin.take().unwrap();
+    pipe.write_all(stdin.unwrap_or_default().as_bytes()).unwrap();
+    drop(pipe);
+    child.wait_with_output().unwrap()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[test]
+fn call_runs_one_call_from_an_argument_a_file_or_stdin() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("notes.txt"), "first\nsecond\n").unwrap();
+    std::fs::write(dir.path().join("input.json"), r#"{"path": "notes.txt", "offset": 2}"#).unwrap();
+
+    let out = toolwright(&["call", "read_file", r#"{"path":"notes.txt"}"#], dir.path(), None);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("first") && text(&out.stdout).contains("second"));
+
+    let out = toolwright(&["call", "read_file", "@input.json"], dir.path(), None);
+    assert!(text(&out.stdout).contains("second") && !text(&out.stdout).contains("first"), "{}", text(&out.stdout));
+
+    // Progress goes to stderr while the command runs; the result to stdout.
+    let out = toolwright(
+        &["call", "shell", "-", "--yes"],
+        dir.path(),
+        Some(r#"{"command": "echo one; sleep 1.2; echo two"}"#),
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout).trim(), "one\ntwo");
+    assert!(text(&out.stderr).contains("… shell: running for"), "{}", text(&out.stderr));
+
+    let out = toolwright(&["call", "read_file", r#"{"path":"notes.txt"}"#, "--json"], dir.path(), None);
+    let result: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(result["is_error"], false);
+    assert_eq!(result["tool"], "read_file");
+}
+
+#[test]
+fn call_reports_error_results_with_a_failing_exit() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = toolwright(&["call", "read_file", r#"{"path": 5}"#], dir.path(), None);
+    assert!(!out.status.success());
+    assert!(text(&out.stdout).contains("path: invalid type: integer `5`"), "{}", text(&out.stdout));
+    assert!(text(&out.stderr).contains("(invalid_input)"));
+
+    let out = toolwright(&["call", "reed_file", "{}"], dir.path(), None);
+    assert!(!out.status.success());
+    assert!(text(&out.stdout).contains("did you mean `read_file`"), "{}", text(&out.stdout));
+
+    // Not read-only, no terminal, no --yes: denied, and nothing ran.
+    let out = toolwright(&["call", "write_file", r#"{"path": "x.txt", "content": "x"}"#], dir.path(), None);
+    assert!(!out.status.success());
+    assert!(!dir.path().join("x.txt").exists());
+    assert!(text(&out.stderr).contains("not a terminal"), "{}", text(&out.stderr));
+}
+
+#[test]
+fn bad_cli_input_is_one_clear_line() {
+    let dir = tempfile::tempdir().unwrap();
+    for (args, expected) in [
+        (vec!["call", "read_file", "{\"path\":"], "the input is not JSON: EOF while parsing"),
+        (vec!["call", "read_file", "@missing.json"], "missing.json: No such file or directory"),
+        (vec!["schema", "--provider", "nope"], "nope"),
+        (vec!["call", "read_file", "{}", "--yes", "--deny"], "cannot be used with"),
+    ] {
+        let out = toolwright(&args, dir.path(), None);
+        let stderr = text(&out.stderr);
+        assert!(!out.status.success(), "{args:?}");
+        assert!(stderr.contains(expected), "{args:?}: {stderr}");
+        if !args.contains(&"--provider") && !args.contains(&"--deny") {
+            assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+        }
+    }
+}
+
+#[test]
+fn check_validates_every_provider_and_sizes_the_definitions() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = toolwright(&["check"], dir.path(), None);
+    let stdout = text(&out.stdout);
+    assert!(out.status.success(), "{stdout}{}", text(&out.stderr));
+    assert!(stdout.contains("every provider renders"), "{stdout}");
+    let registry = toolwright::registry().unwrap();
+    let anthropic = registry.definitions(toolwright::Provider::ANTHROPIC).unwrap();
+    let whole = stdout.lines().find(|l| l.starts_with("whole list")).unwrap();
+    assert!(whole.contains(&anthropic.as_str().len().to_string()), "{whole}");
+    for name in registry.names() {
+        assert!(stdout.lines().any(|l| l.starts_with(&format!("{name} "))), "{name} missing:\n{stdout}");
+    }
+}
