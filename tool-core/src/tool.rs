@@ -3,7 +3,7 @@
 
 use crate::context::{ToolContext, TurnContext};
 use crate::error::{InputError, ToolError};
-use crate::input::parse_input;
+use crate::input::parse_input_with_schema;
 use crate::output::{IntoToolOutput, ToolOutput};
 use crate::spec::{Flags, ToolSpec};
 use schemars::JsonSchema;
@@ -221,7 +221,7 @@ impl<T: Tool> DynTool for TypedTool<T> {
     }
 
     fn prepare(&self, raw_input: &[u8]) -> Result<Box<dyn PreparedCall>, InputError> {
-        Ok(Box::new(Prepared(parse_input::<T>(raw_input)?)))
+        Ok(Box::new(Prepared(parse_input_with_schema::<T>(raw_input, || self.input_schema())?)))
     }
 
     fn is_enabled(&self, turn: &TurnContext) -> bool {
