@@ -167,7 +167,10 @@ impl SchemaWalk<'_> {
             }
             Value::Array(items) => {
                 let item_schema = schema.get("items")?;
-                items.iter().enumerate().find_map(|(i, item)| self.first_mismatch(item, item_schema, format!("{path}[{i}]")))
+                items
+                    .iter()
+                    .enumerate()
+                    .find_map(|(i, item)| self.first_mismatch(item, item_schema, format!("{path}[{i}]")))
             }
             _ => None,
         }
