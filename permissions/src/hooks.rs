@@ -16,7 +16,7 @@
 //! the hooks are built with [`CommandHooks::fail_closed`].
 //!
 //! Events: `PreToolUse` and `PostToolUse` (for results that are not errors),
-//! `PostToolUseFailure` (for error results), and `PermissionRequest` (through
+//! `PostToolUseFailure` (for error results and failed calls), and `PermissionRequest` (through
 //! [`CommandHooks::approver`]).
 
 use crate::rule::name_covers;

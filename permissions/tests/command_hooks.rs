@@ -56,12 +56,22 @@ impl Setup {
     }
 
     async fn run(&self, hooks: &CommandHooks, policy: RulePolicy, command: &str) -> (ToolResult, usize) {
+        self.call(hooks, policy, "shell", json!({ "command": command })).await
+    }
+
+    async fn call(
+        &self,
+        hooks: &CommandHooks,
+        policy: RulePolicy,
+        tool: &str,
+        input: serde_json::Value,
+    ) -> (ToolResult, usize) {
         let asked = Counting::default();
         let registry = Arc::new(toolwright_builtin::registry().unwrap());
         let builder = Executor::builder(registry).policy(policy).approver(hooks.approver(asked.clone()));
         let executor = hooks.install(builder).build();
         let turn = TurnContext::new(&self.root).with_extensions(toolwright_builtin::session());
-        let call = ToolCall::new("toolu_1", "shell", json!({ "command": command }).to_string());
+        let call = ToolCall::new("toolu_1", tool, input.to_string());
         let result = executor.execute(&call, &turn).await;
         (result, asked.0.load(Ordering::SeqCst))
     }
@@ -232,6 +242,33 @@ async fn post_hooks_add_context_and_replace_output_and_failure_hooks_see_errors(
     let (result, _) = s.run(&hooks, RulePolicy::new(), "echo bad; exit 1").await;
     let text = result.output.text_content();
     assert!(text.contains("the failure hook ran") && !text.contains("post saw"), "{text}");
+}
+
+#[tokio::test]
+async fn failure_hooks_see_calls_that_failed_without_output() {
+    let s = Setup::new();
+    let log = s.root.join("failure.json");
+    let failure = s.script(
+        "failure.sh",
+        &format!(
+            "#!/bin/sh
+cat > {}
+echo '{{\"hookSpecificOutput\": {{\"additionalContext\": \"check the path\"}}}}'\n",
+            log.display()
+        ),
+    );
+    let hooks = s.hooks(json!({
+        "PostToolUseFailure": [ { "matcher": "Read", "hooks": [ { "type": "command", "command": failure } ] } ]
+    }));
+    // read_file returns an error (no output of its own): the failure hook still runs.
+    let (result, _) = s.call(&hooks, RulePolicy::new(), "read_file", json!({ "path": "missing.txt" })).await;
+    assert_eq!(result.error, Some(toolwright_core::ErrorKind::Failed), "{result:?}");
+    let text = result.output.text_content();
+    assert!(text.contains("does not exist") && text.contains("check the path"), "{text}");
+    let seen: serde_json::Value = serde_json::from_str(&fs::read_to_string(&log).unwrap()).unwrap();
+    assert_eq!(seen["hook_event_name"], "PostToolUseFailure");
+    assert_eq!(seen["tool_response"]["is_error"], true);
+    assert!(seen["tool_response"]["content"].as_str().unwrap().contains("does not exist"), "{seen}");
 }
 
 #[tokio::test]

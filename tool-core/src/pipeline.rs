@@ -375,21 +375,43 @@ impl Executor {
         self.authorize(&cx, &input, flags, pool, progress, hook_permission).await?;
 
         let timeout = self.timeouts.get(name).copied().or(spec.timeout).unwrap_or(self.default_timeout);
-        let mut output = match guarded(&cx, prepared.call(&cx), Some(timeout), self.grace).await {
-            Err(Stopped::TimedOut) => {
-                return Err(Failure::new(ErrorKind::TimedOut, format!("{name}: timed out after {}", human(timeout))));
+        let failure = match guarded(&cx, prepared.call(&cx), Some(timeout), self.grace).await {
+            Ok(Ok(output)) => {
+                let hook_call = HookCall { tool: name, call_id, input: &input, cwd: cx.cwd() };
+                return self.post_hooks(&cx, &hook_call, output, progress).await;
             }
-            Err(stopped) => return Err(stopped.in_tool(name)),
+            Err(Stopped::TimedOut) => {
+                Failure::new(ErrorKind::TimedOut, format!("{name}: timed out after {}", human(timeout)))
+            }
+            Err(stopped) => stopped.in_tool(name),
             Ok(Err(crate::error::ToolError::Cancelled)) => {
                 return Err(Failure::new(ErrorKind::Cancelled, format!("{name}: cancelled while running")));
             }
-            Ok(Err(e)) => return Err(Failure::new(ErrorKind::Failed, format!("{name}: {e}"))),
-            Ok(Ok(output)) => output,
+            Ok(Err(e)) => Failure::new(ErrorKind::Failed, format!("{name}: {e}")),
         };
+        // A call that failed (returned an error, panicked, timed out) still goes past
+        // the post-tool hooks, as an error output: failure hooks see it. The result
+        // keeps the failure's kind, with the hooks' changes to its text.
+        if self.post_hooks.is_empty() {
+            return Err(failure);
+        }
+        let hook_call = HookCall { tool: name, call_id, input: &input, cwd: cx.cwd() };
+        let seen = self.post_hooks(&cx, &hook_call, ToolOutput::error(failure.message), progress).await?;
+        Err(Failure::new(failure.kind, seen.text_content()))
+    }
 
+    /// Runs the matching post-tool hooks in order over `output`: each may replace it
+    /// or add context for the model.
+    async fn post_hooks(
+        &self,
+        cx: &ToolContext,
+        hook_call: &HookCall<'_>,
+        mut output: ToolOutput,
+        progress: &mut Learned,
+    ) -> Result<ToolOutput, Failure> {
+        let name = hook_call.tool;
         for hook in self.post_hooks.iter().filter(|h| h.matches(name)) {
-            let hook_call = HookCall { tool: name, call_id, input: &input, cwd: cx.cwd() };
-            let outcome = guarded(&cx, hook.after(&hook_call, &output), None, self.grace)
+            let outcome = guarded(cx, hook.after(hook_call, &output), None, self.grace)
                 .await
                 .map_err(|e| e.in_hook(name, hook.name()))?
                 .map_err(|e| {
