@@ -236,12 +236,14 @@ async fn list_changed_updates_the_registry() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_server_that_cannot_start_is_a_warning_and_the_others_mount() {
     let (_registry, mounts, _executor) = mount(json!({"mcpServers": {
-        "missing": {"command": "/nonexistent/mcp-server"},
+        "missing": {"command": "/nonexistent/mcp-server", "comand": "typo"},
         "faulty": fault_server(20.0)["mcpServers"]["faulty"],
     }}))
     .await;
     let warnings = mounts.warnings();
     assert!(warnings.iter().any(|w| w.contains("`missing`") && w.contains("could not connect")), "{warnings:?}");
+    // The config's own warnings come once, not once per server.
+    assert_eq!(warnings.iter().filter(|w| w.contains("mcpServers.missing.comand")).count(), 1, "{warnings:?}");
     assert!(mounts.tools("faulty").len() >= 5);
 }
 

@@ -1,8 +1,8 @@
 //! `toolwright agent`: a live agent loop against Anthropic's or OpenAI's API,
 //! streaming each response into the executor as it arrives.
 
-use super::trace::{Mode, PromptApprover, Trace};
-use super::turn::{CallLog, run_calls, runtime, traced_turn};
+use super::trace::{Mode, Trace};
+use super::turn::{CallLog, executor, run_calls, runtime, traced_turn};
 use super::wire::{Item, TurnDecoder, Wire};
 use serde_json::{Value, json};
 use std::path::PathBuf;
@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use toolwright::adapters::{anthropic, openai_chat};
 use toolwright::orchestrate::Orchestrator;
 use toolwright::rules::settings;
-use toolwright::{Executor, Provider, TurnContext};
+use toolwright::{Provider, TurnContext};
 
 #[derive(Clone, Copy, clap::ValueEnum)]
 pub enum Api {
@@ -95,11 +95,7 @@ pub fn run(args: AgentArgs) -> Result<(), String> {
         Wire::OpenAiChat => Provider::OpenAiChat { strict: false },
     };
     let tools: Value = registry.definitions(provider).map_err(|e| e.to_string())?.to_value();
-    let executor = Executor::builder(registry)
-        .policy(policy)
-        .approver(PromptApprover { answer, trace: Arc::clone(&trace) })
-        .build();
-    let orchestrator = Orchestrator::new(Arc::new(executor));
+    let orchestrator = Orchestrator::new(Arc::new(executor(registry, policy, answer, &trace)));
     trace.header(
         &format!("agent ({}, {}) in {}", endpoint.wire.name(), endpoint.model, workspace.display()),
         json!({"provider": endpoint.wire.name(), "model": endpoint.model, "workspace": workspace}),

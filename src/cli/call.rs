@@ -1,12 +1,12 @@
 //! `toolwright call <tool> <json | @file | ->`: one call through the pipeline.
 
-use super::trace::{Mode, PromptApprover, Trace};
-use super::turn::runtime;
+use super::trace::{Mode, Trace};
+use super::turn::{executor, runtime, traced_turn};
 use serde_json::json;
 use std::io::{Read, Write};
 use std::sync::Arc;
+use toolwright::ToolCall;
 use toolwright::rules::settings;
-use toolwright::{Executor, ProgressSink, ToolCall, TurnContext};
 
 #[derive(clap::Args)]
 pub struct CallArgs {
@@ -57,15 +57,9 @@ pub fn run(args: CallArgs) -> Result<bool, String> {
     let trace = Trace::new(Mode::Stderr);
     let answer = args.answer.given();
     let registry = Arc::new(toolwright::registry().map_err(|e| e.to_string())?);
-    let executor = Executor::builder(registry).policy(policy).approver(PromptApprover { answer, trace }).build();
+    let executor = executor(registry, policy, answer, &trace);
     let result = runtime()?.block_on(async {
-        let (sink, mut reports) = ProgressSink::channel(256);
-        let printer = tokio::spawn(async move {
-            while let Some(event) = reports.recv().await {
-                eprintln!("… {}: {}", event.tool, event.progress.message);
-            }
-        });
-        let turn = TurnContext::new(&cwd).with_extensions(toolwright::builtin::session()).with_progress(sink);
+        let (turn, printer) = traced_turn(&cwd, &trace);
         let result = executor.execute(&ToolCall::new("cli-call", args.tool.as_str(), input), &turn).await;
         drop(turn);
         let _ = printer.await;

@@ -2,14 +2,13 @@
 //! the built-in tools, against a scratch copy of the sample workspace.
 
 use super::sample;
-use super::trace::{Mode, PromptApprover, Trace};
-use super::turn::{CallLog, run_calls, runtime, traced_turn};
+use super::trace::{Mode, Trace};
+use super::turn::{CallLog, executor, run_calls, runtime, traced_turn};
 use super::wire::{Item, recorded_turns};
 use serde_json::json;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
-use toolwright::Executor;
 use toolwright::orchestrate::Orchestrator;
 use toolwright::rules::{Source, settings};
 use toolwright::streaming::StreamEvent;
@@ -61,11 +60,7 @@ pub fn run(args: ReplayArgs) -> Result<(), String> {
     let trace = Trace::new(Mode::pick(args.json));
     let answer = args.answer.given();
     let registry = Arc::new(toolwright::registry().map_err(|e| e.to_string())?);
-    let executor = Executor::builder(registry)
-        .policy(policy)
-        .approver(PromptApprover { answer, trace: Arc::clone(&trace) })
-        .build();
-    let orchestrator = Orchestrator::new(Arc::new(executor));
+    let orchestrator = Orchestrator::new(Arc::new(executor(registry, policy, answer, &trace)));
     trace.header(
         &format!("replaying {name} ({} turns, {} wire format) in {}", turns.len(), wire.name(), workspace.display()),
         json!({"session": name, "turns": turns.len(), "wire": wire.name(), "workspace": workspace}),

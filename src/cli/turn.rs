@@ -68,6 +68,18 @@ pub async fn run_calls(
     results
 }
 
+/// The executor the commands share: every linked tool, `policy`, and questions
+/// answered by `answer` (`--yes`/`--deny`) or asked on the terminal.
+pub fn executor(
+    registry: Arc<toolwright::Registry>,
+    policy: impl toolwright::permission::PermissionPolicy + 'static,
+    answer: Option<bool>,
+    trace: &Arc<Trace>,
+) -> toolwright::Executor {
+    let approver = super::trace::PromptApprover { answer, trace: Arc::clone(trace) };
+    toolwright::Executor::builder(registry).policy(policy).approver(approver).build()
+}
+
 /// The multi-threaded runtime the commands run on.
 pub fn runtime() -> Result<tokio::runtime::Runtime, String> {
     tokio::runtime::Builder::new_multi_thread()

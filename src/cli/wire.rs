@@ -58,8 +58,6 @@ pub struct TurnDecoder {
     /// OpenAI: text, and tool calls (id, name, arguments) by index.
     text: String,
     calls: Vec<(String, String, String)>,
-    /// An error the API streamed (`event: error`, `{"error": ..}`).
-    pub error: Option<String>,
 }
 
 impl TurnDecoder {
@@ -74,7 +72,6 @@ impl TurnDecoder {
             blocks: Vec::new(),
             text: String::new(),
             calls: Vec::new(),
-            error: None,
         }
     }
 
@@ -112,7 +109,6 @@ impl TurnDecoder {
             if let Some(error) = value.get("error").filter(|e| !e.is_null()) {
                 let message =
                     error.get("message").and_then(Value::as_str).map_or_else(|| error.to_string(), str::to_owned);
-                self.error = Some(message.clone());
                 return Err(format!("the API streamed an error: {message}"));
             }
             match self.wire {
@@ -245,16 +241,8 @@ pub fn recorded_turns(text: &str) -> Result<(Wire, Vec<RecordedTurn>), String> {
     let mut events = parser.push(text.as_bytes());
     events.extend(parser.finish());
     for event in events {
-        // Re-serialise the event for the per-turn decoder: one decoder per response.
-        let mut raw = String::new();
-        if let Some(name) = &event.event {
-            raw.push_str(&format!("event: {name}\n"));
-        }
-        for line in event.data.lines() {
-            raw.push_str(&format!("data: {line}\n"));
-        }
-        raw.push('\n');
-        items.extend(decoder.push(raw.as_bytes())?);
+        // One decoder per response: the parsed events go to it directly.
+        items.extend(decoder.events(vec![event])?);
         if decoder.done {
             turns.push(std::mem::take(&mut items));
             decoder = TurnDecoder::new(wire);

@@ -59,15 +59,14 @@ pub(crate) fn parse_input_with_schema<T: DeserializeOwned>(
     raw: &[u8],
     schema: impl FnOnce() -> serde_json::Value,
 ) -> Result<T, InputError> {
-    let first = match serde_json::from_slice(raw) {
+    let (raw, first): (&[u8], _) = match serde_json::from_slice(raw) {
         Ok(value) => return Ok(value),
-        Err(first) => first,
-    };
-    let raw: &[u8] = if raw.iter().all(u8::is_ascii_whitespace) { b"{}" } else { raw };
-    let first = match serde_json::from_slice(raw) {
-        Ok(value) => return Ok(value),
-        Err(e) if raw == b"{}" => e,
-        Err(_) => first,
+        // Empty input counts as `{}` (only this case is parsed again).
+        Err(_) if raw.iter().all(u8::is_ascii_whitespace) => match serde_json::from_slice(b"{}") {
+            Ok(value) => return Ok(value),
+            Err(e) => (b"{}", e),
+        },
+        Err(first) => (raw, first),
     };
     if first.is_syntax() || first.is_eof() {
         return Err(syntax(first));
@@ -184,7 +183,7 @@ impl SchemaWalk<'_> {
     }
 }
 
-fn syntax(err: serde_json::Error) -> InputError {
+pub(crate) fn syntax(err: serde_json::Error) -> InputError {
     InputError::Syntax { message: strip_position(&err), line: err.line(), column: err.column() }
 }
 
@@ -205,7 +204,7 @@ fn data(path: String, err: &serde_json::Error) -> InputError {
 }
 
 /// serde_json appends " at line L column C"; the path already says where.
-fn strip_position(err: &serde_json::Error) -> String {
+pub(crate) fn strip_position(err: &serde_json::Error) -> String {
     let text = err.to_string();
     let suffix = format!(" at line {} column {}", err.line(), err.column());
     match text.strip_suffix(&suffix) {

@@ -80,6 +80,8 @@ const STDERR_LINES: usize = 20;
 pub struct McpMounts {
     registry: Arc<Registry>,
     servers: BTreeMap<String, Arc<Server>>,
+    /// What the config itself had to say (unknown keys), once.
+    config_warnings: Vec<String>,
 }
 
 impl McpMounts {
@@ -91,7 +93,6 @@ impl McpMounts {
         let mut servers = BTreeMap::new();
         for (name, server_config) in &config.servers {
             let server = Server::new(name, server_config.clone(), &registry, Arc::clone(&options));
-            server.warnings.lock().unwrap_or_else(PoisonError::into_inner).extend(config.warnings.iter().cloned());
             servers.insert(name.clone(), server);
         }
         let connects = servers.values().map(|server| async move {
@@ -100,14 +101,16 @@ impl McpMounts {
             }
         });
         futures::future::join_all(connects).await;
-        McpMounts { registry, servers }
+        McpMounts { registry, servers, config_warnings: config.warnings.clone() }
     }
 
     /// Everything that went wrong or was ignored while mounting and since (a server
     /// that could not connect, a tool with a malformed schema, a tool list that
     /// changed), each naming the server and the tool.
     pub fn warnings(&self) -> Vec<String> {
-        self.servers.values().flat_map(|s| s.warnings.lock().unwrap_or_else(PoisonError::into_inner).clone()).collect()
+        let servers =
+            self.servers.values().flat_map(|s| s.warnings.lock().unwrap_or_else(PoisonError::into_inner).clone());
+        self.config_warnings.iter().cloned().chain(servers).collect()
     }
 
     /// The mounted servers' names.
@@ -361,10 +364,7 @@ impl Server {
         for tool in listed {
             let original = tool.name.to_string();
             if !seen.insert(original.clone()) {
-                self.warn_locked(format!(
-                    "MCP server `{}`: tool `{original}` is listed twice; the first is kept",
-                    self.name
-                ));
+                self.warn(format!("MCP server `{}`: tool `{original}` is listed twice; the first is kept", self.name));
                 continue;
             }
             let fingerprint = fingerprint(&tool);
@@ -378,7 +378,7 @@ impl Server {
                 Ok(qualified) => {
                     mounted.insert(original, Mounted { qualified, fingerprint });
                 }
-                Err(e) => self.warn_locked(e),
+                Err(e) => self.warn(e),
             }
         }
         mounted.retain(|original, m| {
@@ -389,10 +389,6 @@ impl Server {
             keep
         });
         Ok(())
-    }
-
-    fn warn_locked(&self, message: String) {
-        self.warn(message);
     }
 
     fn mount_tool(&self, registry: &Registry, me: &Arc<Server>, tool: Tool) -> Result<String, String> {
@@ -579,13 +575,7 @@ impl DynTool for McpTool {
                         message: format!("expected an object of arguments, got {}", json_kind(&other)),
                     });
                 }
-                Err(e) => {
-                    return Err(InputError::Syntax {
-                        message: e.to_string().split(" at line ").next().unwrap_or_default().to_owned(),
-                        line: e.line(),
-                        column: e.column(),
-                    });
-                }
+                Err(e) => return Err(crate::input::syntax(e)),
             }
         };
         Ok(Box::new(McpCall {

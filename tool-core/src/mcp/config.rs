@@ -171,7 +171,7 @@ impl McpConfig {
                 line: inner.line(),
                 column: inner.column(),
                 key: if key == "." { String::new() } else { key },
-                message: inner.to_string().split(" at line ").next().unwrap_or_default().to_owned(),
+                message: crate::input::strip_position(&inner),
             }
         })?;
         let base = path.parent().unwrap_or(Path::new("."));
