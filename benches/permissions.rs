@@ -13,8 +13,8 @@ use std::path::Path;
 use toolwright_permissions::RulePolicy;
 
 /// 100 rules of the kinds a real settings file holds.
-fn hundred_rules() -> RulePolicy {
-    let mut policy = RulePolicy::new().with_project("/work/proj");
+fn hundred_rules(project: &Path) -> RulePolicy {
+    let mut policy = RulePolicy::new().with_project(project);
     let tools = ["npm", "cargo", "git", "make", "docker", "kubectl", "python", "node", "go", "pip"];
     let mut n = 0;
     for tool in tools {
@@ -41,8 +41,16 @@ fn hundred_rules() -> RulePolicy {
 }
 
 fn decisions(c: &mut Criterion) {
-    let policy = hundred_rules();
-    let cwd = Path::new("/work/proj");
+    // A real project on disk: the paths a command names are looked at (symlinks).
+    let project = tempfile::tempdir().expect("a temporary directory");
+    let cwd = project.path();
+    for dir in ["src/module4", "secrets0", "tests"] {
+        std::fs::create_dir_all(cwd.join(dir)).expect("a directory");
+    }
+    for file in ["README.md", "package.json", "src/main.rs", "src/module4/lib.rs", "secrets0/key"] {
+        std::fs::write(cwd.join(file), "x\n").expect("a file");
+    }
+    let policy = hundred_rules(cwd);
     let command = json!({"command": "cd src && git diff --stat HEAD~1 | head -20 && npm test -- --watch=false"});
     let edit = json!({"path": "src/module4/lib.rs"});
     let text = command["command"].as_str().unwrap().to_owned();

@@ -46,8 +46,7 @@ impl CommandPattern {
             first_word_len: None,
         };
         pattern.first_word_len = pattern.find_first_word().map(str::len);
-        let canonical = canonical_flags(&normalized);
-        if canonical != normalized {
+        if let Some(canonical) = canonical_flags(&normalized) {
             let mut other = CommandPattern::new(&canonical)?;
             other.canonical = None;
             pattern.canonical = Some(Box::new(other));
@@ -141,30 +140,28 @@ impl CommandPattern {
 }
 
 /// `rm -r -f x` and `rm -rf x` both become `rm -fr x`: the short flags right after
-/// the command name, merged, sorted and deduplicated.
-pub fn canonical_flags(text: &str) -> String {
+/// the command name, merged, sorted and deduplicated. `None` if that is `text` itself.
+pub fn canonical_flags(text: &str) -> Option<String> {
+    let is_short = |w: &str| {
+        w.len() > 1 && w.starts_with('-') && !w.starts_with("--") && w[1..].chars().all(|c| c.is_ascii_alphabetic())
+    };
+    // Most commands have no short flag right after their name: nothing to build.
+    if !text.split(' ').nth(1).is_some_and(is_short) {
+        return None;
+    }
     let words: Vec<&str> = text.split(' ').collect();
     let mut flags: Vec<char> = Vec::new();
     let mut i = 1;
-    while let Some(w) = words.get(i) {
-        let short = w.len() > 1
-            && w.starts_with('-')
-            && !w.starts_with("--")
-            && w[1..].chars().all(|c| c.is_ascii_alphabetic());
-        if !short {
-            break;
-        }
+    while let Some(w) = words.get(i).filter(|w| is_short(w)) {
         flags.extend(w[1..].chars());
         i += 1;
-    }
-    if flags.is_empty() {
-        return text.to_owned();
     }
     flags.sort_unstable();
     flags.dedup();
     let mut out = vec![words[0].to_owned(), format!("-{}", flags.iter().collect::<String>())];
     out.extend(words[i..].iter().map(|w| (*w).to_owned()));
-    out.join(" ")
+    let out = out.join(" ");
+    (out != text).then_some(out)
 }
 
 #[cfg(test)]

@@ -6,8 +6,9 @@ use crate::pattern::{CommandPattern, canonical_flags};
 use crate::rule::{self, Anchors, Effect, Kind, Rule, Source, Specifier, ToolName, kind_of_tool};
 use crate::shell::{self, Command, Word};
 use serde_json::Value;
+use std::cell::OnceCell;
 use std::path::{Path, PathBuf};
-use std::sync::{PoisonError, RwLock};
+use std::sync::{OnceLock, PoisonError, RwLock};
 use toolwright_core::permission::{PermissionDecision, PermissionPolicy, PermissionRequest};
 
 /// Claude Code's permission modes. Deny rules win in every mode.
@@ -55,7 +56,7 @@ pub const SAFE_ENV_VARS: &[&str] = &[
 /// A rule set with a mode: the policy an executor uses.
 #[derive(Debug, Default)]
 pub struct RulePolicy {
-    rules: RwLock<Vec<Rule>>,
+    rules: RwLock<RuleSet>,
     mode: Mode,
     /// Directories besides the working directory where acceptEdits applies.
     additional_dirs: Vec<PathBuf>,
@@ -66,6 +67,133 @@ pub struct RulePolicy {
     warnings: Vec<String>,
     /// Where "always allow" answers are saved, if anywhere.
     local_settings: Option<PathBuf>,
+}
+
+/// The rules, with an index of those that can decide a shell call, built when first
+/// needed after a change.
+#[derive(Debug, Default)]
+struct RuleSet {
+    rules: Vec<Rule>,
+    shell: OnceLock<ShellIndex>,
+}
+
+impl RuleSet {
+    fn extend(&mut self, rules: impl IntoIterator<Item = Rule>) {
+        self.rules.extend(rules);
+        self.shell = OnceLock::new();
+    }
+
+    fn shell_index(&self) -> &ShellIndex {
+        self.shell.get_or_init(|| ShellIndex::new(&self.rules))
+    }
+}
+
+/// The toolwright name of the shell tool (`Bash` in rules).
+const SHELL_TOOL: &str = "shell";
+
+/// Programs whose first argument names a subcommand (`git diff`, `npm test`), not a file.
+const SUBCOMMAND_PROGRAMS: &[&str] =
+    &["git", "npm", "pnpm", "yarn", "cargo", "docker", "podman", "kubectl", "go", "gh", "pip", "pip3", "uv", "poetry"];
+
+/// The rules that can decide a shell call, by list, as positions in the rule set: a
+/// call tries only the patterns whose literal first word starts one of its commands.
+#[derive(Debug, Default)]
+struct ShellIndex {
+    /// Deny, ask and allow.
+    lists: [ListIndex; 3],
+    /// `Read` denies with a path: arguments naming what they cover are denied.
+    read_denies: Vec<usize>,
+}
+
+/// One list's shell rules.
+#[derive(Debug, Default)]
+struct ListIndex {
+    /// A bare `Bash`, and patterns without a literal first word: tried on every call.
+    any_command: Vec<usize>,
+    /// Patterns by their literal first word, sorted by it.
+    by_first_word: Vec<(String, Vec<usize>)>,
+    /// Every command pattern, for a command that could not be fully analysed (it is
+    /// matched as written, whatever its first word).
+    patterns: Vec<usize>,
+    /// The rules about files a redirection writes.
+    writes: Vec<usize>,
+}
+
+impl ShellIndex {
+    fn new(rules: &[Rule]) -> ShellIndex {
+        let mut index = ShellIndex::default();
+        for (i, rule) in rules.iter().enumerate() {
+            let list = &mut index.lists[list_slot(rule.effect)];
+            if rule.tool.covers(SHELL_TOOL) {
+                match &rule.specifier {
+                    None => list.any_command.push(i),
+                    Some(Specifier::Command(pattern)) => {
+                        list.patterns.push(i);
+                        match pattern.first_word() {
+                            Some(word) => match list.by_first_word.iter_mut().find(|(w, _)| w == word) {
+                                Some((_, rules)) => rules.push(i),
+                                None => list.by_first_word.push((word.to_owned(), vec![i])),
+                            },
+                            None => list.any_command.push(i),
+                        }
+                    }
+                    Some(_) => {}
+                }
+            }
+            let edits = rule.tool.covers("write_file");
+            let writes = match rule.effect {
+                Effect::Allow => edits,
+                _ => (edits || read_deny_blocks_edits(rule)) && rule.specifier.is_some(),
+            };
+            if writes {
+                list.writes.push(i);
+            }
+            if rule.effect == Effect::Deny && rule.tool.covers("read_file") && rule.specifier.is_some() {
+                index.read_denies.push(i);
+            }
+        }
+        for list in &mut index.lists {
+            list.by_first_word.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        }
+        index
+    }
+
+    fn list(&self, effect: Effect) -> &ListIndex {
+        &self.lists[list_slot(effect)]
+    }
+}
+
+impl ListIndex {
+    /// The rules to try, in the order they were given, for commands starting with
+    /// `first_words`; with `every_pattern`, all of them.
+    fn candidates<'a>(&self, first_words: impl IntoIterator<Item = &'a str>, every_pattern: bool) -> Vec<usize> {
+        let mut found = self.any_command.clone();
+        if every_pattern {
+            found.extend_from_slice(&self.patterns);
+        } else {
+            for word in first_words {
+                if let Ok(at) = self.by_first_word.binary_search_by(|(w, _)| w.as_str().cmp(word)) {
+                    found.extend_from_slice(&self.by_first_word[at].1);
+                }
+            }
+        }
+        found.sort_unstable();
+        found.dedup();
+        found
+    }
+}
+
+fn list_slot(effect: Effect) -> usize {
+    match effect {
+        Effect::Deny => 0,
+        Effect::Ask => 1,
+        Effect::Allow => 2,
+    }
+}
+
+/// The first space-separated token of a command text.
+fn first_token(text: &str) -> &str {
+    text.split(' ').next().unwrap_or(text)
 }
 
 /// How a part of a call was decided.
@@ -142,7 +270,7 @@ impl RulePolicy {
     ) -> Result<(), String> {
         match rule::parse(text, effect, source, anchors) {
             Ok(rule) => {
-                self.rules.get_mut().unwrap_or_else(PoisonError::into_inner).push(rule);
+                self.rules.get_mut().unwrap_or_else(PoisonError::into_inner).extend([rule]);
                 Ok(())
             }
             Err(e) => {
@@ -183,6 +311,7 @@ impl RulePolicy {
     pub fn read_denials(&self, cwd: &Path) -> ReadDenials {
         let patterns = self
             .read_rules()
+            .rules
             .iter()
             .filter(|r| r.effect == Effect::Deny && r.tool.covers("read_file"))
             .filter_map(|r| match &r.specifier {
@@ -195,10 +324,10 @@ impl RulePolicy {
 
     /// Whether a bare deny rule removes `tool` from the pool altogether.
     pub fn removes(&self, tool: &str) -> bool {
-        self.read_rules().iter().any(|r| r.effect == Effect::Deny && r.specifier.is_none() && r.tool.covers(tool))
+        self.read_rules().rules.iter().any(|r| r.effect == Effect::Deny && r.specifier.is_none() && r.tool.covers(tool))
     }
 
-    fn read_rules(&self) -> std::sync::RwLockReadGuard<'_, Vec<Rule>> {
+    fn read_rules(&self) -> std::sync::RwLockReadGuard<'_, RuleSet> {
         self.rules.read().unwrap_or_else(PoisonError::into_inner)
     }
 
@@ -206,7 +335,7 @@ impl RulePolicy {
     pub fn decide(&self, tool: &str, input: &Value, read_only: bool, cwd: &Path) -> PermissionDecision {
         let verdict = match kind_of_tool(tool) {
             Kind::Shell => match input.get("command").and_then(Value::as_str) {
-                Some(command) => self.shell(tool, command, cwd),
+                Some(command) => self.shell(command, cwd),
                 None => self.generic(tool, input, cwd, read_only),
             },
             _ => self.generic(tool, input, cwd, read_only),
@@ -239,17 +368,17 @@ impl RulePolicy {
     /// A non-shell call: its paths, domain or input against the rules.
     fn generic(&self, tool: &str, input: &Value, cwd: &Path, read_only: bool) -> Verdict {
         let kind = kind_of_tool(tool);
-        let rules = self.read_rules();
+        let set = self.read_rules();
         let target = Target::of(tool, input, cwd, self.anchors.home.as_deref());
         for effect in [Effect::Deny, Effect::Ask, Effect::Allow] {
-            for rule in rules.iter().filter(|r| r.effect == effect) {
+            for rule in set.rules.iter().filter(|r| r.effect == effect) {
                 let covers = rule.tool.covers(tool) || (kind == Kind::Edit && read_deny_blocks_edits(rule));
                 if covers && target.matches(rule, effect, cwd) {
                     return verdict_for(rule);
                 }
             }
         }
-        drop(rules);
+        drop(set);
         if kind == Kind::Edit && self.mode == Mode::AcceptEdits && target.inside(cwd, &self.additional_dirs) {
             return Verdict::Allow;
         }
@@ -257,42 +386,58 @@ impl RulePolicy {
     }
 
     /// A shell command: every part must be allowed; any denied part denies it.
-    fn shell(&self, tool: &str, command: &str, cwd: &Path) -> Verdict {
+    fn shell(&self, command: &str, cwd: &Path) -> Verdict {
         let analysis = shell::analyze_shared(command);
-        let rules = self.read_rules();
-        let mine: Vec<&Rule> = rules.iter().filter(|r| r.tool.covers(tool)).collect();
-        // `cd dir && cat key` reads `dir/key`: relative paths are checked against the
-        // working directory and every directory the command changes to.
+        let set = self.read_rules();
+        let index = set.shell_index();
         let home = self.anchors.home.as_deref();
+        let parts = &analysis.commands;
+        // `cd dir && cat key` reads `dir/key`: a part's relative paths are checked from
+        // the working directory and from every directory an earlier part changes to.
         let mut bases: Vec<PathBuf> = vec![cwd.to_path_buf()];
-        for part in &analysis.commands {
+        let mut bases_before: Vec<usize> = Vec::with_capacity(parts.len());
+        for part in parts {
+            bases_before.push(bases.len());
             if part.base_name() == Some("cd")
                 && let Some(Word::Literal(dir)) = part.words.get(1)
             {
                 let next = absolute(dir, bases.last().map_or(cwd, PathBuf::as_path), home);
-                bases.push(next);
+                if !bases.contains(&next) {
+                    bases.push(next);
+                }
             }
         }
-        bases.dedup();
-        let resolve = |arg: &str| -> Vec<PathBuf> { bases.iter().map(|b| absolute(arg, b, home)).collect() };
-        let shell_rules = |effect: Effect| mine.iter().copied().filter(move |r| r.effect == effect);
-        let mut forms: Vec<String> = analysis.commands.iter().flat_map(loose_forms).collect();
-        forms.sort_unstable();
-        forms.dedup();
-        // A pattern whose first word is literal is tried only on forms starting with it.
-        let firsts: Vec<&str> = forms.iter().map(|f| f.split(' ').next().unwrap_or("")).collect();
+        // The first word of every form a part can be matched in: only the patterns
+        // starting with one of them are tried.
+        let first_words: Vec<[&str; 2]> = parts
+            .iter()
+            .map(|part| {
+                let written = part.words.first().map_or("", Word::text);
+                [first_token(written), first_token(part.base_name().unwrap_or(written))]
+            })
+            .collect();
+        let forms: Vec<OnceCell<Vec<String>>> = parts.iter().map(|_| OnceCell::new()).collect();
         let tried = |pattern: &CommandPattern| {
             let word = pattern.first_word();
-            forms.iter().zip(&firsts).any(|(f, first)| word.is_none_or(|w| w == *first) && matches_loose(pattern, f))
+            parts.iter().enumerate().any(|(j, part)| {
+                if word.is_some_and(|w| !first_words[j].contains(&w)) {
+                    return false;
+                }
+                forms[j]
+                    .get_or_init(|| loose_forms(part))
+                    .iter()
+                    .any(|form| word.is_none_or(|w| first_token(form) == w) && matches_loose(pattern, form))
+            })
         };
+        let unknown = !analysis.unknowns.is_empty();
         // Deny, then ask: each part, in every form it could be written.
         for effect in [Effect::Deny, Effect::Ask] {
-            for rule in shell_rules(effect) {
+            let list = index.list(effect);
+            for i in list.candidates(first_words.iter().flatten().copied(), unknown) {
+                let rule = &set.rules[i];
                 let hit = match &rule.specifier {
                     None => true,
-                    Some(Specifier::Command(pattern)) => {
-                        tried(pattern) || (!analysis.unknowns.is_empty() && pattern.matches(command.trim()))
-                    }
+                    Some(Specifier::Command(pattern)) => tried(pattern) || (unknown && pattern.matches(command.trim())),
                     Some(_) => false,
                 };
                 if hit {
@@ -300,44 +445,21 @@ impl RulePolicy {
                 }
             }
             // Arguments naming files a Read deny covers: `cat .env` reads `.env`.
-            if effect == Effect::Deny {
-                let read_denies: Vec<&Rule> = rules
-                    .iter()
-                    .filter(|r| r.effect == Effect::Deny && r.tool.covers("read_file") && r.specifier.is_some())
-                    .collect();
-                for part in &analysis.commands {
-                    for word in part.words.iter().skip(1) {
-                        match word {
-                            Word::Literal(arg) if !arg.starts_with('-') && !read_denies.is_empty() => {
-                                for path in resolve(arg) {
-                                    let target = Target::lexical(path);
-                                    if let Some(rule) =
-                                        read_denies.iter().find(|r| target.matches(r, Effect::Deny, cwd))
-                                    {
-                                        return Verdict::Deny(format!(
-                                            "{} (the command names `{arg}`)",
-                                            reason_for(rule)
-                                        ));
-                                    }
-                                }
-                            }
-                            Word::Dynamic(raw) if !read_denies.is_empty() && shell::is_read_only(part) => {
-                                return Verdict::Ask(format!(
-                                    "`{}` reads a computed path `{raw}`, and some paths are denied; allow it?",
-                                    first_line(command)
-                                ));
-                            }
-                            _ => {}
-                        }
+            if effect == Effect::Deny && !index.read_denies.is_empty() {
+                for (j, part) in parts.iter().enumerate() {
+                    if let Some(verdict) = self.named_paths(part, &bases[..bases_before[j]], &set, index, command, cwd)
+                    {
+                        return verdict;
                     }
                 }
             }
             // Redirections write files: Edit (and Read) deny and ask rules apply.
-            for write in &analysis.writes {
-                let target = Target::paths(resolve(write));
-                for rule in rules.iter().filter(|r| r.effect == effect) {
-                    let edit_rule = rule.tool.covers("write_file") || read_deny_blocks_edits(rule);
-                    if edit_rule && rule.specifier.is_some() && target.matches(rule, effect, cwd) {
+            if !list.writes.is_empty() {
+                for write in &analysis.writes {
+                    let target = Target::paths(bases.iter().map(|b| absolute(write, b, home)).collect());
+                    if let Some(rule) =
+                        list.writes.iter().map(|&i| &set.rules[i]).find(|r| target.matches(r, effect, cwd))
+                    {
                         let why = format!("{} (the command writes `{write}`)", reason_for(rule));
                         return if effect == Effect::Deny { Verdict::Deny(why) } else { Verdict::Ask(why) };
                     }
@@ -348,31 +470,33 @@ impl RulePolicy {
             return Verdict::Ask(format!("Allow `{}`? {why}", first_line(command)));
         }
         // Allow: every part by a rule, or by the read-only classifier.
+        let allow = index.list(Effect::Allow);
         let mut open: Vec<String> = Vec::new();
         let mut all_read_only = true;
-        for part in &analysis.commands {
-            let text = strict_form(part);
-            let allowed = shell_rules(Effect::Allow).any(|rule| match &rule.specifier {
-                None => true,
-                Some(Specifier::Command(pattern)) => text.as_deref().is_some_and(|t| pattern.matches(t)),
-                Some(_) => false,
-            });
+        for part in parts {
             // `cd` changes no file (the shell tool keeps the directory inside the
             // workspace), but it is not read-only for scheduling: later calls depend
             // on it, so the classifier leaves it out and only the rules let it through.
             let harmless = shell::is_read_only(part) || part.base_name() == Some("cd");
-            let read_only = harmless && self.read_only_shell_runs;
             all_read_only &= harmless;
-            if !allowed && !read_only {
+            if harmless && self.read_only_shell_runs {
+                continue;
+            }
+            let text = strict_form(part);
+            let allowed = allow.candidates(text.as_deref().map(first_token), false).into_iter().any(|i| {
+                match &set.rules[i].specifier {
+                    None => true,
+                    Some(Specifier::Command(pattern)) => text.as_deref().is_some_and(|t| pattern.matches(t)),
+                    Some(_) => false,
+                }
+            });
+            if !allowed {
                 open.push(display_form(part));
             }
         }
         for write in &analysis.writes {
-            let target = Target::paths(resolve(write));
-            let allowed = rules
-                .iter()
-                .filter(|r| r.effect == Effect::Allow && r.tool.covers("write_file"))
-                .any(|r| target.matches(r, Effect::Allow, cwd))
+            let target = Target::paths(bases.iter().map(|b| absolute(write, b, home)).collect());
+            let allowed = allow.writes.iter().any(|&i| target.matches(&set.rules[i], Effect::Allow, cwd))
                 || (self.mode == Mode::AcceptEdits && target.inside(cwd, &self.additional_dirs));
             all_read_only = false;
             if !allowed {
@@ -386,6 +510,45 @@ impl RulePolicy {
             read_only: all_read_only && self.read_only_shell_runs,
             reason: format!("`{}` needs approval for {}", first_line(command), open.join(", ")),
         }
+    }
+
+    /// A deny for one part's arguments that name files a `Read` deny covers (`cat
+    /// .env`, `grep -r key secrets`), each resolved from `bases`; an ask for a computed
+    /// argument of a reading command when some paths are denied.
+    fn named_paths(
+        &self,
+        part: &Command,
+        bases: &[PathBuf],
+        set: &RuleSet,
+        index: &ShellIndex,
+        command: &str,
+        cwd: &Path,
+    ) -> Option<Verdict> {
+        // `git diff`, `npm test`: the word right after these programs names a
+        // subcommand, not a file.
+        let subcommand = part.base_name().is_some_and(|name| SUBCOMMAND_PROGRAMS.contains(&name));
+        for (k, word) in part.words.iter().enumerate().skip(1) {
+            match word {
+                Word::Literal(arg) if arg.starts_with('-') || (k == 1 && subcommand) => {}
+                Word::Literal(arg) => {
+                    for base in bases {
+                        let target = Target::named(absolute(arg, base, self.anchors.home.as_deref()));
+                        let mut denied = index.read_denies.iter().map(|&i| &set.rules[i]);
+                        if let Some(rule) = denied.find(|r| target.matches(r, Effect::Deny, cwd)) {
+                            return Some(Verdict::Deny(format!("{} (the command names `{arg}`)", reason_for(rule))));
+                        }
+                    }
+                }
+                Word::Dynamic(raw) if shell::is_read_only(part) => {
+                    return Some(Verdict::Ask(format!(
+                        "`{}` reads a computed path `{raw}`, and some paths are denied; allow it?",
+                        first_line(command)
+                    )));
+                }
+                Word::Dynamic(_) => {}
+            }
+        }
+        None
     }
 
     /// The rules that "always allow" for this call saves: one per shell part, the path
@@ -473,9 +636,25 @@ pub(crate) fn home() -> Option<PathBuf> {
 /// A path a call touches, with its link resolved once.
 struct Probe {
     path: PathBuf,
-    real: PathBuf,
+    /// What the path finally names, if a symlink makes that a different path.
+    real: Option<PathBuf>,
     is_dir: bool,
 }
+
+impl Probe {
+    fn new(path: PathBuf, real: PathBuf, is_dir: bool) -> Probe {
+        let real = (real != path).then_some(real);
+        Probe { path, real, is_dir }
+    }
+
+    /// The path as finally named.
+    fn real(&self) -> &Path {
+        self.real.as_deref().unwrap_or(&self.path)
+    }
+}
+
+/// A file name no real file has: a probe below a directory, standing for what is in it.
+const PROBE_CHILD: &str = "\u{1}";
 
 /// What a non-shell call touches.
 enum Target {
@@ -493,19 +672,21 @@ impl Target {
                 .map(|path| {
                     let real = resolve_link(&path);
                     let is_dir = real.is_dir();
-                    Probe { path, real, is_dir }
+                    Probe::new(path, real, is_dir)
                 })
                 .collect(),
         )
     }
 
-    /// A path named in a command: resolved only if it is a symlink (one `lstat`), so
-    /// checking every argument stays cheap.
-    fn lexical(path: PathBuf) -> Target {
+    /// A path named in a command, and a probe below it (a command given a directory
+    /// may read what is in it: `grep -r key secrets`). Resolved only if it is a
+    /// symlink (one `lstat`), so checking every argument stays cheap.
+    fn named(path: PathBuf) -> Target {
         let is_link = std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink());
-        let real = if is_link { resolve_link(&path) } else { path.clone() };
-        let is_dir = !is_link && path.as_os_str().as_encoded_bytes().ends_with(b"/");
-        Target::Paths(vec![Probe { path, real, is_dir }])
+        let real = is_link.then(|| resolve_link(&path)).filter(|real| *real != path);
+        let inside =
+            Probe { path: path.join(PROBE_CHILD), real: real.as_ref().map(|r| r.join(PROBE_CHILD)), is_dir: false };
+        Target::Paths(vec![Probe { path, real, is_dir: false }, inside])
     }
 
     fn of(tool: &str, input: &Value, cwd: &Path, home: Option<&Path>) -> Target {
@@ -518,7 +699,7 @@ impl Target {
                 // of `dir/**` catch a search of `dir`.
                 let mut paths = vec![path.clone()];
                 if matches!(tool, "grep" | "glob" | "list_dir") {
-                    paths.push(path.join("\u{1}"));
+                    paths.push(path.join(PROBE_CHILD));
                 }
                 Target::paths(paths)
             }
@@ -543,7 +724,9 @@ impl Target {
     fn inside(&self, cwd: &Path, extra: &[PathBuf]) -> bool {
         match self {
             Target::Paths(paths) => paths.iter().all(|p| {
-                [&p.path, &p.real].iter().all(|p| p.starts_with(cwd) || extra.iter().any(|d| p.starts_with(d)))
+                [p.path.as_path(), p.real()]
+                    .iter()
+                    .all(|p| p.starts_with(cwd) || extra.iter().any(|d| p.starts_with(d)))
             }),
             _ => false,
         }
@@ -557,8 +740,10 @@ impl Target {
                 // needs either. Likewise over the paths a call touches.
                 let one = |probe: &Probe| {
                     let link = pattern.matches(&probe.path, cwd, probe.is_dir);
-                    let real = probe.real == probe.path || pattern.matches(&probe.real, cwd, probe.is_dir);
-                    let real = if probe.real == probe.path { link } else { real };
+                    let real = match &probe.real {
+                        Some(real) => pattern.matches(real, cwd, probe.is_dir),
+                        None => link,
+                    };
                     if effect == Effect::Allow { link && real } else { link || real }
                 };
                 if effect == Effect::Allow { paths.iter().all(one) } else { paths.iter().any(one) }
@@ -630,15 +815,19 @@ fn loose_forms(command: &Command) -> Vec<String> {
     let base = command.base_name().unwrap_or(words[0]);
     let mut named: Vec<&str> = words.clone();
     named[0] = base;
-    forms.push(named.join(" "));
+    if base != words[0] {
+        forms.push(named.join(" "));
+    }
     if base == "git"
         && let Some((sub, rest)) = shell::git_subcommand(&named[1..])
+        && rest.len() + 2 < named.len()
     {
+        // Global options were given (`git -C dir push`): the form without them.
         let mut git = vec!["git", sub];
         git.extend_from_slice(rest);
         forms.push(git.join(" "));
     }
-    let canonical: Vec<String> = forms.iter().map(|f| canonical_flags(f)).collect();
+    let canonical: Vec<String> = forms.iter().filter_map(|f| canonical_flags(f)).collect();
     forms.extend(canonical);
     if command.more_args {
         let with_more: Vec<String> = forms.iter().map(|f| format!("{f} \u{1}")).collect();

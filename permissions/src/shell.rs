@@ -525,105 +525,116 @@ fn skip_options(args: &[Word], with_value: &[&str]) -> Option<usize> {
 }
 
 /// Commands that only read, whatever their arguments (besides the exceptions in
-/// [`is_read_only`]).
+/// [`is_read_only`]). Sorted: looked up by binary search.
 const READ_ONLY_COMMANDS: &[&str] = &[
-    "ls",
-    "cat",
-    "head",
-    "tail",
-    "wc",
-    "grep",
-    "egrep",
-    "fgrep",
-    "rg",
-    "ag",
-    "find",
-    "echo",
-    "printf",
-    "pwd",
-    "which",
-    "whereis",
-    "whoami",
-    "id",
-    "date",
-    "file",
-    "stat",
-    "du",
-    "df",
-    "tree",
-    "uniq",
-    "cut",
-    "diff",
-    "cmp",
-    "comm",
-    "basename",
-    "dirname",
-    "realpath",
-    "readlink",
-    "true",
-    "false",
-    "test",
     "[",
-    "uname",
-    "hostname",
-    "ps",
-    "nl",
-    "tac",
-    "rev",
-    "od",
-    "hexdump",
-    "xxd",
-    "sha256sum",
-    "sha1sum",
-    "md5sum",
-    "b2sum",
-    "cksum",
-    "type",
-    "env",
-    "printenv",
-    "seq",
-    "jq",
-    "column",
-    "fold",
-    "expand",
-    "strings",
-    "less",
-    "more",
-    "locale",
-    "tty",
-    "groups",
-    "uptime",
-    "free",
-    "nproc",
+    "ag",
     "arch",
+    "b2sum",
+    "basename",
+    "cat",
+    "cksum",
+    "cmp",
+    "column",
+    "comm",
+    "cut",
+    "date",
+    "df",
+    "diff",
+    "dirname",
+    "du",
+    "echo",
+    "egrep",
+    "env",
+    "expand",
+    "false",
+    "fgrep",
+    "file",
+    "find",
+    "fold",
+    "free",
+    "grep",
+    "groups",
+    "head",
+    "hexdump",
+    "hostname",
+    "id",
+    "jq",
+    "less",
+    "locale",
+    "ls",
     "lsof",
+    "md5sum",
+    "more",
+    "nl",
+    "nproc",
+    "od",
+    "printenv",
+    "printf",
+    "ps",
+    "pwd",
+    "readlink",
+    "realpath",
+    "rev",
+    "rg",
+    "seq",
+    "sha1sum",
+    "sha256sum",
+    "stat",
+    "strings",
+    "tac",
+    "tail",
+    "test",
+    "tree",
+    "true",
+    "tty",
+    "type",
+    "uname",
+    "uniq",
+    "uptime",
+    "wc",
+    "whereis",
+    "which",
+    "whoami",
+    "xxd",
 ];
 
-/// `git` subcommands that only read.
+/// `git` subcommands that only read. Sorted.
 const READ_ONLY_GIT: &[&str] = &[
-    "status",
-    "log",
-    "diff",
-    "show",
     "blame",
-    "rev-parse",
+    "cat-file",
+    "count-objects",
+    "describe",
+    "diff",
+    "grep",
+    "log",
     "ls-files",
     "ls-tree",
-    "describe",
-    "shortlog",
-    "grep",
-    "cat-file",
     "merge-base",
-    "reflog",
-    "show-ref",
-    "whatchanged",
-    "count-objects",
     "name-rev",
+    "reflog",
+    "rev-parse",
+    "shortlog",
+    "show",
+    "show-ref",
+    "status",
+    "whatchanged",
 ];
 
 /// Whether one command, as flattened, only reads.
 pub fn is_read_only(command: &Command) -> bool {
     let Some(name) = command.base_name() else { return false };
+    let listed = |list: &[&str], name: &str| list.binary_search(&name).is_ok();
+    match name {
+        // Most commands are judged by name alone: no need to look at the arguments.
+        other if !matches!(other, "find" | "sort" | "tree" | "env" | "printenv" | "command" | "git" | "echo") => {
+            listed(READ_ONLY_COMMANDS, other) && !command.more_args
+        }
+        _ => is_read_only_by_args(command, name, listed),
+    }
+}
+
+fn is_read_only_by_args(command: &Command, name: &str, listed: impl Fn(&[&str], &str) -> bool) -> bool {
     let args: Vec<&str> = command.words[1..].iter().map(|w| w.literal().unwrap_or("")).collect();
     match name {
         "find" => !args.iter().any(|a| {
@@ -646,11 +657,11 @@ pub fn is_read_only(command: &Command) -> bool {
                 Some(("remote", rest)) => rest.is_empty() || rest == ["-v"],
                 Some(("stash", rest)) => rest.first().is_some_and(|a| *a == "list" || *a == "show"),
                 Some(("config", rest)) => rest.iter().any(|a| matches!(*a, "--get" | "--list" | "-l" | "--get-all")),
-                Some((sub, _)) => READ_ONLY_GIT.contains(&sub),
+                Some((sub, _)) => listed(READ_ONLY_GIT, sub),
                 None => false,
             }
         }
-        other => READ_ONLY_COMMANDS.contains(&other) && !command.more_args || (other == "echo" && command.more_args),
+        other => listed(READ_ONLY_COMMANDS, other) && !command.more_args || (other == "echo" && command.more_args),
     }
 }
 
@@ -687,6 +698,16 @@ mod tests {
             .iter()
             .map(|c| c.words.iter().map(|w| w.literal().unwrap_or("?").to_owned()).collect::<Vec<_>>().join(" "))
             .collect()
+    }
+
+    #[test]
+    fn command_lists_are_sorted_for_binary_search() {
+        for list in [READ_ONLY_COMMANDS, READ_ONLY_GIT] {
+            assert!(list.windows(2).all(|w| w[0] < w[1]), "{list:?}");
+        }
+        let read = |c: &str| is_read_only(&analyze(c).commands[0]);
+        assert!(read("cat x") && read("wc -l") && read("git -C a log") && read("find . -name x"));
+        assert!(!read("rm x") && !read("git push") && !read("find . -delete") && !read("sort -o out x"));
     }
 
     #[test]

@@ -161,6 +161,12 @@ const SHELL: &[(&str, &str, Want)] = &[
     ("deny:Read(./secrets/**)", "cd a; cd ../secrets; head key", D),
     ("deny:Edit(./secrets/**)", "cd secrets && echo x > key", D),
     ("deny:Read(./secrets/**)", "cd docs && cat key", A),
+    // A directory named to a command may be read through: `grep -r` reads what is in it.
+    ("deny:Read(./secrets/**)", "grep -r key secrets", D),
+    ("deny:Read(./secrets/**)", "cd secrets && ls", D),
+    ("deny:Read(./secrets/**)", "git -C secrets log", D),
+    ("deny:Read(./secrets/**)", "git diff secrets", D),
+    ("deny:Read(./secrets/**)", "grep -r key src", A),
     // bash -c, sh -c, eval.
     ("deny:Bash(rm *)", "bash -c 'rm -rf x'", D),
     ("deny:Bash(rm *)", "sh -c \"rm -rf x\"", D),
