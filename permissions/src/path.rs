@@ -111,8 +111,9 @@ fn under(path: &[u8], base: &[u8], literal: &[u8]) -> bool {
 /// `requested` made absolute against `cwd`, with `.` and `..` folded (no file system
 /// access: a path that does not exist yet still resolves).
 pub fn absolute(requested: &str, cwd: &Path, home: Option<&Path>) -> PathBuf {
-    let expanded = match (requested.strip_prefix("~/"), home) {
-        (Some(rest), Some(home)) => home.join(rest),
+    let expanded = match (requested.strip_prefix('~'), home) {
+        (Some(""), Some(home)) => home.to_path_buf(),
+        (Some(rest), Some(home)) if rest.starts_with('/') => home.join(&rest[1..]),
         _ => PathBuf::from(requested),
     };
     let mut out = if expanded.is_absolute() { PathBuf::new() } else { cwd.to_path_buf() };
@@ -153,6 +154,8 @@ mod tests {
     fn absolute_folds_dots() {
         assert_eq!(absolute("../x", Path::new("/a/b"), None), PathBuf::from("/a/x"));
         assert_eq!(absolute("~/k", Path::new("/a"), Some(Path::new("/h"))), PathBuf::from("/h/k"));
+        assert_eq!(absolute("~", Path::new("/a"), Some(Path::new("/h"))), PathBuf::from("/h"));
+        assert_eq!(absolute("~x", Path::new("/a"), Some(Path::new("/h"))), PathBuf::from("/a/~x"));
         assert_eq!(absolute("/abs/./y", Path::new("/a"), None), PathBuf::from("/abs/y"));
     }
 }

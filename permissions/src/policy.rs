@@ -7,7 +7,7 @@ use crate::rule::{self, Anchors, Effect, Kind, Rule, Source, Specifier, ToolName
 use crate::shell::{self, Command, Word};
 use serde_json::Value;
 use std::cell::OnceCell;
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 use std::sync::{OnceLock, PoisonError, RwLock};
 use toolwright_core::permission::{PermissionDecision, PermissionPolicy, PermissionRequest};
 
@@ -392,21 +392,11 @@ impl RulePolicy {
         let index = set.shell_index();
         let home = self.anchors.home.as_deref();
         let parts = &analysis.commands;
-        // `cd dir && cat key` reads `dir/key`: a part's relative paths are checked from
-        // the working directory and from every directory an earlier part changes to.
-        let mut bases: Vec<PathBuf> = vec![cwd.to_path_buf()];
-        let mut bases_before: Vec<usize> = Vec::with_capacity(parts.len());
-        for part in parts {
-            bases_before.push(bases.len());
-            if part.base_name() == Some("cd")
-                && let Some(Word::Literal(dir)) = part.words.get(1)
-            {
-                let next = absolute(dir, bases.last().map_or(cwd, PathBuf::as_path), home);
-                if !bases.contains(&next) {
-                    bases.push(next);
-                }
-            }
-        }
+        // `cd dir && cat key` reads `dir/key`: paths are checked from the directories
+        // a part may run in, each looked at on disk once (symlinks), when some rule is
+        // about paths.
+        let places = OnceCell::new();
+        let places = || places.get_or_init(|| Places::new(&analysis, cwd, home));
         // The first word of every form a part can be matched in: only the patterns
         // starting with one of them are tried.
         let first_words: Vec<[&str; 2]> = parts
@@ -446,17 +436,17 @@ impl RulePolicy {
             }
             // Arguments naming files a Read deny covers: `cat .env` reads `.env`.
             if effect == Effect::Deny && !index.read_denies.is_empty() {
-                for (j, part) in parts.iter().enumerate() {
-                    if let Some(verdict) = self.named_paths(part, &bases[..bases_before[j]], &set, index, command, cwd)
-                    {
-                        return verdict;
-                    }
+                let denied = |target: &Target| {
+                    index.read_denies.iter().map(|&i| &set.rules[i]).find(|r| target.matches(r, Effect::Deny, cwd))
+                };
+                if let Some(verdict) = places().named_paths(parts, &analysis.dirs, command, home, denied) {
+                    return verdict;
                 }
             }
             // Redirections write files: Edit (and Read) deny and ask rules apply.
             if !list.writes.is_empty() {
                 for write in &analysis.writes {
-                    let target = Target::paths(bases.iter().map(|b| absolute(write, b, home)).collect());
+                    let target = places().written(write, home);
                     if let Some(rule) =
                         list.writes.iter().map(|&i| &set.rules[i]).find(|r| target.matches(r, effect, cwd))
                     {
@@ -495,7 +485,7 @@ impl RulePolicy {
             }
         }
         for write in &analysis.writes {
-            let target = Target::paths(bases.iter().map(|b| absolute(write, b, home)).collect());
+            let target = places().written(write, home);
             let allowed = allow.writes.iter().any(|&i| target.matches(&set.rules[i], Effect::Allow, cwd))
                 || (self.mode == Mode::AcceptEdits && target.inside(cwd, &self.additional_dirs));
             all_read_only = false;
@@ -510,45 +500,6 @@ impl RulePolicy {
             read_only: all_read_only && self.read_only_shell_runs,
             reason: format!("`{}` needs approval for {}", first_line(command), open.join(", ")),
         }
-    }
-
-    /// A deny for one part's arguments that name files a `Read` deny covers (`cat
-    /// .env`, `grep -r key secrets`), each resolved from `bases`; an ask for a computed
-    /// argument of a reading command when some paths are denied.
-    fn named_paths(
-        &self,
-        part: &Command,
-        bases: &[PathBuf],
-        set: &RuleSet,
-        index: &ShellIndex,
-        command: &str,
-        cwd: &Path,
-    ) -> Option<Verdict> {
-        // `git diff`, `npm test`: the word right after these programs names a
-        // subcommand, not a file.
-        let subcommand = part.base_name().is_some_and(|name| SUBCOMMAND_PROGRAMS.contains(&name));
-        for (k, word) in part.words.iter().enumerate().skip(1) {
-            match word {
-                Word::Literal(arg) if arg.starts_with('-') || (k == 1 && subcommand) => {}
-                Word::Literal(arg) => {
-                    for base in bases {
-                        let target = Target::named(absolute(arg, base, self.anchors.home.as_deref()));
-                        let mut denied = index.read_denies.iter().map(|&i| &set.rules[i]);
-                        if let Some(rule) = denied.find(|r| target.matches(r, Effect::Deny, cwd)) {
-                            return Some(Verdict::Deny(format!("{} (the command names `{arg}`)", reason_for(rule))));
-                        }
-                    }
-                }
-                Word::Dynamic(raw) if shell::is_read_only(part) => {
-                    return Some(Verdict::Ask(format!(
-                        "`{}` reads a computed path `{raw}`, and some paths are denied; allow it?",
-                        first_line(command)
-                    )));
-                }
-                Word::Dynamic(_) => {}
-            }
-        }
-        None
     }
 
     /// The rules that "always allow" for this call saves: one per shell part, the path
@@ -580,6 +531,150 @@ impl RulePolicy {
             Kind::Other => vec![tool.to_owned()],
         }
     }
+}
+
+/// Where a command's parts may run: the call's directory and each directory a `cd`
+/// changes to, as named and as it finally is (symlinks), looked at on disk once.
+struct Places {
+    cwd: Probe,
+    /// [`Analysis::dirs`] resolved; `None` where the directory is known only when the
+    /// command runs.
+    dirs: Vec<Option<Probe>>,
+}
+
+impl Places {
+    fn new(analysis: &shell::Analysis, cwd: &Path, home: Option<&Path>) -> Places {
+        let cwd = Probe { path: cwd.to_path_buf(), real: None, is_dir: true };
+        let mut dirs: Vec<Option<Probe>> = Vec::with_capacity(analysis.dirs.len());
+        for change in &analysis.dirs {
+            let from = match change.from {
+                None => Some(&cwd),
+                Some(i) => dirs[i].as_ref(),
+            };
+            let place = match (from, &change.to) {
+                (Some(from), Some(to)) => Some(resolve_named(to, from, home)),
+                _ => None,
+            };
+            dirs.push(place);
+        }
+        Places { cwd, dirs }
+    }
+
+    /// The directories a part may run in; `None` for one known only when it runs.
+    fn of<'a>(&'a self, part: &Command) -> impl Iterator<Item = Option<&'a Probe>> {
+        part.dirs.iter().map(|dir| match dir {
+            None => Some(&self.cwd),
+            Some(i) => self.dirs[*i].as_ref(),
+        })
+    }
+
+    /// A file a redirection writes, from every directory the command may be in.
+    fn written(&self, write: &str, home: Option<&Path>) -> Target {
+        let from = std::iter::once(&self.cwd).chain(self.dirs.iter().flatten());
+        Target::paths(from.map(|dir| absolute(write, &dir.path, home)).collect())
+    }
+
+    /// A deny when the command changes to, or names, a path that `denied` finds a rule
+    /// for (`cat .env`, `grep -r key secrets`, `cd secrets && ls`); an ask when it
+    /// reads a computed path, or runs in a directory known only when it runs.
+    fn named_paths<'r>(
+        &self,
+        parts: &[Command],
+        changes: &[shell::DirChange],
+        command: &str,
+        home: Option<&Path>,
+        denied: impl Fn(&Target) -> Option<&'r Rule>,
+    ) -> Option<Verdict> {
+        for (place, change) in self.dirs.iter().zip(changes) {
+            if let (Some(place), Some(to)) = (place, &change.to)
+                && let Some(rule) = denied(&Target::named(place.clone()))
+            {
+                return Some(Verdict::Deny(format!("{} (the command changes to `{to}`)", reason_for(rule))));
+            }
+        }
+        for part in parts {
+            // `cd`'s own words are the directory, checked above.
+            let changes_dir = matches!(part.base_name(), Some("cd" | "pushd" | "popd"));
+            // `git diff`, `npm test`: the word right after these programs names a
+            // subcommand, not a file.
+            let subcommand = part.base_name().is_some_and(|name| SUBCOMMAND_PROGRAMS.contains(&name));
+            for dir in self.of(part) {
+                let Some(dir) = dir else {
+                    return Some(Verdict::Ask(format!(
+                        "`{}` runs in a directory known only when it runs, and some paths are denied; allow it?",
+                        first_line(command)
+                    )));
+                };
+                for (k, word) in part.words.iter().enumerate().skip(1) {
+                    match word {
+                        _ if changes_dir => {}
+                        Word::Literal(arg) if arg.starts_with('-') || (k == 1 && subcommand) => {}
+                        Word::Literal(arg) => {
+                            if let Some(rule) = denied(&Target::named(resolve_named(arg, dir, home))) {
+                                let why = format!("{} (the command names `{arg}`)", reason_for(rule));
+                                return Some(Verdict::Deny(why));
+                            }
+                        }
+                        Word::Dynamic(raw) if shell::is_read_only(part) => {
+                            return Some(Verdict::Ask(format!(
+                                "`{}` reads a computed path `{raw}`, and some paths are denied; allow it?",
+                                first_line(command)
+                            )));
+                        }
+                        Word::Dynamic(_) => {}
+                    }
+                }
+            }
+        }
+        None
+    }
+}
+
+/// `arg` named from the directory `base`: the path, and where it finally is when a
+/// symlink on the way makes that differ. Each component below `base` (below the root
+/// for an absolute path) is looked at once (`lstat`), up to the first that does not
+/// exist or is not a directory; a symlink is resolved from there on as the system
+/// would, `..` after it included.
+fn resolve_named(arg: &str, base: &Probe, home: Option<&Path>) -> Probe {
+    let path = absolute(arg, &base.path, home);
+    let expanded = match (arg.strip_prefix('~'), home) {
+        (Some(rest), Some(home)) if rest.is_empty() || rest.starts_with('/') => home.join(format!(".{rest}")),
+        _ => PathBuf::from(arg),
+    };
+    let (mut at, mut through_link) = if expanded.is_absolute() {
+        (PathBuf::from("/"), false)
+    } else {
+        (base.real().to_path_buf(), base.real.is_some())
+    };
+    let mut components = expanded.components();
+    let mut exists = true;
+    while let Some(component) = components.next() {
+        match component {
+            Component::Normal(name) => {
+                at.push(name);
+                if !exists {
+                    continue;
+                }
+                match std::fs::symlink_metadata(&at) {
+                    Ok(meta) if meta.file_type().is_symlink() => {
+                        // (Joining an empty rest would add a `/`, which a file refuses.)
+                        let rest = components.as_path();
+                        at = resolve_link(&if rest.as_os_str().is_empty() { at } else { at.join(rest) });
+                        through_link = true;
+                        break;
+                    }
+                    Ok(meta) => exists = meta.is_dir(),
+                    Err(_) => exists = false,
+                }
+            }
+            Component::ParentDir => {
+                at.pop();
+            }
+            Component::CurDir | Component::RootDir | Component::Prefix(_) => {}
+        }
+    }
+    let real = through_link.then_some(at).filter(|real| *real != path);
+    Probe { path, real, is_dir: false }
 }
 
 /// Paths the `Read` deny rules cover, for a given working directory.
@@ -634,6 +729,7 @@ pub(crate) fn home() -> Option<PathBuf> {
 }
 
 /// A path a call touches, with its link resolved once.
+#[derive(Debug, Clone)]
 struct Probe {
     path: PathBuf,
     /// What the path finally names, if a symlink makes that a different path.
@@ -678,15 +774,15 @@ impl Target {
         )
     }
 
-    /// A path named in a command, and a probe below it (a command given a directory
-    /// may read what is in it: `grep -r key secrets`). Resolved only if it is a
-    /// symlink (one `lstat`), so checking every argument stays cheap.
-    fn named(path: PathBuf) -> Target {
-        let is_link = std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink());
-        let real = is_link.then(|| resolve_link(&path)).filter(|real| *real != path);
-        let inside =
-            Probe { path: path.join(PROBE_CHILD), real: real.as_ref().map(|r| r.join(PROBE_CHILD)), is_dir: false };
-        Target::Paths(vec![Probe { path, real, is_dir: false }, inside])
+    /// A path a command names, and a probe below it (a command given a directory may
+    /// read what is in it: `grep -r key secrets`).
+    fn named(place: Probe) -> Target {
+        let inside = Probe {
+            path: place.path.join(PROBE_CHILD),
+            real: place.real.as_ref().map(|r| r.join(PROBE_CHILD)),
+            is_dir: false,
+        };
+        Target::Paths(vec![Probe { is_dir: false, ..place }, inside])
     }
 
     fn of(tool: &str, input: &Value, cwd: &Path, home: Option<&Path>) -> Target {
@@ -761,9 +857,17 @@ impl Target {
     }
 }
 
-/// The file a path finally names (symlinks resolved), or the path itself.
+/// The file a path finally names, symlinks resolved; for a path that does not exist
+/// (a file about to be written), its nearest existing directory resolved and the rest
+/// as written (`link/new.txt` is created where `link` points).
 fn resolve_link(path: &Path) -> PathBuf {
-    path.canonicalize().unwrap_or_else(|_| path.to_path_buf())
+    match path.canonicalize() {
+        Ok(real) => real,
+        Err(_) => match (path.parent(), path.file_name()) {
+            (Some(parent), Some(name)) => resolve_link(parent).join(name),
+            _ => path.to_path_buf(),
+        },
+    }
 }
 
 /// The lower-case host of an http(s) URL.

@@ -55,6 +55,20 @@ pub struct Command {
     pub words: Vec<Word>,
     /// The command gets further arguments that are not known (`xargs`, `find -exec`).
     pub more_args: bool,
+    /// The directories it may run in: `None` is the call's own, `Some(i)` is
+    /// [`Analysis::dirs`]`[i]` (after `cd src && ...`, only `src`; after `cd src; ...`,
+    /// either).
+    pub dirs: Vec<Option<usize>>,
+}
+
+/// A directory a `cd` changes to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DirChange {
+    /// The directory it changes from: `None` is the call's own, `Some(i)` an earlier change.
+    pub from: Option<usize>,
+    /// The argument as written (`~` for a bare `cd`); `None` if it is known only when the
+    /// command runs (`cd "$DIR"`, `cd -`).
+    pub to: Option<String>,
 }
 
 impl Command {
@@ -78,6 +92,8 @@ pub struct Analysis {
     pub writes: Vec<String>,
     /// Why the command cannot be fully known; non-empty means "ask".
     pub unknowns: Vec<String>,
+    /// The directories `cd` changes to, in order.
+    pub dirs: Vec<DirChange>,
 }
 
 /// Parses and flattens `command`. Never fails: what cannot be parsed or known
@@ -88,7 +104,7 @@ pub fn analyze(command: &str) -> Analysis {
         analysis.unknowns.push(format!("the command is longer than {MAX_COMMAND_LEN} characters"));
         return analysis;
     }
-    Walker { out: &mut analysis, depth: 0 }.script(command);
+    Walker { out: &mut analysis, depth: 0, here: vec![None] }.script(command);
     analysis
 }
 
@@ -122,11 +138,51 @@ fn options() -> ParserOptions {
 struct Walker<'a> {
     out: &'a mut Analysis,
     depth: usize,
+    /// The directories the shell may be in at this point (see [`Command::dirs`]).
+    here: Vec<Option<usize>>,
 }
 
 impl Walker<'_> {
     fn unknown(&mut self, why: impl Into<String>) {
         self.out.unknowns.push(why.into());
+    }
+
+    /// Records a command that runs; a `cd` moves the shell for what follows.
+    fn record(&mut self, mut command: Command) {
+        command.dirs = self.here.clone();
+        if let Some(name @ ("cd" | "pushd" | "popd")) = command.base_name() {
+            // `cd -L dir`, `cd -- dir`: the last word names the directory.
+            let to = match command.words.iter().skip(1).rfind(|w| !w.text().starts_with('-') || w.text() == "-") {
+                _ if name == "popd" => None,
+                None => Some("~".to_owned()),
+                Some(Word::Literal(dir)) if dir != "-" => Some(dir.clone()),
+                Some(_) => None,
+            };
+            let mut next = Vec::with_capacity(self.here.len());
+            for from in &self.here {
+                self.out.dirs.push(DirChange { from: *from, to: to.clone() });
+                next.push(Some(self.out.dirs.len() - 1));
+            }
+            // As if it succeeded; the lists keep what holds if it failed.
+            self.here = next;
+        }
+        self.out.commands.push(command);
+    }
+
+    /// Runs `walk` in a subshell: a `cd` inside does not move the shell outside.
+    fn subshell(&mut self, walk: impl FnOnce(&mut Self)) {
+        let here = self.here.clone();
+        walk(self);
+        self.here = here;
+    }
+
+    /// Adds directories the shell may be in.
+    fn also(&mut self, dirs: &[Option<usize>]) {
+        for dir in dirs {
+            if !self.here.contains(dir) {
+                self.here.push(*dir);
+            }
+        }
     }
 
     /// A whole script: `bash -c` text, `eval` text, a substitution's body.
@@ -149,18 +205,35 @@ impl Walker<'_> {
 
     fn list(&mut self, list: &ast::CompoundList) {
         for ast::CompoundListItem(and_or, _) in &list.0 {
+            // `a && b` runs b only where a succeeded (after `cd src && b`, b runs in
+            // src); `a || b` may run b wherever the list has been so far; after the
+            // list, the shell may be anywhere it has been.
+            let mut seen = self.here.clone();
             self.pipeline(&and_or.first);
             for next in &and_or.additional {
-                match next {
-                    ast::AndOr::And(p) | ast::AndOr::Or(p) => self.pipeline(p),
-                }
+                let here = self.here.clone();
+                seen.retain(|d| !here.contains(d));
+                seen.extend(here);
+                let pipeline = match next {
+                    ast::AndOr::And(p) => p,
+                    ast::AndOr::Or(p) => {
+                        self.here = seen.clone();
+                        p
+                    }
+                };
+                self.pipeline(pipeline);
             }
+            self.also(&seen);
         }
     }
 
     fn pipeline(&mut self, pipeline: &ast::Pipeline) {
+        if pipeline.seq.len() == 1 {
+            return self.command(&pipeline.seq[0]);
+        }
+        // Each command of a pipeline runs in a subshell of its own.
         for command in &pipeline.seq {
-            self.command(command);
+            self.subshell(|walker| walker.command(command));
         }
     }
 
@@ -187,7 +260,7 @@ impl Walker<'_> {
     fn compound(&mut self, compound: &ast::CompoundCommand) {
         match compound {
             ast::CompoundCommand::BraceGroup(group) => self.list(&group.list),
-            ast::CompoundCommand::Subshell(sub) => self.list(&sub.list),
+            ast::CompoundCommand::Subshell(sub) => self.subshell(|walker| walker.list(&sub.list)),
             ast::CompoundCommand::ForClause(f) => {
                 for value in f.values.iter().flatten() {
                     self.word(&value.value);
@@ -266,7 +339,7 @@ impl Walker<'_> {
                 command.words.push(word);
             }
             ast::CommandPrefixOrSuffixItem::ProcessSubstitution(_, sub) => {
-                self.list(&sub.list);
+                self.subshell(|walker| walker.list(&sub.list));
                 command.words.push(Word::Dynamic("<(...)".into()));
             }
         }
@@ -282,7 +355,7 @@ impl Walker<'_> {
                         self.write_target(word);
                     }
                 }
-                Target::ProcessSubstitution(_, sub) => self.list(&sub.list),
+                Target::ProcessSubstitution(_, sub) => self.subshell(|walker| walker.list(&sub.list)),
                 Target::Fd(_) | Target::Duplicate(_) => {}
             },
             ast::IoRedirect::OutputAndError(w, _) => {
@@ -346,7 +419,7 @@ impl Walker<'_> {
                     literal &= self.pieces(inner, text);
                 }
                 WordPiece::CommandSubstitution(body) | WordPiece::BackquotedCommandSubstitution(body) => {
-                    self.script(body);
+                    self.subshell(|walker| walker.script(body));
                     literal = false;
                 }
                 WordPiece::ParameterExpansion(_) | WordPiece::ArithmeticExpression(_) => literal = false,
@@ -362,7 +435,7 @@ impl Walker<'_> {
                 if let Some(Word::Dynamic(raw)) = command.words.first() {
                     self.unknown(format!("the command name `{raw}` is computed when it runs"));
                 }
-                return self.out.commands.push(command);
+                return self.record(command);
             };
             let args = &command.words[1..];
             let rest = match name.as_str() {
@@ -399,7 +472,7 @@ impl Walker<'_> {
                         match args.get(at + 1) {
                             Some(Word::Literal(script)) => {
                                 let script = script.clone();
-                                return self.script(&script);
+                                return self.subshell(|walker| walker.script(&script));
                             }
                             Some(Word::Dynamic(raw)) => {
                                 return self.unknown(format!("`{name} -c` runs a computed script `{raw}`"));
@@ -442,12 +515,8 @@ impl Walker<'_> {
                         Some(at) if at < args.len() => args[at..].to_vec(),
                         _ => vec![Word::Literal("echo".into())],
                     };
-                    self.out.commands.push(Command {
-                        env: Vec::new(),
-                        words: vec![command.words[0].clone()],
-                        more_args: false,
-                    });
-                    command = Command { env: command.env.clone(), words: inner, more_args: true };
+                    self.record(Command { words: vec![command.words[0].clone()], ..Command::default() });
+                    command = Command { env: command.env.clone(), words: inner, more_args: true, dirs: Vec::new() };
                     continue;
                 }
                 "find" => {
@@ -462,7 +531,7 @@ impl Walker<'_> {
                     command.words.drain(..=at);
                 }
                 // Not a wrapper, or one with nothing to run (`env` alone prints).
-                _ => return self.out.commands.push(command),
+                _ => return self.record(command),
             }
         }
     }
@@ -483,13 +552,13 @@ impl Walker<'_> {
                     if inner.is_empty() {
                         self.unknown("`find -exec` without a command");
                     } else {
-                        self.unwrap(Command { env: Vec::new(), words: inner, more_args: true });
+                        self.unwrap(Command { words: inner, more_args: true, ..Command::default() });
                     }
                     i = end + 1;
                 }
                 Some("-delete") => {
                     let rm = vec![Word::Literal("rm".into()), Word::Literal("-f".into())];
-                    self.out.commands.push(Command { env: Vec::new(), words: rm, more_args: true });
+                    self.record(Command { words: rm, more_args: true, ..Command::default() });
                     i += 1;
                 }
                 Some("-fprint" | "-fprint0" | "-fprintf" | "-fls") => {
@@ -708,6 +777,38 @@ mod tests {
         let read = |c: &str| is_read_only(&analyze(c).commands[0]);
         assert!(read("cat x") && read("wc -l") && read("git -C a log") && read("find . -name x"));
         assert!(!read("rm x") && !read("git push") && !read("find . -delete") && !read("sort -o out x"));
+    }
+
+    /// Each command's directories, as `.` (the call's) or the `cd` targets' paths.
+    fn dirs(command: &str) -> Vec<String> {
+        let analysis = analyze(command);
+        let name = |dir: &Option<usize>| match dir {
+            None => ".".to_owned(),
+            Some(i) => analysis.dirs[*i].to.clone().unwrap_or_else(|| "?".into()),
+        };
+        analysis.commands.iter().map(|c| c.dirs.iter().map(name).collect::<Vec<_>>().join("|")).collect()
+    }
+
+    #[test]
+    fn commands_know_the_directories_they_may_run_in() {
+        // After `cd src &&`, only src; after `;` or `||`, wherever the shell may be.
+        assert_eq!(dirs("cd src && git diff x | head; npm test"), [".", "src", "src", "src|."]);
+        assert_eq!(dirs("cd a || ls"), [".", ".|a"]);
+        assert_eq!(dirs("cd a && cd b && ls"), [".", "a", "b"]);
+        // Subshells, pipelines and child shells do not move the shell outside them.
+        assert_eq!(dirs("(cd a && ls); cat x"), [".", "a", "."]);
+        assert_eq!(dirs("cd a | cat x; ls"), [".", ".", "."]);
+        assert_eq!(dirs("bash -c 'cd a && ls'; ls"), [".", "a", "."]);
+        assert_eq!(dirs("echo $(cd a); ls"), [".", ".", "."]);
+        // `eval` and brace groups run in the shell itself.
+        assert_eq!(dirs("eval cd a; ls"), [".", "a|."]);
+        assert_eq!(dirs("{ cd a; }; ls"), [".", "a|."]);
+        // A bare `cd` goes home; a computed one, or `cd -`, is not known.
+        assert_eq!(dirs("cd; ls"), [".", "~|."]);
+        assert_eq!(dirs("cd \"$D\" && ls; cd - && ls"), [".", "?", "?|.", "?|?"]);
+        let analysis = analyze("cd a; cd b");
+        assert_eq!(analysis.dirs[1], DirChange { from: Some(0), to: Some("b".into()) });
+        assert_eq!(analysis.dirs[2], DirChange { from: None, to: Some("b".into()) });
     }
 
     #[test]

@@ -167,6 +167,17 @@ const SHELL: &[(&str, &str, Want)] = &[
     ("deny:Read(./secrets/**)", "git -C secrets log", D),
     ("deny:Read(./secrets/**)", "git diff secrets", D),
     ("deny:Read(./secrets/**)", "grep -r key src", A),
+    // Where each part runs: `&&` after `cd`, `;`, subshells, a computed or bare `cd`.
+    ("deny:Read(./.env)", "cd sub && cat .env", A),
+    ("deny:Read(./.env)", "cd sub; cat .env", D),
+    ("deny:Read(./.env)", "cd sub || cat .env", D),
+    ("deny:Read(./.env)", "(cd sub && ls); cat .env", D),
+    ("deny:Read(./.env)", "cd \"$D\" && cat .env", Q),
+    ("deny:Read(./.env)", "cd \"$D\" && ls", Q),
+    ("deny:Read(//etc/**)", "cd / && cat etc/passwd", D),
+    ("deny:Read(~/.ssh/**)", "cd && cat .ssh/id_rsa", D),
+    ("deny:Read(~/.ssh/**)", "cd ~/.ssh && ls", D),
+    ("deny:Read(./secrets/**)", "cd src && cat ../secrets/key", D),
     // bash -c, sh -c, eval.
     ("deny:Bash(rm *)", "bash -c 'rm -rf x'", D),
     ("deny:Bash(rm *)", "sh -c \"rm -rf x\"", D),

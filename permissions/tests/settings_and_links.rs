@@ -98,6 +98,42 @@ fn symlinks_an_allow_needs_both_ends_a_deny_either() {
     assert!(matches!(read, PermissionDecision::Deny(_)));
 }
 
+#[test]
+fn shell_commands_are_followed_through_symlinked_directories() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    fs::create_dir_all(root.join("private")).unwrap();
+    fs::create_dir_all(root.join("public")).unwrap();
+    fs::write(root.join("private/key"), "k").unwrap();
+    fs::write(root.join("public/readme"), "r").unwrap();
+    // `docs` is the private directory under another name; `public/key` is its key.
+    std::os::unix::fs::symlink(root.join("private"), root.join("docs")).unwrap();
+    std::os::unix::fs::symlink("../private/key", root.join("public/key")).unwrap();
+    let policy = RulePolicy::new().deny("Read(./private/**)");
+    let run = |command: &str| policy.decide("shell", &json!({ "command": command }), false, &root);
+    let denied = |command: &str| matches!(run(command), PermissionDecision::Deny(_));
+    for command in [
+        "cat docs/key",
+        "cd docs && cat key",
+        "cd docs",
+        "ls docs",
+        "grep -r k docs",
+        "cat public/key",
+        "cat public/../docs/key",
+        "echo x > docs/new.txt",
+        "cd public && cat key",
+        "cd public && cat ../docs/key",
+    ] {
+        assert!(denied(command), "{command}: {:?}", run(command));
+    }
+    for command in ["cat public/readme", "cd public && cat readme", "ls public", "cat docs-old/key"] {
+        assert_eq!(run(command), PermissionDecision::Allow, "{command}");
+    }
+    // A file tool writing a new file below a symlinked directory writes into its target.
+    let write = policy.decide("write_file", &json!({"path": "docs/new.txt", "content": "x"}), false, &root);
+    assert!(matches!(write, PermissionDecision::Deny(_)), "{write:?}");
+}
+
 /// Says "always allow" and counts the questions.
 struct AlwaysYes(Arc<AtomicUsize>);
 
