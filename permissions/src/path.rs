@@ -92,6 +92,15 @@ impl PathPattern {
 /// Whether the normalised absolute `path` may be under `base` and then under
 /// `literal` (a byte check: false means certainly not).
 fn under(path: &[u8], base: &[u8], literal: &[u8]) -> bool {
+    // Most paths differ from the literal directories at their first or last byte:
+    // look there before comparing whole prefixes.
+    let start = base.len() + usize::from(!base.ends_with(b"/"));
+    if let (Some(first), Some(last)) = (literal.first(), literal.last())
+        && (path.get(start).is_some_and(|b| b != first)
+            || path.get(start + literal.len() - 1).is_some_and(|b| b != last))
+    {
+        return false;
+    }
     let Some(rest) = path.strip_prefix(base) else { return false };
     let rest = if base.ends_with(b"/") {
         rest

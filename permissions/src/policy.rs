@@ -110,7 +110,8 @@ struct ShellIndex {
 struct ListIndex {
     /// A bare `Bash`, and patterns without a literal first word: tried on every call.
     any_command: Vec<usize>,
-    /// Patterns by their literal first word, sorted by it.
+    /// Patterns by their literal first word, sorted by its length, then by it (most
+    /// comparisons end at the length).
     by_first_word: Vec<(String, Vec<usize>)>,
     /// Every command pattern, for a command that could not be fully analysed (it is
     /// matched as written, whatever its first word).
@@ -153,7 +154,7 @@ impl ShellIndex {
             }
         }
         for list in &mut index.lists {
-            list.by_first_word.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+            list.by_first_word.sort_unstable_by(|a, b| by_length_then_text(&a.0, &b.0));
         }
         index
     }
@@ -172,7 +173,7 @@ impl ListIndex {
             found.extend_from_slice(&self.patterns);
         } else {
             for word in first_words {
-                if let Ok(at) = self.by_first_word.binary_search_by(|(w, _)| w.as_str().cmp(word)) {
+                if let Ok(at) = self.by_first_word.binary_search_by(|(w, _)| by_length_then_text(w, word)) {
                     found.extend_from_slice(&self.by_first_word[at].1);
                 }
             }
@@ -181,6 +182,10 @@ impl ListIndex {
         found.dedup();
         found
     }
+}
+
+fn by_length_then_text(a: &str, b: &str) -> std::cmp::Ordering {
+    a.len().cmp(&b.len()).then_with(|| a.cmp(b))
 }
 
 fn list_slot(effect: Effect) -> usize {
@@ -406,6 +411,12 @@ impl RulePolicy {
                 [first_token(written), first_token(part.base_name().unwrap_or(written))]
             })
             .collect();
+        let mut starts: Vec<&str> = Vec::with_capacity(2 * parts.len());
+        for word in first_words.iter().flatten() {
+            if !starts.contains(word) {
+                starts.push(word);
+            }
+        }
         let forms: Vec<OnceCell<Vec<String>>> = parts.iter().map(|_| OnceCell::new()).collect();
         let tried = |pattern: &CommandPattern| {
             let word = pattern.first_word();
@@ -423,7 +434,7 @@ impl RulePolicy {
         // Deny, then ask: each part, in every form it could be written.
         for effect in [Effect::Deny, Effect::Ask] {
             let list = index.list(effect);
-            for i in list.candidates(first_words.iter().flatten().copied(), unknown) {
+            for i in list.candidates(starts.iter().copied(), unknown) {
                 let rule = &set.rules[i];
                 let hit = match &rule.specifier {
                     None => true,
@@ -636,10 +647,9 @@ impl Places {
 /// exist or is not a directory; a symlink is resolved from there on as the system
 /// would, `..` after it included.
 fn resolve_named(arg: &str, base: &Probe, home: Option<&Path>) -> Probe {
-    let path = absolute(arg, &base.path, home);
-    let expanded = match (arg.strip_prefix('~'), home) {
-        (Some(rest), Some(home)) if rest.is_empty() || rest.starts_with('/') => home.join(format!(".{rest}")),
-        _ => PathBuf::from(arg),
+    let expanded: std::borrow::Cow<'_, Path> = match (arg.strip_prefix('~'), home) {
+        (Some(rest), Some(home)) if rest.is_empty() || rest.starts_with('/') => home.join(format!(".{rest}")).into(),
+        _ => Path::new(arg).into(),
     };
     let (mut at, mut through_link) = if expanded.is_absolute() {
         (PathBuf::from("/"), false)
@@ -673,7 +683,12 @@ fn resolve_named(arg: &str, base: &Probe, home: Option<&Path>) -> Probe {
             Component::CurDir | Component::RootDir | Component::Prefix(_) => {}
         }
     }
-    let real = through_link.then_some(at).filter(|real| *real != path);
+    // Without a symlink on the way, the walk went where the lexical path goes.
+    if !through_link {
+        return Probe { path: at, real: None, is_dir: false };
+    }
+    let path = absolute(arg, &base.path, home);
+    let real = Some(at).filter(|real| *real != path);
     Probe { path, real, is_dir: false }
 }
 
@@ -888,23 +903,40 @@ pub fn host_of(url: &str) -> Option<String> {
 /// pattern matches. `None` if nothing can be said.
 fn strict_form(command: &Command) -> Option<String> {
     const UNKNOWN: &str = "\u{1}";
-    let mut parts: Vec<String> = Vec::new();
+    let mut text = String::new();
+    let mut pieces = 0;
+    let mut add = |piece: &[&str]| {
+        if pieces > 0 {
+            text.push(' ');
+        }
+        pieces += 1;
+        piece.iter().for_each(|p| text.push_str(p));
+    };
     for (name, value) in &command.env {
         if !SAFE_ENV_VARS.contains(&name.as_str()) {
-            parts.push(format!("{name}={value}"));
+            add(&[name, "=", value]);
         }
     }
     for word in &command.words {
-        parts.push(word.literal().map_or_else(|| UNKNOWN.to_owned(), str::to_owned));
+        add(&[word.literal().unwrap_or(UNKNOWN)]);
     }
     if command.more_args {
-        parts.push(UNKNOWN.to_owned());
+        add(&[UNKNOWN]);
     }
-    (!parts.is_empty()).then(|| parts.join(" "))
+    (pieces > 0).then_some(text)
 }
 
+/// The part as written, in backquotes.
 fn display_form(command: &Command) -> String {
-    format!("`{}`", command.words.iter().map(Word::text).collect::<Vec<_>>().join(" "))
+    let mut text = String::from("`");
+    for (i, word) in command.words.iter().enumerate() {
+        if i > 0 {
+            text.push(' ');
+        }
+        text.push_str(word.text());
+    }
+    text.push('`');
+    text
 }
 
 /// The forms a deny or ask rule is matched against: past any assignment; as written,
@@ -917,9 +949,9 @@ fn loose_forms(command: &Command) -> Vec<String> {
     }
     let mut forms = vec![words.join(" ")];
     let base = command.base_name().unwrap_or(words[0]);
-    let mut named: Vec<&str> = words.clone();
-    named[0] = base;
-    if base != words[0] {
+    let mut named = words;
+    if base != named[0] {
+        named[0] = base;
         forms.push(named.join(" "));
     }
     if base == "git"
