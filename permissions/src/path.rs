@@ -81,7 +81,24 @@ impl PathPattern {
         let rooted = Path::new("/").join(relative);
         self.matcher.matched_path_or_any_parents(&rooted, is_dir).is_ignore()
     }
+
+    /// Whether the pattern matches `path` or what is inside it (a directory given to a
+    /// command may be read through: `Read(./secrets/**)` covers `grep -r key secrets`).
+    pub fn matches_at_or_below(&self, path: &Path, cwd: &Path) -> bool {
+        let base = match &self.anchor {
+            Anchor::Dir(dir) => dir.as_path(),
+            Anchor::Cwd => cwd,
+        };
+        // Both probes are under the pattern's literal directories, or neither is.
+        if !under(path.as_os_str().as_encoded_bytes(), base.as_os_str().as_encoded_bytes(), self.literal_bytes()) {
+            return false;
+        }
+        self.matches(path, cwd, false) || self.matches(&path.join(PROBE_CHILD), cwd, false)
+    }
 }
+
+/// A file name no real file has: a probe below a directory, standing for what is in it.
+pub(crate) const PROBE_CHILD: &str = "\u{1}";
 
 impl PathPattern {
     fn literal_bytes(&self) -> &[u8] {
@@ -92,12 +109,11 @@ impl PathPattern {
 /// Whether the normalised absolute `path` may be under `base` and then under
 /// `literal` (a byte check: false means certainly not).
 fn under(path: &[u8], base: &[u8], literal: &[u8]) -> bool {
-    // Most paths differ from the literal directories at their first or last byte:
-    // look there before comparing whole prefixes.
+    // Most paths are too short for the literal directories, or differ from them at
+    // their first or last byte: look there before comparing whole prefixes.
     let start = base.len() + usize::from(!base.ends_with(b"/"));
     if let (Some(first), Some(last)) = (literal.first(), literal.last())
-        && (path.get(start).is_some_and(|b| b != first)
-            || path.get(start + literal.len() - 1).is_some_and(|b| b != last))
+        && (path.len() < start + literal.len() || path[start] != *first || path[start + literal.len() - 1] != *last)
     {
         return false;
     }
@@ -120,12 +136,15 @@ fn under(path: &[u8], base: &[u8], literal: &[u8]) -> bool {
 /// `requested` made absolute against `cwd`, with `.` and `..` folded (no file system
 /// access: a path that does not exist yet still resolves).
 pub fn absolute(requested: &str, cwd: &Path, home: Option<&Path>) -> PathBuf {
-    let expanded = match (requested.strip_prefix('~'), home) {
-        (Some(""), Some(home)) => home.to_path_buf(),
-        (Some(rest), Some(home)) if rest.starts_with('/') => home.join(&rest[1..]),
-        _ => PathBuf::from(requested),
+    let expanded: std::borrow::Cow<'_, Path> = match (requested.strip_prefix('~'), home) {
+        (Some(""), Some(home)) => home.into(),
+        (Some(rest), Some(home)) if rest.starts_with('/') => home.join(&rest[1..]).into(),
+        _ => Path::new(requested).into(),
     };
-    let mut out = if expanded.is_absolute() { PathBuf::new() } else { cwd.to_path_buf() };
+    let mut out = PathBuf::with_capacity(cwd.as_os_str().len() + expanded.as_os_str().len() + 1);
+    if !expanded.is_absolute() {
+        out.push(cwd);
+    }
     for component in expanded.components() {
         match component {
             Component::ParentDir => {

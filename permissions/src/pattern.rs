@@ -146,7 +146,8 @@ pub fn canonical_flags(text: &str) -> Option<String> {
         w.len() > 1 && w.starts_with('-') && !w.starts_with("--") && w[1..].chars().all(|c| c.is_ascii_alphabetic())
     };
     // Most commands have no short flag right after their name: nothing to build.
-    if !text.split(' ').nth(1).is_some_and(is_short) {
+    let second = text.split_once(' ').map_or("", |(_, rest)| rest.split_once(' ').map_or(rest, |(word, _)| word));
+    if !is_short(second) {
         return None;
     }
     let words: Vec<&str> = text.split(' ').collect();

@@ -1,7 +1,7 @@
 //! The rule engine as a [`PermissionPolicy`]: deny, then ask, then allow, across all
 //! sources; then the mode's default.
 
-use crate::path::absolute;
+use crate::path::{PROBE_CHILD, absolute};
 use crate::pattern::{CommandPattern, canonical_flags};
 use crate::rule::{self, Anchors, Effect, Kind, Rule, Source, Specifier, ToolName, kind_of_tool};
 use crate::shell::{self, Command, Word};
@@ -101,6 +101,9 @@ const SUBCOMMAND_PROGRAMS: &[&str] =
 struct ShellIndex {
     /// Deny, ask and allow.
     lists: [ListIndex; 3],
+    /// Patterns by their literal first word, for each list, sorted by the word's length,
+    /// then by it (most comparisons end at the length).
+    by_first_word: Vec<(String, [Vec<usize>; 3])>,
     /// `Read` denies with a path: arguments naming what they cover are denied.
     read_denies: Vec<usize>,
 }
@@ -110,9 +113,6 @@ struct ShellIndex {
 struct ListIndex {
     /// A bare `Bash`, and patterns without a literal first word: tried on every call.
     any_command: Vec<usize>,
-    /// Patterns by their literal first word, sorted by its length, then by it (most
-    /// comparisons end at the length).
-    by_first_word: Vec<(String, Vec<usize>)>,
     /// Every command pattern, for a command that could not be fully analysed (it is
     /// matched as written, whatever its first word).
     patterns: Vec<usize>,
@@ -124,16 +124,21 @@ impl ShellIndex {
     fn new(rules: &[Rule]) -> ShellIndex {
         let mut index = ShellIndex::default();
         for (i, rule) in rules.iter().enumerate() {
-            let list = &mut index.lists[list_slot(rule.effect)];
+            let slot = list_slot(rule.effect);
+            let list = &mut index.lists[slot];
             if rule.tool.covers(SHELL_TOOL) {
                 match &rule.specifier {
                     None => list.any_command.push(i),
                     Some(Specifier::Command(pattern)) => {
                         list.patterns.push(i);
                         match pattern.first_word() {
-                            Some(word) => match list.by_first_word.iter_mut().find(|(w, _)| w == word) {
-                                Some((_, rules)) => rules.push(i),
-                                None => list.by_first_word.push((word.to_owned(), vec![i])),
+                            Some(word) => match index.by_first_word.iter_mut().find(|(w, _)| w == word) {
+                                Some((_, lists)) => lists[slot].push(i),
+                                None => {
+                                    let mut lists: [Vec<usize>; 3] = Default::default();
+                                    lists[slot].push(i);
+                                    index.by_first_word.push((word.to_owned(), lists));
+                                }
                             },
                             None => list.any_command.push(i),
                         }
@@ -153,39 +158,50 @@ impl ShellIndex {
                 index.read_denies.push(i);
             }
         }
-        for list in &mut index.lists {
-            list.by_first_word.sort_unstable_by(|a, b| by_length_then_text(&a.0, &b.0));
-        }
+        index.by_first_word.sort_unstable_by(|a, b| shell::by_length_then_text(&a.0, &b.0));
         index
     }
 
     fn list(&self, effect: Effect) -> &ListIndex {
         &self.lists[list_slot(effect)]
     }
-}
 
-impl ListIndex {
-    /// The rules to try, in the order they were given, for commands starting with
-    /// `first_words`; with `every_pattern`, all of them.
-    fn candidates<'a>(&self, first_words: impl IntoIterator<Item = &'a str>, every_pattern: bool) -> Vec<usize> {
-        let mut found = self.any_command.clone();
+    /// The patterns of each list starting with each of `words`.
+    fn starting_with(&self, words: &[&str]) -> Vec<Option<&[Vec<usize>; 3]>> {
+        words
+            .iter()
+            .map(|word| {
+                let at = self.by_first_word.binary_search_by(|(w, _)| shell::by_length_then_text(w, word));
+                at.ok().map(|at| &self.by_first_word[at].1)
+            })
+            .collect()
+    }
+
+    /// Into `found`, the rules of the `effect` list to try, in the order they were
+    /// given, for commands starting with the words `starting` was made for, each with
+    /// the index of its word (`None`: any); with `every_pattern`, all of them.
+    fn candidates(
+        &self,
+        effect: Effect,
+        starting: &[Option<&[Vec<usize>; 3]>],
+        every_pattern: bool,
+        found: &mut Vec<(usize, Option<usize>)>,
+    ) {
+        let list = self.list(effect);
+        found.clear();
+        found.extend(list.any_command.iter().map(|&i| (i, None)));
         if every_pattern {
-            found.extend_from_slice(&self.patterns);
+            found.extend(list.patterns.iter().map(|&i| (i, None)));
         } else {
-            for word in first_words {
-                if let Ok(at) = self.by_first_word.binary_search_by(|(w, _)| by_length_then_text(w, word)) {
-                    found.extend_from_slice(&self.by_first_word[at].1);
+            for (s, lists) in starting.iter().enumerate() {
+                if let Some(lists) = lists {
+                    found.extend(lists[list_slot(effect)].iter().map(|&i| (i, Some(s))));
                 }
             }
         }
-        found.sort_unstable();
-        found.dedup();
-        found
+        found.sort_unstable_by_key(|&(i, _)| i);
+        found.dedup_by_key(|&mut (i, _)| i);
     }
-}
-
-fn by_length_then_text(a: &str, b: &str) -> std::cmp::Ordering {
-    a.len().cmp(&b.len()).then_with(|| a.cmp(b))
 }
 
 fn list_slot(effect: Effect) -> usize {
@@ -194,6 +210,14 @@ fn list_slot(effect: Effect) -> usize {
         Effect::Ask => 1,
         Effect::Allow => 2,
     }
+}
+
+/// Where `word` is in `list`, added if it is not.
+fn index_in<'a>(list: &mut Vec<&'a str>, word: &'a str) -> usize {
+    list.iter().position(|w| *w == word).unwrap_or_else(|| {
+        list.push(word);
+        list.len() - 1
+    })
 }
 
 /// The first space-separated token of a command text.
@@ -365,7 +389,7 @@ impl RulePolicy {
                 _ if read_only => PermissionDecision::Allow,
                 Mode::BypassPermissions => PermissionDecision::Allow,
                 Mode::DontAsk => PermissionDecision::Deny(format!("{reason}, and no rule allows it (dontAsk mode)")),
-                _ => PermissionDecision::Ask(format!("Allow {tool}: {reason}?")),
+                _ => PermissionDecision::Ask(concat(&["Allow ", tool, ": ", &reason, "?"])),
             },
         }
     }
@@ -402,43 +426,38 @@ impl RulePolicy {
         // about paths.
         let places = OnceCell::new();
         let places = || places.get_or_init(|| Places::new(&analysis, cwd, home));
-        // The first word of every form a part can be matched in: only the patterns
-        // starting with one of them are tried.
-        let first_words: Vec<[&str; 2]> = parts
+        // The distinct first words the parts' forms start with (as written, or without
+        // the program's directory): only the patterns starting with one are tried, and
+        // only on the parts that start with it.
+        let mut starts: Vec<&str> = Vec::with_capacity(2 * parts.len());
+        let views: Vec<([usize; 2], OnceCell<Vec<String>>)> = parts
             .iter()
             .map(|part| {
-                let written = part.words.first().map_or("", Word::text);
-                [first_token(written), first_token(part.base_name().unwrap_or(written))]
+                let written = first_token(part.words.first().map_or("", Word::text));
+                let base = first_token(part.base_name().unwrap_or(written));
+                ([index_in(&mut starts, written), index_in(&mut starts, base)], OnceCell::new())
             })
             .collect();
-        let mut starts: Vec<&str> = Vec::with_capacity(2 * parts.len());
-        for word in first_words.iter().flatten() {
-            if !starts.contains(word) {
-                starts.push(word);
-            }
-        }
-        let forms: Vec<OnceCell<Vec<String>>> = parts.iter().map(|_| OnceCell::new()).collect();
-        let tried = |pattern: &CommandPattern| {
-            let word = pattern.first_word();
-            parts.iter().enumerate().any(|(j, part)| {
-                if word.is_some_and(|w| !first_words[j].contains(&w)) {
-                    return false;
-                }
-                forms[j]
-                    .get_or_init(|| loose_forms(part))
-                    .iter()
-                    .any(|form| word.is_none_or(|w| first_token(form) == w) && matches_loose(pattern, form))
+        let tried = |pattern: &CommandPattern, start: Option<usize>| {
+            parts.iter().zip(&views).any(|(part, (part_starts, forms))| {
+                start.is_none_or(|s| part_starts.contains(&s))
+                    && forms.get_or_init(|| loose_forms(part)).iter().any(|form| matches_loose(pattern, form))
             })
         };
         let unknown = !analysis.unknowns.is_empty();
+        let starting = index.starting_with(&starts);
+        let mut candidates = Vec::new();
         // Deny, then ask: each part, in every form it could be written.
         for effect in [Effect::Deny, Effect::Ask] {
             let list = index.list(effect);
-            for i in list.candidates(starts.iter().copied(), unknown) {
+            index.candidates(effect, &starting, unknown, &mut candidates);
+            for &(i, start) in &candidates {
                 let rule = &set.rules[i];
                 let hit = match &rule.specifier {
                     None => true,
-                    Some(Specifier::Command(pattern)) => tried(pattern) || (unknown && pattern.matches(command.trim())),
+                    Some(Specifier::Command(pattern)) => {
+                        tried(pattern, start) || (unknown && pattern.matches(command.trim()))
+                    }
                     Some(_) => false,
                 };
                 if hit {
@@ -447,8 +466,15 @@ impl RulePolicy {
             }
             // Arguments naming files a Read deny covers: `cat .env` reads `.env`.
             if effect == Effect::Deny && !index.read_denies.is_empty() {
-                let denied = |target: &Target| {
-                    index.read_denies.iter().map(|&i| &set.rules[i]).find(|r| target.matches(r, Effect::Deny, cwd))
+                // A deny needs either the path as named or where it finally is.
+                let denied = |named: &Probe| {
+                    index.read_denies.iter().map(|&i| &set.rules[i]).find(|rule| match &rule.specifier {
+                        Some(Specifier::Path(pattern)) => {
+                            pattern.matches_at_or_below(&named.path, cwd)
+                                || named.real.as_deref().is_some_and(|real| pattern.matches_at_or_below(real, cwd))
+                        }
+                        _ => false,
+                    })
                 };
                 if let Some(verdict) = places().named_paths(parts, &analysis.dirs, command, home, denied) {
                     return verdict;
@@ -478,18 +504,21 @@ impl RulePolicy {
             // `cd` changes no file (the shell tool keeps the directory inside the
             // workspace), but it is not read-only for scheduling: later calls depend
             // on it, so the classifier leaves it out and only the rules let it through.
-            let harmless = shell::is_read_only(part) || part.base_name() == Some("cd");
+            let harmless = part.read_only || part.base_name() == Some("cd");
             all_read_only &= harmless;
             if harmless && self.read_only_shell_runs {
                 continue;
             }
             let text = strict_form(part);
-            let allowed = allow.candidates(text.as_deref().map(first_token), false).into_iter().any(|i| {
-                match &set.rules[i].specifier {
-                    None => true,
-                    Some(Specifier::Command(pattern)) => text.as_deref().is_some_and(|t| pattern.matches(t)),
-                    Some(_) => false,
-                }
+            let start: &[&str] = match &text {
+                Some(text) => &[first_token(text)],
+                None => &[],
+            };
+            index.candidates(Effect::Allow, &index.starting_with(start), false, &mut candidates);
+            let allowed = candidates.iter().any(|&(i, _)| match &set.rules[i].specifier {
+                None => true,
+                Some(Specifier::Command(pattern)) => text.as_deref().is_some_and(|t| pattern.matches(t)),
+                Some(_) => false,
             });
             if !allowed {
                 open.push(display_form(part));
@@ -507,10 +536,14 @@ impl RulePolicy {
         if open.is_empty() {
             return Verdict::Allow;
         }
-        Verdict::Undecided {
-            read_only: all_read_only && self.read_only_shell_runs,
-            reason: format!("`{}` needs approval for {}", first_line(command), open.join(", ")),
+        let mut reason = concat(&["`", first_line(command), "` needs approval for "]);
+        for (i, what) in open.iter().enumerate() {
+            if i > 0 {
+                reason.push_str(", ");
+            }
+            reason.push_str(what);
         }
+        Verdict::Undecided { read_only: all_read_only && self.read_only_shell_runs, reason }
     }
 
     /// The rules that "always allow" for this call saves: one per shell part, the path
@@ -594,11 +627,11 @@ impl Places {
         changes: &[shell::DirChange],
         command: &str,
         home: Option<&Path>,
-        denied: impl Fn(&Target) -> Option<&'r Rule>,
+        denied: impl Fn(&Probe) -> Option<&'r Rule>,
     ) -> Option<Verdict> {
         for (place, change) in self.dirs.iter().zip(changes) {
             if let (Some(place), Some(to)) = (place, &change.to)
-                && let Some(rule) = denied(&Target::named(place.clone()))
+                && let Some(rule) = denied(place)
             {
                 return Some(Verdict::Deny(format!("{} (the command changes to `{to}`)", reason_for(rule))));
             }
@@ -621,12 +654,12 @@ impl Places {
                         _ if changes_dir => {}
                         Word::Literal(arg) if arg.starts_with('-') || (k == 1 && subcommand) => {}
                         Word::Literal(arg) => {
-                            if let Some(rule) = denied(&Target::named(resolve_named(arg, dir, home))) {
+                            if let Some(rule) = denied(&resolve_named(arg, dir, home)) {
                                 let why = format!("{} (the command names `{arg}`)", reason_for(rule));
                                 return Some(Verdict::Deny(why));
                             }
                         }
-                        Word::Dynamic(raw) if shell::is_read_only(part) => {
+                        Word::Dynamic(raw) if part.read_only => {
                             return Some(Verdict::Ask(format!(
                                 "`{}` reads a computed path `{raw}`, and some paths are denied; allow it?",
                                 first_line(command)
@@ -651,11 +684,14 @@ fn resolve_named(arg: &str, base: &Probe, home: Option<&Path>) -> Probe {
         (Some(rest), Some(home)) if rest.is_empty() || rest.starts_with('/') => home.join(format!(".{rest}")).into(),
         _ => Path::new(arg).into(),
     };
-    let (mut at, mut through_link) = if expanded.is_absolute() {
-        (PathBuf::from("/"), false)
+    let mut at = PathBuf::with_capacity(base.real().as_os_str().len() + expanded.as_os_str().len() + 1);
+    let mut through_link = false;
+    if expanded.is_absolute() {
+        at.push("/");
     } else {
-        (base.real().to_path_buf(), base.real.is_some())
-    };
+        at.push(base.real());
+        through_link = base.real.is_some();
+    }
     let mut components = expanded.components();
     let mut exists = true;
     while let Some(component) = components.next() {
@@ -733,6 +769,14 @@ fn reason_for(rule: &Rule) -> String {
     format!("{list} by the rule `{}` ({:?} settings)", rule.text, rule.source)
 }
 
+/// The pieces joined, allocated once (the question of every call that asks is built
+/// this way).
+fn concat(pieces: &[&str]) -> String {
+    let mut text = String::with_capacity(pieces.iter().map(|p| p.len()).sum());
+    pieces.iter().for_each(|p| text.push_str(p));
+    text
+}
+
 fn first_line(command: &str) -> &str {
     let line = command.lines().next().unwrap_or("");
     line.get(..200).unwrap_or(line)
@@ -764,9 +808,6 @@ impl Probe {
     }
 }
 
-/// A file name no real file has: a probe below a directory, standing for what is in it.
-const PROBE_CHILD: &str = "\u{1}";
-
 /// What a non-shell call touches.
 enum Target {
     Paths(Vec<Probe>),
@@ -787,17 +828,6 @@ impl Target {
                 })
                 .collect(),
         )
-    }
-
-    /// A path a command names, and a probe below it (a command given a directory may
-    /// read what is in it: `grep -r key secrets`).
-    fn named(place: Probe) -> Target {
-        let inside = Probe {
-            path: place.path.join(PROBE_CHILD),
-            real: place.real.as_ref().map(|r| r.join(PROBE_CHILD)),
-            is_dir: false,
-        };
-        Target::Paths(vec![Probe { is_dir: false, ..place }, inside])
     }
 
     fn of(tool: &str, input: &Value, cwd: &Path, home: Option<&Path>) -> Target {
@@ -903,7 +933,7 @@ pub fn host_of(url: &str) -> Option<String> {
 /// pattern matches. `None` if nothing can be said.
 fn strict_form(command: &Command) -> Option<String> {
     const UNKNOWN: &str = "\u{1}";
-    let mut text = String::new();
+    let mut text = String::with_capacity(command.words.iter().map(|w| w.text().len() + 1).sum::<usize>() + 8);
     let mut pieces = 0;
     let mut add = |piece: &[&str]| {
         if pieces > 0 {
@@ -928,7 +958,8 @@ fn strict_form(command: &Command) -> Option<String> {
 
 /// The part as written, in backquotes.
 fn display_form(command: &Command) -> String {
-    let mut text = String::from("`");
+    let mut text = String::with_capacity(command.words.iter().map(|w| w.text().len() + 1).sum::<usize>() + 2);
+    text.push('`');
     for (i, word) in command.words.iter().enumerate() {
         if i > 0 {
             text.push(' ');
@@ -943,34 +974,46 @@ fn display_form(command: &Command) -> String {
 /// with the name's directory dropped, with `git`'s global options dropped, and with
 /// short flags merged and sorted (`rm -r -f` is `rm -fr`).
 fn loose_forms(command: &Command) -> Vec<String> {
-    let words: Vec<&str> = command.words.iter().map(Word::text).collect();
-    if words.is_empty() {
-        return Vec::new();
+    let Some(name) = command.words.first().map(Word::text) else { return Vec::new() };
+    let mut forms = vec![joined(command.words.iter().map(Word::text))];
+    let base = command.base_name().unwrap_or(name);
+    if base != name {
+        let named = concat(&[base, &forms[0][name.len()..]]);
+        forms.push(named);
     }
-    let mut forms = vec![words.join(" ")];
-    let base = command.base_name().unwrap_or(words[0]);
-    let mut named = words;
-    if base != named[0] {
-        named[0] = base;
-        forms.push(named.join(" "));
+    if base == "git" {
+        let args: Vec<&str> = command.words[1..].iter().map(Word::text).collect();
+        if let Some((sub, rest)) = shell::git_subcommand(&args)
+            && rest.len() + 1 < args.len()
+        {
+            // Global options were given (`git -C dir push`): the form without them.
+            forms.push(joined(["git", sub].into_iter().chain(rest.iter().copied())));
+        }
     }
-    if base == "git"
-        && let Some((sub, rest)) = shell::git_subcommand(&named[1..])
-        && rest.len() + 2 < named.len()
-    {
-        // Global options were given (`git -C dir push`): the form without them.
-        let mut git = vec!["git", sub];
-        git.extend_from_slice(rest);
-        forms.push(git.join(" "));
+    for i in 0..forms.len() {
+        if let Some(canonical) = canonical_flags(&forms[i]) {
+            forms.push(canonical);
+        }
     }
-    let canonical: Vec<String> = forms.iter().filter_map(|f| canonical_flags(f)).collect();
-    forms.extend(canonical);
     if command.more_args {
-        let with_more: Vec<String> = forms.iter().map(|f| format!("{f} \u{1}")).collect();
-        forms.extend(with_more);
+        for i in 0..forms.len() {
+            let with_more = concat(&[&forms[i], " \u{1}"]);
+            forms.push(with_more);
+        }
     }
-    forms.dedup();
     forms
+}
+
+/// Words joined by spaces, allocated once.
+fn joined<'a>(words: impl Iterator<Item = &'a str> + Clone) -> String {
+    let mut text = String::with_capacity(words.clone().map(|w| w.len() + 1).sum());
+    for (i, word) in words.enumerate() {
+        if i > 0 {
+            text.push(' ');
+        }
+        text.push_str(word);
+    }
+    text
 }
 
 fn matches_loose(pattern: &CommandPattern, form: &str) -> bool {

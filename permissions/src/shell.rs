@@ -55,6 +55,9 @@ pub struct Command {
     pub words: Vec<Word>,
     /// The command gets further arguments that are not known (`xargs`, `find -exec`).
     pub more_args: bool,
+    /// Whether it only reads, as [`is_read_only`] says: decided once, when the command
+    /// is analysed (the shell tool's flags and the policy both ask).
+    pub read_only: bool,
     /// The directories it may run in: `None` is the call's own, `Some(i)` is
     /// [`Analysis::dirs`]`[i]` (after `cd src && ...`, only `src`; after `cd src; ...`,
     /// either).
@@ -79,7 +82,7 @@ impl Command {
 
     /// The name without a directory (`/bin/rm` → `rm`).
     pub fn base_name(&self) -> Option<&str> {
-        self.name().map(|n| n.rsplit('/').next().unwrap_or(n))
+        self.name().map(|n| n.rfind('/').map_or(n, |slash| &n[slash + 1..]))
     }
 }
 
@@ -116,8 +119,10 @@ const SHARED_CAPACITY: usize = 256;
 /// parsed again (a small cache, emptied when full).
 pub fn analyze_shared(command: &str) -> std::sync::Arc<Analysis> {
     use std::collections::HashMap;
+    use std::hash::BuildHasherDefault;
     use std::sync::{Arc, Mutex, OnceLock, PoisonError};
-    static SHARED: OnceLock<Mutex<HashMap<String, Arc<Analysis>>>> = OnceLock::new();
+    type Shared = HashMap<String, Arc<Analysis>, BuildHasherDefault<QuickHasher>>;
+    static SHARED: OnceLock<Mutex<Shared>> = OnceLock::new();
     let shared = SHARED.get_or_init(Mutex::default);
     if let Some(found) = shared.lock().unwrap_or_else(PoisonError::into_inner).get(command) {
         return Arc::clone(found);
@@ -129,6 +134,25 @@ pub fn analyze_shared(command: &str) -> std::sync::Arc<Analysis> {
     }
     map.insert(command.to_owned(), Arc::clone(&analysis));
     analysis
+}
+
+/// A quick hash for the shared analyses' keys, a word at a time: the map is small and
+/// emptied when full, so keys made to collide cost at most a scan of it.
+#[derive(Default)]
+struct QuickHasher(u64);
+
+impl std::hash::Hasher for QuickHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            self.0 = (self.0.rotate_left(5) ^ u64::from_le_bytes(word)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        }
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
 }
 
 fn options() -> ParserOptions {
@@ -150,6 +174,7 @@ impl Walker<'_> {
     /// Records a command that runs; a `cd` moves the shell for what follows.
     fn record(&mut self, mut command: Command) {
         command.dirs = self.here.clone();
+        command.read_only = is_read_only(&command);
         if let Some(name @ ("cd" | "pushd" | "popd")) = command.base_name() {
             // `cd -L dir`, `cd -- dir`: the last word names the directory.
             let to = match command.words.iter().skip(1).rfind(|w| !w.text().starts_with('-') || w.text() == "-") {
@@ -516,7 +541,7 @@ impl Walker<'_> {
                         _ => vec![Word::Literal("echo".into())],
                     };
                     self.record(Command { words: vec![command.words[0].clone()], ..Command::default() });
-                    command = Command { env: command.env.clone(), words: inner, more_args: true, dirs: Vec::new() };
+                    command = Command { env: command.env.clone(), words: inner, more_args: true, ..Command::default() };
                     continue;
                 }
                 "find" => {
@@ -594,106 +619,106 @@ fn skip_options(args: &[Word], with_value: &[&str]) -> Option<usize> {
 }
 
 /// Commands that only read, whatever their arguments (besides the exceptions in
-/// [`is_read_only`]). Sorted: looked up by binary search.
+/// [`is_read_only`]). Sorted by [`by_length_then_text`]: looked up by binary search.
 const READ_ONLY_COMMANDS: &[&str] = &[
     "[",
     "ag",
-    "arch",
-    "b2sum",
-    "basename",
-    "cat",
-    "cksum",
-    "cmp",
-    "column",
-    "comm",
-    "cut",
-    "date",
     "df",
-    "diff",
-    "dirname",
     "du",
-    "echo",
-    "egrep",
+    "id",
+    "jq",
+    "ls",
+    "nl",
+    "od",
+    "ps",
+    "rg",
+    "wc",
+    "cat",
+    "cmp",
+    "cut",
     "env",
-    "expand",
-    "false",
-    "fgrep",
+    "pwd",
+    "rev",
+    "seq",
+    "tac",
+    "tty",
+    "xxd",
+    "arch",
+    "comm",
+    "date",
+    "diff",
+    "echo",
     "file",
     "find",
     "fold",
     "free",
     "grep",
-    "groups",
     "head",
-    "hexdump",
-    "hostname",
-    "id",
-    "jq",
     "less",
-    "locale",
-    "ls",
     "lsof",
-    "md5sum",
     "more",
-    "nl",
-    "nproc",
-    "od",
-    "printenv",
-    "printf",
-    "ps",
-    "pwd",
-    "readlink",
-    "realpath",
-    "rev",
-    "rg",
-    "seq",
-    "sha1sum",
-    "sha256sum",
     "stat",
-    "strings",
-    "tac",
     "tail",
     "test",
     "tree",
     "true",
-    "tty",
     "type",
-    "uname",
     "uniq",
-    "uptime",
-    "wc",
-    "whereis",
+    "b2sum",
+    "cksum",
+    "egrep",
+    "false",
+    "fgrep",
+    "nproc",
+    "uname",
     "which",
+    "column",
+    "expand",
+    "groups",
+    "locale",
+    "md5sum",
+    "printf",
+    "uptime",
     "whoami",
-    "xxd",
+    "dirname",
+    "hexdump",
+    "sha1sum",
+    "strings",
+    "whereis",
+    "basename",
+    "hostname",
+    "printenv",
+    "readlink",
+    "realpath",
+    "sha256sum",
 ];
 
-/// `git` subcommands that only read. Sorted.
+/// `git` subcommands that only read. Sorted by [`by_length_then_text`].
 const READ_ONLY_GIT: &[&str] = &[
-    "blame",
-    "cat-file",
-    "count-objects",
-    "describe",
+    "log",
     "diff",
     "grep",
-    "log",
-    "ls-files",
-    "ls-tree",
-    "merge-base",
-    "name-rev",
-    "reflog",
-    "rev-parse",
-    "shortlog",
     "show",
-    "show-ref",
+    "blame",
+    "reflog",
     "status",
+    "ls-tree",
+    "cat-file",
+    "describe",
+    "ls-files",
+    "name-rev",
+    "shortlog",
+    "show-ref",
+    "rev-parse",
+    "merge-base",
     "whatchanged",
+    "count-objects",
 ];
 
 /// Whether one command, as flattened, only reads.
 pub fn is_read_only(command: &Command) -> bool {
     let Some(name) = command.base_name() else { return false };
-    let listed = |list: &[&str], name: &str| list.binary_search(&name).is_ok();
+    let listed = |list: &[&str], name: &str| list.binary_search_by(|w| by_length_then_text(w, name)).is_ok();
     match name {
         // Most commands are judged by name alone: no need to look at the arguments.
         other if !matches!(other, "find" | "sort" | "tree" | "env" | "printenv" | "command" | "git" | "echo") => {
@@ -734,6 +759,12 @@ fn is_read_only_by_args(command: &Command, name: &str, listed: impl Fn(&[&str], 
     }
 }
 
+/// Orders names by length, then text: a binary search over them mostly compares
+/// lengths, not bytes.
+pub(crate) fn by_length_then_text(a: &str, b: &str) -> std::cmp::Ordering {
+    a.len().cmp(&b.len()).then_with(|| a.cmp(b))
+}
+
 /// `git`'s subcommand and its arguments, past global options (`-C dir`, `-c k=v`,
 /// `--no-pager`, `--git-dir=..`).
 pub fn git_subcommand<'a>(args: &'a [&'a str]) -> Option<(&'a str, &'a [&'a str])> {
@@ -754,7 +785,7 @@ pub fn analysis_is_read_only(analysis: &Analysis) -> bool {
     analysis.unknowns.is_empty()
         && analysis.writes.is_empty()
         && !analysis.commands.is_empty()
-        && analysis.commands.iter().all(is_read_only)
+        && analysis.commands.iter().all(|command| command.read_only)
 }
 
 #[cfg(test)]
@@ -772,7 +803,7 @@ mod tests {
     #[test]
     fn command_lists_are_sorted_for_binary_search() {
         for list in [READ_ONLY_COMMANDS, READ_ONLY_GIT] {
-            assert!(list.windows(2).all(|w| w[0] < w[1]), "{list:?}");
+            assert!(list.windows(2).all(|w| by_length_then_text(w[0], w[1]).is_lt()), "{list:?}");
         }
         let read = |c: &str| is_read_only(&analyze(c).commands[0]);
         assert!(read("cat x") && read("wc -l") && read("git -C a log") && read("find . -name x"));
