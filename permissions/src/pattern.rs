@@ -146,8 +146,9 @@ pub fn canonical_flags(text: &str) -> Option<String> {
         w.len() > 1 && w.starts_with('-') && !w.starts_with("--") && w[1..].chars().all(|c| c.is_ascii_alphabetic())
     };
     // Most commands have no short flag right after their name: nothing to build.
-    let second = text.split_once(' ').map_or("", |(_, rest)| rest.split_once(' ').map_or(rest, |(word, _)| word));
-    if !is_short(second) {
+    let bytes = text.as_bytes();
+    let second = bytes.iter().position(|&b| b == b' ').map_or(&[][..], |space| &bytes[space + 1..]);
+    if !(second.first() == Some(&b'-') && second.get(1).is_some_and(u8::is_ascii_alphabetic)) {
         return None;
     }
     let words: Vec<&str> = text.split(' ').collect();
@@ -156,6 +157,9 @@ pub fn canonical_flags(text: &str) -> Option<String> {
     while let Some(w) = words.get(i).filter(|w| is_short(w)) {
         flags.extend(w[1..].chars());
         i += 1;
+    }
+    if flags.is_empty() {
+        return None;
     }
     flags.sort_unstable();
     flags.dedup();
@@ -167,7 +171,16 @@ pub fn canonical_flags(text: &str) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::CommandPattern;
+    use super::{CommandPattern, canonical_flags};
+
+    #[test]
+    fn short_flags_are_merged_and_sorted() {
+        assert_eq!(canonical_flags("rm -r -f x").as_deref(), Some("rm -fr x"));
+        assert_eq!(canonical_flags("ls -la").as_deref(), Some("ls -al"));
+        for unchanged in ["ls -al", "cmd -a1 x", "git diff", "x --force", "x", "x -", ""] {
+            assert_eq!(canonical_flags(unchanged), None, "{unchanged}");
+        }
+    }
 
     fn m(pattern: &str, text: &str) -> bool {
         CommandPattern::new(pattern).unwrap().matches(text)

@@ -166,15 +166,10 @@ impl ShellIndex {
         &self.lists[list_slot(effect)]
     }
 
-    /// The patterns of each list starting with each of `words`.
-    fn starting_with(&self, words: &[&str]) -> Vec<Option<&[Vec<usize>; 3]>> {
-        words
-            .iter()
-            .map(|word| {
-                let at = self.by_first_word.binary_search_by(|(w, _)| shell::by_length_then_text(w, word));
-                at.ok().map(|at| &self.by_first_word[at].1)
-            })
-            .collect()
+    /// The patterns of each list starting with `word`.
+    fn starting_with(&self, word: &str) -> Option<&[Vec<usize>; 3]> {
+        let at = self.by_first_word.binary_search_by(|(w, _)| shell::by_length_then_text(w, word));
+        at.ok().map(|at| &self.by_first_word[at].1)
     }
 
     /// Into `found`, the rules of the `effect` list to try, in the order they were
@@ -445,8 +440,8 @@ impl RulePolicy {
             })
         };
         let unknown = !analysis.unknowns.is_empty();
-        let starting = index.starting_with(&starts);
-        let mut candidates = Vec::new();
+        let starting: Vec<_> = starts.iter().map(|word| index.starting_with(word)).collect();
+        let mut candidates = Vec::with_capacity(16);
         // Deny, then ask: each part, in every form it could be written.
         for effect in [Effect::Deny, Effect::Ask] {
             let list = index.list(effect);
@@ -498,7 +493,9 @@ impl RulePolicy {
         }
         // Allow: every part by a rule, or by the read-only classifier.
         let allow = index.list(Effect::Allow);
-        let mut open: Vec<String> = Vec::new();
+        // What no rule allows: parts, then files written.
+        let mut open: Vec<&Command> = Vec::new();
+        let mut open_writes: Vec<&str> = Vec::new();
         let mut all_read_only = true;
         for part in parts {
             // `cd` changes no file (the shell tool keeps the directory inside the
@@ -510,18 +507,15 @@ impl RulePolicy {
                 continue;
             }
             let text = strict_form(part);
-            let start: &[&str] = match &text {
-                Some(text) => &[first_token(text)],
-                None => &[],
-            };
-            index.candidates(Effect::Allow, &index.starting_with(start), false, &mut candidates);
+            let starting = [text.as_deref().and_then(|text| index.starting_with(first_token(text)))];
+            index.candidates(Effect::Allow, &starting, false, &mut candidates);
             let allowed = candidates.iter().any(|&(i, _)| match &set.rules[i].specifier {
                 None => true,
                 Some(Specifier::Command(pattern)) => text.as_deref().is_some_and(|t| pattern.matches(t)),
                 Some(_) => false,
             });
             if !allowed {
-                open.push(display_form(part));
+                open.push(part);
             }
         }
         for write in &analysis.writes {
@@ -530,18 +524,27 @@ impl RulePolicy {
                 || (self.mode == Mode::AcceptEdits && target.inside(cwd, &self.additional_dirs));
             all_read_only = false;
             if !allowed {
-                open.push(format!("writing `{write}`"));
+                open_writes.push(write);
             }
         }
-        if open.is_empty() {
+        if open.is_empty() && open_writes.is_empty() {
             return Verdict::Allow;
         }
-        let mut reason = concat(&["`", first_line(command), "` needs approval for "]);
-        for (i, what) in open.iter().enumerate() {
+        let mut reason = String::with_capacity(2 * command.len() + 32);
+        for piece in ["`", first_line(command), "` needs approval for "] {
+            reason.push_str(piece);
+        }
+        for (i, part) in open.iter().enumerate() {
             if i > 0 {
                 reason.push_str(", ");
             }
-            reason.push_str(what);
+            display_form(part, &mut reason);
+        }
+        for (i, write) in open_writes.iter().enumerate() {
+            let comma = if i > 0 || !open.is_empty() { ", " } else { "" };
+            for piece in [comma, "writing `", write, "`"] {
+                reason.push_str(piece);
+            }
         }
         Verdict::Undecided { read_only: all_read_only && self.read_only_shell_runs, reason }
     }
@@ -680,6 +683,19 @@ impl Places {
 /// exist or is not a directory; a symlink is resolved from there on as the system
 /// would, `..` after it included.
 fn resolve_named(arg: &str, base: &Probe, home: Option<&Path>) -> Probe {
+    // Most arguments are one name in the directory: one look at it.
+    if !arg.contains('/') && !matches!(arg, "" | "." | "..") && !arg.starts_with('~') {
+        let mut path = PathBuf::with_capacity(base.path.as_os_str().len() + arg.len() + 1);
+        path.push(&base.path);
+        path.push(arg);
+        let real = base.real.as_ref().map(|real| real.join(arg));
+        let looked_at = real.as_deref().unwrap_or(&path);
+        if std::fs::symlink_metadata(looked_at).is_ok_and(|meta| meta.file_type().is_symlink()) {
+            let real = resolve_link(looked_at);
+            return Probe { real: (real != path).then_some(real), path, is_dir: false };
+        }
+        return Probe { path, real, is_dir: false };
+    }
     let expanded: std::borrow::Cow<'_, Path> = match (arg.strip_prefix('~'), home) {
         (Some(rest), Some(home)) if rest.is_empty() || rest.starts_with('/') => home.join(format!(".{rest}")).into(),
         _ => Path::new(arg).into(),
@@ -956,9 +972,8 @@ fn strict_form(command: &Command) -> Option<String> {
     (pieces > 0).then_some(text)
 }
 
-/// The part as written, in backquotes.
-fn display_form(command: &Command) -> String {
-    let mut text = String::with_capacity(command.words.iter().map(|w| w.text().len() + 1).sum::<usize>() + 2);
+/// The part as written, in backquotes, added to `text`.
+fn display_form(command: &Command, text: &mut String) {
     text.push('`');
     for (i, word) in command.words.iter().enumerate() {
         if i > 0 {
@@ -967,7 +982,6 @@ fn display_form(command: &Command) -> String {
         text.push_str(word.text());
     }
     text.push('`');
-    text
 }
 
 /// The forms a deny or ask rule is matched against: past any assignment; as written,
@@ -975,18 +989,19 @@ fn display_form(command: &Command) -> String {
 /// short flags merged and sorted (`rm -r -f` is `rm -fr`).
 fn loose_forms(command: &Command) -> Vec<String> {
     let Some(name) = command.words.first().map(Word::text) else { return Vec::new() };
-    let mut forms = vec![joined(command.words.iter().map(Word::text))];
+    let mut forms = Vec::with_capacity(4);
+    forms.push(joined(command.words.iter().map(Word::text)));
     let base = command.base_name().unwrap_or(name);
     if base != name {
         let named = concat(&[base, &forms[0][name.len()..]]);
         forms.push(named);
     }
-    if base == "git" {
+    // Global options before the subcommand (`git -C dir push`): the form without them.
+    if base == "git" && command.words.get(1).is_some_and(|w| w.text().starts_with('-')) {
         let args: Vec<&str> = command.words[1..].iter().map(Word::text).collect();
         if let Some((sub, rest)) = shell::git_subcommand(&args)
             && rest.len() + 1 < args.len()
         {
-            // Global options were given (`git -C dir push`): the form without them.
             forms.push(joined(["git", sub].into_iter().chain(rest.iter().copied())));
         }
     }

@@ -276,6 +276,21 @@ const PATHS: &[(&str, Mode, &str, &str, bool, Want)] = &[
 ];
 
 #[test]
+fn a_question_names_each_part_and_file_no_rule_allows() {
+    let policy = RulePolicy::new().allow("Bash(npm run *)");
+    let ask = |command: &str| match policy.decide("shell", &sh(command), false, Path::new(CWD)) {
+        PermissionDecision::Ask(question) => question,
+        other => panic!("{command}: {other:?}"),
+    };
+    assert_eq!(
+        ask("npm run build && npm test > out.txt 2>&1 | tee log"),
+        "Allow shell: `npm run build && npm test > out.txt 2>&1 | tee log` needs approval for `npm test`, `tee log`, \
+         writing `out.txt`?"
+    );
+    assert_eq!(ask("echo x > a.txt"), "Allow shell: `echo x > a.txt` needs approval for writing `a.txt`?");
+}
+
+#[test]
 fn path_rules_and_modes() {
     let mut failures = Vec::new();
     for (rules, mode, tool, path, read_only, want) in PATHS {
