@@ -217,7 +217,7 @@ fn index_in<'a>(list: &mut Vec<&'a str>, word: &'a str) -> usize {
 
 /// The first space-separated token of a command text.
 fn first_token(text: &str) -> &str {
-    text.split(' ').next().unwrap_or(text)
+    text.bytes().position(|b| b == b' ').map_or(text, |space| &text[..space])
 }
 
 /// How a part of a call was decided.

@@ -82,7 +82,8 @@ impl Command {
 
     /// The name without a directory (`/bin/rm` → `rm`).
     pub fn base_name(&self) -> Option<&str> {
-        self.name().map(|n| n.rfind('/').map_or(n, |slash| &n[slash + 1..]))
+        // (A byte loop: names are short, and this is asked often.)
+        self.name().map(|n| n.bytes().rposition(|b| b == b'/').map_or(n, |slash| &n[slash + 1..]))
     }
 }
 
