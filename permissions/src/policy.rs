@@ -618,7 +618,7 @@ impl Places {
     /// A file a redirection writes, from every directory the command may be in.
     fn written(&self, write: &str, home: Option<&Path>) -> Target {
         let from = std::iter::once(&self.cwd).chain(self.dirs.iter().flatten());
-        Target::paths(from.map(|dir| absolute(write, &dir.path, home)).collect())
+        Target::Paths(from.map(|dir| resolve_named(write, dir, home)).collect())
     }
 
     /// A deny when the command changes to, or names, a path that `denied` finds a rule
@@ -690,11 +690,15 @@ fn resolve_named(arg: &str, base: &Probe, home: Option<&Path>) -> Probe {
         path.push(arg);
         let real = base.real.as_ref().map(|real| real.join(arg));
         let looked_at = real.as_deref().unwrap_or(&path);
-        if std::fs::symlink_metadata(looked_at).is_ok_and(|meta| meta.file_type().is_symlink()) {
-            let real = resolve_link(looked_at);
-            return Probe { real: (real != path).then_some(real), path, is_dir: false };
-        }
-        return Probe { path, real, is_dir: false };
+        return match std::fs::symlink_metadata(looked_at) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                let real = resolve_link(looked_at);
+                let is_dir = real.is_dir();
+                Probe { real: (real != path).then_some(real), path, is_dir }
+            }
+            Ok(meta) => Probe { path, real, is_dir: meta.is_dir() },
+            Err(_) => Probe { path, real, is_dir: false },
+        };
     }
     let expanded: std::borrow::Cow<'_, Path> = match (arg.strip_prefix('~'), home) {
         (Some(rest), Some(home)) if rest.is_empty() || rest.starts_with('/') => home.join(format!(".{rest}")).into(),
@@ -709,7 +713,9 @@ fn resolve_named(arg: &str, base: &Probe, home: Option<&Path>) -> Probe {
         through_link = base.real.is_some();
     }
     let mut components = expanded.components();
+    // Whether what the walk is at exists, and is a directory (the base is one).
     let mut exists = true;
+    let mut is_dir = true;
     while let Some(component) = components.next() {
         match component {
             Component::Normal(name) => {
@@ -723,25 +729,33 @@ fn resolve_named(arg: &str, base: &Probe, home: Option<&Path>) -> Probe {
                         let rest = components.as_path();
                         at = resolve_link(&if rest.as_os_str().is_empty() { at } else { at.join(rest) });
                         through_link = true;
+                        is_dir = at.is_dir();
                         break;
                     }
-                    Ok(meta) => exists = meta.is_dir(),
-                    Err(_) => exists = false,
+                    Ok(meta) => {
+                        is_dir = meta.is_dir();
+                        exists = is_dir;
+                    }
+                    Err(_) => {
+                        exists = false;
+                        is_dir = false;
+                    }
                 }
             }
             Component::ParentDir => {
                 at.pop();
+                is_dir = exists;
             }
             Component::CurDir | Component::RootDir | Component::Prefix(_) => {}
         }
     }
     // Without a symlink on the way, the walk went where the lexical path goes.
     if !through_link {
-        return Probe { path: at, real: None, is_dir: false };
+        return Probe { path: at, real: None, is_dir };
     }
     let path = absolute(arg, &base.path, home);
     let real = Some(at).filter(|real| *real != path);
-    Probe { path, real, is_dir: false }
+    Probe { path, real, is_dir }
 }
 
 /// Paths the `Read` deny rules cover, for a given working directory.
@@ -813,11 +827,6 @@ struct Probe {
 }
 
 impl Probe {
-    fn new(path: PathBuf, real: PathBuf, is_dir: bool) -> Probe {
-        let real = (real != path).then_some(real);
-        Probe { path, real, is_dir }
-    }
-
     /// The path as finally named.
     fn real(&self) -> &Path {
         self.real.as_deref().unwrap_or(&self.path)
@@ -832,33 +841,21 @@ enum Target {
 }
 
 impl Target {
-    /// Paths, each resolved (symlinks) once for all the rules.
-    fn paths(paths: Vec<PathBuf>) -> Target {
-        Target::Paths(
-            paths
-                .into_iter()
-                .map(|path| {
-                    let real = resolve_link(&path);
-                    let is_dir = real.is_dir();
-                    Probe::new(path, real, is_dir)
-                })
-                .collect(),
-        )
-    }
-
     fn of(tool: &str, input: &Value, cwd: &Path, home: Option<&Path>) -> Target {
         let kind = kind_of_tool(tool);
         match kind {
             Kind::Read | Kind::Edit => {
                 let requested = input.get("path").and_then(Value::as_str).unwrap_or(".");
-                let path = absolute(requested, cwd, home);
+                let cwd = Probe { path: cwd.to_path_buf(), real: None, is_dir: true };
+                let named = resolve_named(requested, &cwd, home);
                 // A search reads what is below its directory: a probe child lets a deny
                 // of `dir/**` catch a search of `dir`.
-                let mut paths = vec![path.clone()];
-                if matches!(tool, "grep" | "glob" | "list_dir") {
-                    paths.push(path.join(PROBE_CHILD));
-                }
-                Target::paths(paths)
+                let inside = matches!(tool, "grep" | "glob" | "list_dir").then(|| Probe {
+                    path: named.path.join(PROBE_CHILD),
+                    real: named.real.as_ref().map(|real| real.join(PROBE_CHILD)),
+                    is_dir: false,
+                });
+                Target::Paths([named].into_iter().chain(inside).collect())
             }
             Kind::Fetch => match input.get("url").and_then(Value::as_str).and_then(host_of) {
                 Some(host) => Target::Host(host),

@@ -7,7 +7,8 @@
 //! commands, pipelines and lists; the commands inside `$(...)`, backticks and process
 //! substitutions; and the commands hidden behind `bash -c`, `eval`, `xargs` and
 //! `find -exec`, with wrappers (`timeout`, `nice`, ...) stripped. Redirections to files
-//! are collected as writes. What cannot be known statically is collected as a reason
+//! are collected as writes, and each command records the directories it may run in
+//! (after `cd src &&`, `src`; a `cd` in a subshell does not leak out of it). What cannot be known statically is collected as a reason
 //! to ask.
 
 use brush_parser::ast;
