@@ -681,7 +681,9 @@ impl Places {
 /// symlink on the way makes that differ. Each component below `base` (below the root
 /// for an absolute path) is looked at once (`lstat`), up to the first that does not
 /// exist or is not a directory; a symlink is resolved from there on as the system
-/// would, `..` after it included.
+/// would, `..` after it included. The call's working directory is taken as given: the
+/// shell tool keeps it physical (`pwd -P` after every command), so only a directory the
+/// agent was started in can hold a symlink.
 fn resolve_named(arg: &str, base: &Probe, home: Option<&Path>) -> Probe {
     // Most arguments are one name in the directory: one look at it.
     if !arg.contains('/') && !matches!(arg, "" | "." | "..") && !arg.starts_with('~') {
