@@ -442,6 +442,8 @@ impl RulePolicy {
         let unknown = !analysis.unknowns.is_empty();
         let starting: Vec<_> = starts.iter().map(|word| index.starting_with(word)).collect();
         let mut candidates = Vec::with_capacity(16);
+        // An ask about the paths named waits until every deny has been looked for.
+        let mut path_ask: Option<Verdict> = None;
         // Deny, then ask: each part, in every form it could be written.
         for effect in [Effect::Deny, Effect::Ask] {
             let list = index.list(effect);
@@ -471,8 +473,9 @@ impl RulePolicy {
                         _ => false,
                     })
                 };
-                if let Some(verdict) = places().named_paths(parts, &analysis.dirs, command, home, denied) {
-                    return verdict;
+                match places().named_paths(parts, &analysis.dirs, command, home, denied) {
+                    Some(deny @ Verdict::Deny(_)) => return deny,
+                    other => path_ask = other,
                 }
             }
             // Redirections write files: Edit (and Read) deny and ask rules apply.
@@ -486,6 +489,9 @@ impl RulePolicy {
                         return if effect == Effect::Deny { Verdict::Deny(why) } else { Verdict::Ask(why) };
                     }
                 }
+            }
+            if let Some(ask) = path_ask.take() {
+                return ask;
             }
         }
         if let Some(why) = analysis.unknowns.first() {
@@ -632,6 +638,8 @@ impl Places {
         home: Option<&Path>,
         denied: impl Fn(&Probe) -> Option<&'r Rule>,
     ) -> Option<Verdict> {
+        // An ask is kept until every path has been checked: a deny found later wins.
+        let mut ask: Option<String> = None;
         for (place, change) in self.dirs.iter().zip(changes) {
             if let (Some(place), Some(to)) = (place, &change.to)
                 && let Some(rule) = denied(place)
@@ -647,10 +655,13 @@ impl Places {
             let subcommand = part.base_name().is_some_and(|name| SUBCOMMAND_PROGRAMS.contains(&name));
             for dir in self.of(part) {
                 let Some(dir) = dir else {
-                    return Some(Verdict::Ask(format!(
-                        "`{}` runs in a directory known only when it runs, and some paths are denied; allow it?",
-                        first_line(command)
-                    )));
+                    ask.get_or_insert_with(|| {
+                        format!(
+                            "`{}` runs in a directory known only when it runs, and some paths are denied; allow it?",
+                            first_line(command)
+                        )
+                    });
+                    continue;
                 };
                 for (k, word) in part.words.iter().enumerate().skip(1) {
                     match word {
@@ -663,17 +674,19 @@ impl Places {
                             }
                         }
                         Word::Dynamic(raw) if part.read_only => {
-                            return Some(Verdict::Ask(format!(
-                                "`{}` reads a computed path `{raw}`, and some paths are denied; allow it?",
-                                first_line(command)
-                            )));
+                            ask.get_or_insert_with(|| {
+                                format!(
+                                    "`{}` reads a computed path `{raw}`, and some paths are denied; allow it?",
+                                    first_line(command)
+                                )
+                            });
                         }
                         Word::Dynamic(_) => {}
                     }
                 }
             }
         }
-        None
+        ask.map(Verdict::Ask)
     }
 }
 

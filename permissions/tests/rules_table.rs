@@ -174,6 +174,10 @@ const SHELL: &[(&str, &str, Want)] = &[
     ("deny:Read(./.env)", "(cd sub && ls); cat .env", D),
     ("deny:Read(./.env)", "cd \"$D\" && cat .env", Q),
     ("deny:Read(./.env)", "cd \"$D\" && ls", Q),
+    // A deny found after something that would ask still denies.
+    ("deny:Read(./.env)", "cd \"$D\"; cat .env", D),
+    ("deny:Read(./.env)", "cat $X .env", D),
+    ("deny:Read(./.env)|deny:Edit(./out.txt)", "cat $X > out.txt", D),
     ("deny:Read(//etc/**)", "cd / && cat etc/passwd", D),
     ("deny:Read(~/.ssh/**)", "cd && cat .ssh/id_rsa", D),
     ("deny:Read(~/.ssh/**)", "cd ~/.ssh && ls", D),
