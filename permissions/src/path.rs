@@ -63,13 +63,8 @@ impl PathPattern {
 
     /// Whether the absolute, normalised `path` matches, for a call in `cwd`.
     pub fn matches(&self, path: &Path, cwd: &Path, is_dir: bool) -> bool {
-        let base = match &self.anchor {
-            Anchor::Dir(dir) => dir.as_path(),
-            Anchor::Cwd => cwd,
-        };
-        // Most paths are turned away here, on bytes, before any component parsing:
-        // not under the anchor, or not under the pattern's literal directories.
-        if !under(path.as_os_str().as_encoded_bytes(), base.as_os_str().as_encoded_bytes(), self.literal_bytes()) {
+        let base = self.base(cwd);
+        if !self.may_hold(path, base) {
             return false;
         }
         let Ok(relative) = path.strip_prefix(base) else { return false };
@@ -85,15 +80,27 @@ impl PathPattern {
     /// Whether the pattern matches `path` or what is inside it (a directory given to a
     /// command may be read through: `Read(./secrets/**)` covers `grep -r key secrets`).
     pub fn matches_at_or_below(&self, path: &Path, cwd: &Path) -> bool {
-        let base = match &self.anchor {
-            Anchor::Dir(dir) => dir.as_path(),
-            Anchor::Cwd => cwd,
-        };
         // Both probes are under the pattern's literal directories, or neither is.
-        if !under(path.as_os_str().as_encoded_bytes(), base.as_os_str().as_encoded_bytes(), self.literal_bytes()) {
+        if !self.may_hold(path, self.base(cwd)) {
             return false;
         }
         self.matches(path, cwd, false) || self.matches(&path.join(PROBE_CHILD), cwd, false)
+    }
+
+    /// The directory the pattern is relative to, for a call in `cwd`.
+    #[inline(always)]
+    fn base<'a>(&'a self, cwd: &'a Path) -> &'a Path {
+        match &self.anchor {
+            Anchor::Dir(dir) => dir.as_path(),
+            Anchor::Cwd => cwd,
+        }
+    }
+
+    /// Whether `path` may be under `base` and the pattern's literal directories: most
+    /// paths are turned away here, on bytes, before any component parsing.
+    #[inline(always)]
+    fn may_hold(&self, path: &Path, base: &Path) -> bool {
+        under(path.as_os_str().as_encoded_bytes(), base.as_os_str().as_encoded_bytes(), self.literal_bytes())
     }
 }
 

@@ -421,6 +421,12 @@ impl RulePolicy {
         // about paths.
         let places = OnceCell::new();
         let places = || places.get_or_init(|| Places::new(&analysis, cwd, home));
+        // The files redirections write, each looked at once for every list.
+        let written = OnceCell::new();
+        let written = || -> &[Target] {
+            written
+                .get_or_init(|| analysis.writes.iter().map(|write| places().written(write, home)).collect::<Vec<_>>())
+        };
         // The distinct first words the parts' forms start with (as written, or without
         // the program's directory): only the patterns starting with one are tried, and
         // only on the parts that start with it.
@@ -480,8 +486,7 @@ impl RulePolicy {
             }
             // Redirections write files: Edit (and Read) deny and ask rules apply.
             if !list.writes.is_empty() {
-                for write in &analysis.writes {
-                    let target = places().written(write, home);
+                for (write, target) in analysis.writes.iter().zip(written()) {
                     if let Some(rule) =
                         list.writes.iter().map(|&i| &set.rules[i]).find(|r| target.matches(r, effect, cwd))
                     {
@@ -524,8 +529,7 @@ impl RulePolicy {
                 open.push(part);
             }
         }
-        for write in &analysis.writes {
-            let target = places().written(write, home);
+        for (write, target) in analysis.writes.iter().zip(written()) {
             let allowed = allow.writes.iter().any(|&i| target.matches(&set.rules[i], Effect::Allow, cwd))
                 || (self.mode == Mode::AcceptEdits && target.inside(cwd, &self.additional_dirs));
             all_read_only = false;
@@ -540,17 +544,17 @@ impl RulePolicy {
         for piece in ["`", first_line(command), "` needs approval for "] {
             reason.push_str(piece);
         }
-        for (i, part) in open.iter().enumerate() {
-            if i > 0 {
-                reason.push_str(", ");
-            }
+        let mut separator = "";
+        for part in open {
+            reason.push_str(separator);
             display_form(part, &mut reason);
+            separator = ", ";
         }
-        for (i, write) in open_writes.iter().enumerate() {
-            let comma = if i > 0 || !open.is_empty() { ", " } else { "" };
-            for piece in [comma, "writing `", write, "`"] {
+        for write in open_writes {
+            for piece in [separator, "writing `", write, "`"] {
                 reason.push_str(piece);
             }
+            separator = ", ";
         }
         Verdict::Undecided { read_only: all_read_only && self.read_only_shell_runs, reason }
     }
@@ -650,6 +654,7 @@ impl Places {
         for part in parts {
             // `cd`'s own words are the directory, checked above.
             let changes_dir = matches!(part.base_name(), Some("cd" | "pushd" | "popd"));
+            let words = if changes_dir { &[][..] } else { part.words.get(1..).unwrap_or_default() };
             // `git diff`, `npm test`: the word right after these programs names a
             // subcommand, not a file.
             let subcommand = part.base_name().is_some_and(|name| SUBCOMMAND_PROGRAMS.contains(&name));
@@ -663,10 +668,9 @@ impl Places {
                     });
                     continue;
                 };
-                for (k, word) in part.words.iter().enumerate().skip(1) {
+                for (k, word) in words.iter().enumerate() {
                     match word {
-                        _ if changes_dir => {}
-                        Word::Literal(arg) if arg.starts_with('-') || (k == 1 && subcommand) => {}
+                        Word::Literal(arg) if arg.starts_with('-') || (k == 0 && subcommand) => {}
                         Word::Literal(arg) => {
                             if let Some(rule) = denied(&resolve_named(arg, dir, home)) {
                                 let why = format!("{} (the command names `{arg}`)", reason_for(rule));

@@ -138,6 +138,15 @@ pub fn analyze_shared(command: &str) -> std::sync::Arc<Analysis> {
     analysis
 }
 
+/// Adds to `dirs` those of `more` it does not have (see [`Command::dirs`]).
+fn add_dirs(dirs: &mut Vec<Option<usize>>, more: &[Option<usize>]) {
+    for dir in more {
+        if !dirs.contains(dir) {
+            dirs.push(*dir);
+        }
+    }
+}
+
 /// A quick hash for the shared analyses' keys, a word at a time: the map is small and
 /// emptied when full, so keys made to collide cost at most a scan of it.
 #[derive(Default)]
@@ -211,15 +220,6 @@ impl Walker<'_> {
         self.here = here;
     }
 
-    /// Adds directories the shell may be in.
-    fn also(&mut self, dirs: &[Option<usize>]) {
-        for dir in dirs {
-            if !self.here.contains(dir) {
-                self.here.push(*dir);
-            }
-        }
-    }
-
     /// A whole script: `bash -c` text, `eval` text, a substitution's body.
     fn script(&mut self, text: &str) {
         if self.depth > MAX_DEPTH {
@@ -246,9 +246,7 @@ impl Walker<'_> {
             let mut seen = self.here.clone();
             self.pipeline(&and_or.first);
             for next in &and_or.additional {
-                let here = self.here.clone();
-                seen.retain(|d| !here.contains(d));
-                seen.extend(here);
+                add_dirs(&mut seen, &self.here);
                 let pipeline = match next {
                     ast::AndOr::And(p) => p,
                     ast::AndOr::Or(p) => {
@@ -258,7 +256,7 @@ impl Walker<'_> {
                 };
                 self.pipeline(pipeline);
             }
-            self.also(&seen);
+            add_dirs(&mut self.here, &seen);
         }
     }
 

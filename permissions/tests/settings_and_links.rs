@@ -79,13 +79,19 @@ fn malformed_files_name_the_file_line_and_key() {
     assert!(policy.warnings()[0].contains("`Bash(ls`") && policy.warnings()[1].contains("`mcp__*`"));
 }
 
-#[test]
-fn symlinks_an_allow_needs_both_ends_a_deny_either() {
+/// A project with `private/key` and an empty `public/`; the directory lives as long as
+/// the first value.
+fn project_with_a_private_key() -> (tempfile::TempDir, std::path::PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().canonicalize().unwrap();
     fs::create_dir_all(root.join("public")).unwrap();
-    fs::create_dir_all(root.join("private")).unwrap();
-    fs::write(root.join("private/key"), "k").unwrap();
+    write(&root.join("private/key"), "k");
+    (dir, root)
+}
+
+#[test]
+fn symlinks_an_allow_needs_both_ends_a_deny_either() {
+    let (_dir, root) = project_with_a_private_key();
     std::os::unix::fs::symlink(root.join("private/key"), root.join("public/key")).unwrap();
     fs::write(root.join("public/ok.txt"), "ok").unwrap();
     let edit = |policy: &RulePolicy, path: &str| policy.decide("edit_file", &json!({"path": path}), false, &root);
@@ -100,11 +106,7 @@ fn symlinks_an_allow_needs_both_ends_a_deny_either() {
 
 #[test]
 fn shell_commands_are_followed_through_symlinked_directories() {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().canonicalize().unwrap();
-    fs::create_dir_all(root.join("private")).unwrap();
-    fs::create_dir_all(root.join("public")).unwrap();
-    fs::write(root.join("private/key"), "k").unwrap();
+    let (_dir, root) = project_with_a_private_key();
     fs::write(root.join("public/readme"), "r").unwrap();
     // `docs` is the private directory under another name; `public/key` is its key.
     std::os::unix::fs::symlink(root.join("private"), root.join("docs")).unwrap();
