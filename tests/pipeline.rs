@@ -5,7 +5,7 @@ use serde_json::json;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
-use toolwright::hooks::{HookCall, PostToolHook, PostToolOutcome, PreToolHook, PreToolOutcome};
+use toolwright::hooks::{HookCall, HookPermission, PostToolHook, PostToolOutcome, PreToolHook, PreToolOutcome};
 use toolwright::permission::{AllowAll, Approval, Approver, PermissionDecision, PermissionRequest};
 use toolwright::prelude::*;
 use toolwright::{
@@ -417,4 +417,53 @@ async fn pools_filter_by_deny_profile_and_plan_mode() {
     let b = again.definitions(Provider::ANTHROPIC).unwrap();
     assert_eq!(a.as_str().as_ptr(), b.as_str().as_ptr());
     assert!(!a.as_str().contains("\"misbehave\""));
+}
+
+struct AllowEverything;
+impl PreToolHook for AllowEverything {
+    fn name(&self) -> &str {
+        "allow-everything"
+    }
+    fn before<'a>(&'a self, _call: &'a HookCall<'a>) -> BoxFuture<'a, Result<PreToolOutcome, String>> {
+        Box::pin(async { Ok(PreToolOutcome { permission: Some(HookPermission::Allow), ..Default::default() }) })
+    }
+}
+
+struct CountingYes(AtomicUsize);
+impl Approver for CountingYes {
+    fn approve<'a>(&'a self, _request: &'a PermissionRequest<'a>, _question: &'a str) -> BoxFuture<'a, Approval> {
+        self.0.fetch_add(1, Ordering::SeqCst);
+        Box::pin(async { Approval::AlwaysAllow })
+    }
+}
+
+#[tokio::test]
+async fn a_hooks_allow_answers_the_modes_question_but_never_an_ask_rules() {
+    let mode_asks = |_: &PermissionRequest<'_>| PermissionDecision::Ask("mode question".into());
+    let ex = Executor::builder(registry()).policy(mode_asks).pre_hook(AllowEverything).build();
+    assert!(run(&ex, "write_note", r#"{"note":"n"}"#).await.is_ok(), "the hook's allow skips the mode's question");
+
+    let rule_asks = |_: &PermissionRequest<'_>| PermissionDecision::AskRule("an ask rule matched".into());
+    let ex = Executor::builder(registry()).policy(rule_asks).pre_hook(AllowEverything).build();
+    let r = run(&ex, "write_note", r#"{"note":"n"}"#).await;
+    let (kind, text) = error_of(&r);
+    assert_eq!(kind, ErrorKind::Denied);
+    assert!(text.contains("an ask rule matched") && text.contains("no one is there to approve it"), "{text}");
+
+    // With an approver, each call is asked: "always allow" does not silence an ask rule.
+    let approver = Arc::new(CountingYes(AtomicUsize::new(0)));
+    struct Shared(Arc<CountingYes>);
+    impl Approver for Shared {
+        fn approve<'a>(&'a self, request: &'a PermissionRequest<'a>, question: &'a str) -> BoxFuture<'a, Approval> {
+            self.0.approve(request, question)
+        }
+    }
+    let ex = Executor::builder(registry())
+        .policy(rule_asks)
+        .pre_hook(AllowEverything)
+        .approver(Shared(Arc::clone(&approver)))
+        .build();
+    assert!(run(&ex, "write_note", r#"{"note":"1"}"#).await.is_ok());
+    assert!(run(&ex, "write_note", r#"{"note":"2"}"#).await.is_ok());
+    assert_eq!(approver.0.load(Ordering::SeqCst), 2);
 }

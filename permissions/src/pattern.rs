@@ -60,6 +60,11 @@ impl CommandPattern {
         self.canonical.as_deref()
     }
 
+    /// Whether the pattern has no wildcard: it names one whole command.
+    pub fn is_exact(&self) -> bool {
+        !self.open_start && !self.open_end && self.pieces.len() <= 1
+    }
+
     /// Whether `text` (one simple command, words joined by spaces) matches.
     pub fn matches(&self, text: &str) -> bool {
         if self.pieces.is_empty() {

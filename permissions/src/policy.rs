@@ -166,6 +166,15 @@ impl ShellIndex {
         &self.lists[list_slot(effect)]
     }
 
+    /// Whether any rule of the list can decide something about a shell call.
+    fn has_rules(&self, effect: Effect) -> bool {
+        let list = self.list(effect);
+        !list.patterns.is_empty()
+            || !list.any_command.is_empty()
+            || !list.writes.is_empty()
+            || (effect == Effect::Deny && !self.read_denies.is_empty())
+    }
+
     /// The patterns of each list starting with `word`.
     fn starting_with(&self, word: &str) -> Option<&[Vec<usize>; 3]> {
         let at = self.by_first_word.binary_search_by(|(w, _)| shell::by_length_then_text(w, word));
@@ -224,6 +233,10 @@ fn first_token(text: &str) -> &str {
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Verdict {
     Deny(String),
+    /// Ask whatever the mode: an explicit ask rule matched, or what the call touches
+    /// cannot be known and some rule might be about it.
+    AskRule(String),
+    /// Ask, unless the mode decides otherwise.
     Ask(String),
     Allow,
     /// No rule said anything: the mode decides.
@@ -371,6 +384,11 @@ impl RulePolicy {
         match verdict {
             Verdict::Deny(why) => PermissionDecision::Deny(why),
             Verdict::Allow => PermissionDecision::Allow,
+            // Claude Code: an explicit ask rule prompts in every mode, bypass included.
+            Verdict::AskRule(why) => match self.mode {
+                Mode::DontAsk => PermissionDecision::Deny(format!("{why} (dontAsk mode denies what would ask)")),
+                _ => PermissionDecision::AskRule(why),
+            },
             Verdict::Ask(why) => match self.mode {
                 Mode::DontAsk => PermissionDecision::Deny(format!("{why} (dontAsk mode denies what would ask)")),
                 Mode::BypassPermissions => PermissionDecision::Allow,
@@ -412,6 +430,10 @@ impl RulePolicy {
     /// A shell command: every part must be allowed; any denied part denies it.
     fn shell(&self, command: &str, cwd: &Path) -> Verdict {
         let analysis = shell::analyze_shared(command);
+        if analysis.too_deep {
+            let why = analysis.unknowns.first().map_or("", String::as_str);
+            return Verdict::Deny(format!("`{}` cannot be checked: {why}", first_line(command)));
+        }
         let set = self.read_rules();
         let index = set.shell_index();
         let home = self.anchors.home.as_deref();
@@ -491,7 +513,7 @@ impl RulePolicy {
                         list.writes.iter().map(|&i| &set.rules[i]).find(|r| target.matches(r, effect, cwd))
                     {
                         let why = format!("{} (the command writes `{write}`)", reason_for(rule));
-                        return if effect == Effect::Deny { Verdict::Deny(why) } else { Verdict::Ask(why) };
+                        return if effect == Effect::Deny { Verdict::Deny(why) } else { Verdict::AskRule(why) };
                     }
                 }
             }
@@ -500,7 +522,16 @@ impl RulePolicy {
             }
         }
         if let Some(why) = analysis.unknowns.first() {
-            return Verdict::Ask(format!("Allow `{}`? {why}", first_line(command)));
+            // What cannot be analysed might be what a deny rule is about: it is denied
+            // where such rules exist, and always asks where ask rules do.
+            if index.has_rules(Effect::Deny) {
+                return Verdict::Deny(format!(
+                    "`{}` cannot be checked against the deny rules: {why}",
+                    first_line(command)
+                ));
+            }
+            let question = format!("Allow `{}`? {why}", first_line(command));
+            return if index.has_rules(Effect::Ask) { Verdict::AskRule(question) } else { Verdict::Ask(question) };
         }
         // Allow: every part by a rule, or by the read-only classifier.
         let allow = index.list(Effect::Allow);
@@ -520,9 +551,12 @@ impl RulePolicy {
             let text = strict_form(part);
             let starting = [text.as_deref().and_then(|text| index.starting_with(first_token(text)))];
             index.candidates(Effect::Allow, &starting, false, &mut candidates);
+            // An exec wrapper is allowed only by a rule naming the whole command.
             let allowed = candidates.iter().any(|&(i, _)| match &set.rules[i].specifier {
-                None => true,
-                Some(Specifier::Command(pattern)) => text.as_deref().is_some_and(|t| pattern.matches(t)),
+                None => !part.exact_only,
+                Some(Specifier::Command(pattern)) => {
+                    (!part.exact_only || pattern.is_exact()) && text.as_deref().is_some_and(|t| pattern.matches(t))
+                }
                 Some(_) => false,
             });
             if !allowed {
@@ -690,7 +724,9 @@ impl Places {
                 }
             }
         }
-        ask.map(Verdict::Ask)
+        // Whether the command reaches a denied path cannot be told: a person looks,
+        // whatever the mode.
+        ask.map(Verdict::AskRule)
     }
 }
 
@@ -804,7 +840,7 @@ fn read_deny_blocks_edits(rule: &Rule) -> bool {
 fn verdict_for(rule: &Rule) -> Verdict {
     match rule.effect {
         Effect::Deny => Verdict::Deny(reason_for(rule)),
-        Effect::Ask => Verdict::Ask(format!("{}; allow it?", reason_for(rule))),
+        Effect::Ask => Verdict::AskRule(format!("{}; allow it?", reason_for(rule))),
         Effect::Allow => Verdict::Allow,
     }
 }

@@ -63,6 +63,9 @@ pub struct Command {
     /// [`Analysis::dirs`]`[i]` (after `cd src && ...`, only `src`; after `cd src; ...`,
     /// either).
     pub dirs: Vec<Option<usize>>,
+    /// An exec wrapper (`watch`, `setsid`, `flock`, ...): only a rule without `*`
+    /// naming the whole command allows it.
+    pub exact_only: bool,
 }
 
 /// A directory a `cd` changes to.
@@ -99,18 +102,54 @@ pub struct Analysis {
     pub unknowns: Vec<String>,
     /// The directories `cd` changes to, in order.
     pub dirs: Vec<DirChange>,
+    /// The command nests deeper than [`MAX_NESTING`] and was not read at all.
+    pub too_deep: bool,
 }
 
 /// Parses and flattens `command`. Never fails: what cannot be parsed or known
 /// becomes an entry in [`Analysis::unknowns`].
 pub fn analyze(command: &str) -> Analysis {
     let mut analysis = Analysis::default();
+    if let Some(depth) = too_deep(command) {
+        analysis.too_deep = true;
+        analysis
+            .unknowns
+            .push(format!("the command nests {depth} levels deep, more than the {MAX_NESTING} that are checked"));
+        return analysis;
+    }
     if command.len() > MAX_COMMAND_LEN {
         analysis.unknowns.push(format!("the command is longer than {MAX_COMMAND_LEN} characters"));
         return analysis;
     }
-    Walker { out: &mut analysis, depth: 0, here: vec![None] }.script(command);
+    Walker { out: &mut analysis, depth: 0, here: vec![None], source: String::new() }.script(command);
     analysis
+}
+
+/// How deep brackets may nest before a command is refused unread: a parser walking
+/// thousands of levels could exhaust the stack, and no real command nests this deep.
+pub const MAX_NESTING: usize = 64;
+
+/// The nesting depth of `command`'s brackets, if it is over [`MAX_NESTING`]. Counts
+/// every `(`, `{` and `` ` `` whatever quotes it is in: an over-count only refuses more.
+fn too_deep(command: &str) -> Option<usize> {
+    let (mut depth, mut deepest, mut backquoted) = (0usize, 0usize, false);
+    for b in command.bytes() {
+        match b {
+            b'(' | b'{' => depth += 1,
+            b')' | b'}' => depth = depth.saturating_sub(1),
+            b'`' => {
+                backquoted = !backquoted;
+                if backquoted {
+                    depth += 1;
+                } else {
+                    depth = depth.saturating_sub(1);
+                }
+            }
+            _ => continue,
+        }
+        deepest = deepest.max(depth);
+    }
+    (deepest > MAX_NESTING).then_some(deepest)
 }
 
 /// Analyses kept for reuse: a shell call's command is analysed when the call is
@@ -183,6 +222,8 @@ struct Walker<'a> {
     depth: usize,
     /// The directories the shell may be in at this point (see [`Command::dirs`]).
     here: Vec<Option<usize>>,
+    /// The text of the script being walked (the parser's locations index into it).
+    source: String,
 }
 
 impl Walker<'_> {
@@ -228,13 +269,40 @@ impl Walker<'_> {
         let mut parser = brush_parser::Parser::new(text.as_bytes(), &options(), &SourceInfo::default());
         match parser.parse_program() {
             Ok(program) => {
+                let outer = std::mem::replace(&mut self.source, text.to_owned());
                 self.depth += 1;
                 for list in &program.complete_commands {
                     self.list(list);
                 }
                 self.depth -= 1;
+                self.source = outer;
             }
             Err(e) => self.unknown(format!("the command cannot be parsed: {e}")),
+        }
+    }
+
+    /// `(( ... ))`. The parser reads every `((` as arithmetic, but bash reads `( (`, and
+    /// a `((` not closed by `))`, as nested subshells, which run commands. So the text
+    /// inside the outer parentheses is also walked as a subshell's script: whatever bash
+    /// may run is checked. Real arithmetic is a sink too: evaluating a variable runs the
+    /// command substitutions hidden in its value (`x='a[$(rm -rf ~)]'; ((x))`).
+    fn arithmetic(&mut self, expr: &str, loc: &brush_parser::TokenLocation) {
+        // (The parser's positions count characters.)
+        let raw: Option<String> = (loc.end.index > loc.start.index)
+            .then(|| self.source.chars().skip(loc.start.index).take(loc.end.index - loc.start.index).collect());
+        match raw.as_deref().and_then(|raw| raw.strip_prefix('(')?.strip_suffix(')')) {
+            Some(inner) => {
+                // (Real arithmetic read as a script is a command that asks, or a parse
+                // error that asks: both no looser than the arithmetic itself.)
+                let inner = inner.to_owned();
+                self.subshell(|walker| walker.script(&inner));
+            }
+            None => self.unknown("an arithmetic command could not be located in the text"),
+        }
+        // Only `((` closed by `))` can be arithmetic in bash.
+        let arithmetic = raw.as_deref().is_none_or(|raw| raw.starts_with("((") && raw.ends_with("))"));
+        if arithmetic && arithmetic_runs_code(expr) {
+            self.unknown(format!("the arithmetic `{}` evaluates variables, whose values can run commands", clip(expr)));
         }
     }
 
@@ -279,12 +347,22 @@ impl Walker<'_> {
                     self.redirect(redirect);
                 }
             }
-            ast::Command::Function(_) => self.unknown("the command defines a shell function"),
+            ast::Command::Function(function) => {
+                // The body may run (the function can be called by any later word):
+                // its commands are checked, and the call still asks.
+                self.subshell(|walker| walker.compound(&function.body.0));
+                self.unknown("the command defines a shell function");
+            }
             ast::Command::ExtendedTest(test) => {
-                // `[[ ... ]]` only tests, but its operands may hold substitutions.
+                // `[[ ... ]]` only tests, but its operands may hold substitutions, and
+                // its numeric comparisons evaluate their operands as arithmetic.
                 let text = test.to_string();
-                if text.contains("$(") || text.contains('`') {
+                if text.contains("$(") || text.contains('`') || text.contains("<(") || text.contains(">(") {
                     self.unknown("a `[[ ]]` test runs a command substitution");
+                }
+                let numeric = [" -eq ", " -ne ", " -lt ", " -le ", " -gt ", " -ge "];
+                if numeric.iter().any(|op| text.contains(op)) && text.contains('$') {
+                    self.unknown("a `[[ ]]` numeric test evaluates variables, whose values can run commands");
                 }
             }
         }
@@ -300,7 +378,17 @@ impl Walker<'_> {
                 }
                 self.list(&f.body.list);
             }
-            ast::CompoundCommand::ArithmeticForClause(f) => self.list(&f.body.list),
+            ast::CompoundCommand::ArithmeticForClause(f) => {
+                for expr in [&f.initializer, &f.condition, &f.updater].into_iter().flatten() {
+                    if arithmetic_runs_code(&expr.value) {
+                        self.unknown(format!(
+                            "the arithmetic `{}` evaluates variables, whose values can run commands",
+                            clip(&expr.value)
+                        ));
+                    }
+                }
+                self.list(&f.body.list)
+            }
             ast::CompoundCommand::CaseClause(c) => {
                 self.word(&c.value.value);
                 for item in &c.cases {
@@ -323,11 +411,7 @@ impl Walker<'_> {
                 self.list(&w.0);
                 self.list(&w.1.list);
             }
-            ast::CompoundCommand::Arithmetic(a) => {
-                if a.expr.value.contains("$(") || a.expr.value.contains('`') {
-                    self.unknown("an arithmetic expression runs a command substitution");
-                }
-            }
+            ast::CompoundCommand::Arithmetic(a) => self.arithmetic(&a.expr.value, &a.loc),
         }
     }
 
@@ -455,7 +539,30 @@ impl Walker<'_> {
                     self.subshell(|walker| walker.script(body));
                     literal = false;
                 }
-                WordPiece::ParameterExpansion(_) | WordPiece::ArithmeticExpression(_) => literal = false,
+                WordPiece::ArithmeticExpression(expr) => {
+                    if arithmetic_runs_code(&expr.value) {
+                        self.unknown(format!(
+                            "the arithmetic `{}` evaluates variables, whose values can run commands",
+                            clip(&expr.value)
+                        ));
+                    }
+                    literal = false;
+                }
+                WordPiece::ParameterExpansion(expansion) => {
+                    // An array subscript is arithmetic (`${a[$i]}`).
+                    // (Read through its debug form: the expression type has no display.)
+                    let text = format!("{expansion:?}");
+                    let mut rest = text.as_str();
+                    while let Some(at) = rest.find("index: \"") {
+                        rest = &rest[at + 8..];
+                        let index = rest.split('"').next().unwrap_or("");
+                        if arithmetic_runs_code(index) {
+                            self.unknown(format!("the array subscript `{}` evaluates variables", clip(index)));
+                            break;
+                        }
+                    }
+                    literal = false;
+                }
             }
         }
         literal
@@ -475,7 +582,33 @@ impl Walker<'_> {
                 "timeout" => skip_options(args, &["-s", "--signal", "-k", "--kill-after"]).map(|i| i + 1),
                 "time" => skip_options(args, &["-f", "--format", "-o", "--output"]),
                 "nice" => skip_options(args, &["-n", "--adjustment"]),
-                "nohup" | "builtin" | "exec" => Some(0),
+                "nohup" | "builtin" | "exec" | "coproc" | "noglob" | "nocorrect" => Some(0),
+                // Exec wrappers: they run their argument as a command, but a prefix rule
+                // for the wrapper must not approve whatever it runs (Claude Code: they
+                // always ask unless an exact rule names the whole command). The inner
+                // command is checked as well.
+                wrapper @ ("watch" | "setsid" | "ionice" | "flock" | "sudo" | "doas" | "chroot" | "unshare"
+                | "nsenter" | "taskset" | "chrt" | "strace" | "ltrace" | "prlimit" | "runuser" | "su"
+                | "firejail" | "systemd-run" | "script" | "caffeinate" | "chpst" | "setpriv" | "pkexec") => {
+                    let inner = exec_wrapper_command(wrapper, args);
+                    self.record(Command { exact_only: true, ..command.clone() });
+                    match inner {
+                        Some(at) if at < args.len() => {
+                            command =
+                                Command { env: command.env.clone(), words: args[at..].to_vec(), ..Command::default() };
+                            // A script given as one word (`su -c 'rm x'`, `script -c`, `watch 'rm x'`).
+                            if command.words.len() == 1
+                                && let Some(Word::Literal(text)) = command.words.first()
+                                && text.contains(' ')
+                            {
+                                let text = text.clone();
+                                return self.subshell(|walker| walker.script(&text));
+                            }
+                            continue;
+                        }
+                        _ => return,
+                    }
+                }
                 "stdbuf" => skip_options(args, &["-i", "-o", "-e", "--input", "--output", "--error"]),
                 "command"
                     if !args
@@ -603,6 +736,68 @@ impl Walker<'_> {
                 _ => i += 1,
             }
         }
+    }
+}
+
+/// Where the command an exec wrapper runs starts in `args`.
+fn exec_wrapper_command(wrapper: &str, args: &[Word]) -> Option<usize> {
+    let with_value: &[&str] = match wrapper {
+        "watch" => &["-n", "--interval", "-d", "--differences", "-q", "--equexit"],
+        "flock" => &["-w", "--timeout", "-E", "--conflict-exit-code", "-c", "--command"],
+        "ionice" => &["-c", "--class", "-n", "--classdata", "-p", "--pid", "-P", "--pgid", "-u", "--uid"],
+        "sudo" | "doas" => {
+            &["-u", "--user", "-g", "--group", "-C", "-D", "--chdir", "-h", "--host", "-p", "-r", "-t", "-U"]
+        }
+        "taskset" | "chrt" | "prlimit" | "setpriv" => &["-p", "--pid"],
+        "runuser" | "su" => &["-u", "-g", "-G", "--user", "--group", "-s", "--shell"],
+        "script" => &["-c", "--command", "-O", "-I", "-B", "-T", "-E"],
+        "systemd-run" => &["-p", "--property", "-u", "--unit", "--slice", "-E", "--setenv"],
+        _ => &[],
+    };
+    // `flock FILE cmd`, `taskset MASK cmd`, `chroot DIR cmd`: a first operand precedes the command.
+    let at = skip_options(args, with_value)?;
+    // `su -c 'cmd'`, `flock -c 'cmd'`, `script -c 'cmd'`: the script is an option's value.
+    if let Some(c) = args.iter().position(|w| matches!(w.literal(), Some("-c" | "--command")))
+        && matches!(wrapper, "su" | "runuser" | "flock" | "script")
+    {
+        return Some(c + 1);
+    }
+    match wrapper {
+        "flock" | "taskset" | "chroot" | "chrt" | "nsenter" if at + 1 < args.len() => Some(at + 1),
+        _ => Some(at),
+    }
+}
+
+/// Whether an arithmetic expression names a variable: evaluating it evaluates the
+/// variable's value as arithmetic too, and a value like `a[$(cmd)]` runs `cmd`.
+pub(crate) fn arithmetic_runs_code(expr: &str) -> bool {
+    let bytes = expr.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if b == b'$' || b == b'`' {
+            return true;
+        }
+        if b.is_ascii_digit() {
+            // A number, hex and base forms included (`0x1f`, `16#ff`).
+            while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'#' || bytes[i] == b'_') {
+                i += 1;
+            }
+            continue;
+        }
+        if b.is_ascii_alphabetic() || b == b'_' {
+            return true;
+        }
+        i += 1;
+    }
+    false
+}
+
+/// At most 80 characters of `text`, for messages.
+fn clip(text: &str) -> &str {
+    match text.char_indices().nth(80) {
+        Some((at, _)) => &text[..at],
+        None => text,
     }
 }
 

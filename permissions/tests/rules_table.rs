@@ -38,7 +38,7 @@ fn decide(rules: &str, mode: Mode, tool: &str, input: &Value, read_only: bool) -
     match policy(rules, mode).decide(tool, input, read_only, Path::new(CWD)) {
         PermissionDecision::Allow => A,
         PermissionDecision::Deny(_) => D,
-        PermissionDecision::Ask(_) => Q,
+        PermissionDecision::Ask(_) | PermissionDecision::AskRule(_) => Q,
     }
 }
 
@@ -107,6 +107,44 @@ const SHELL: &[(&str, &str, Want)] = &[
     ("deny:Bash(rm *)", "for f in a b; do rm $f; done", D),
     ("deny:Bash(rm *)", "while false; do :; done; (rm x)", D),
     ("deny:Bash(rm *)", "{ rm x; }", D),
+    // Nesting at any depth: bash reads `( (` and an unclosed `((` as subshells.
+    ("deny:Bash(rm *)", "( (rm x) )", D),
+    ("deny:Bash(rm *)", "((rm x) )", D),
+    ("deny:Bash(rm *)", "((rm x); (ls))", D),
+    ("deny:Bash(rm *)", "( ( ( (rm x) ) ) )", D),
+    ("deny:Bash(rm *)", "((rm x))", D),
+    ("deny:Bash(rm *)", "{ { rm x; }; }", D),
+    ("deny:Bash(rm *)", "if true; then (if true; then ( (rm x) ); fi); fi", D),
+    ("deny:Bash(rm *)", "case a in a) ( (rm x) );; esac", D),
+    ("deny:Bash(rm *)", "echo $( (rm x) )", D),
+    ("deny:Bash(rm *)", "cat <( (rm x) )", D),
+    ("deny:Bash(rm *)", "echo $(echo $(echo $(rm x)))", D),
+    ("deny:Bash(rm *)", "f() { rm x; }; f", D),
+    ("deny:Bash(rm *)", "f() { ( (rm x) ); }", D),
+    ("", "( (ls) )", A),
+    ("", "( ( ls -la ) ) && { { pwd; }; }", A),
+    // Arithmetic evaluates variables, and a value like `a[$(cmd)]` runs cmd.
+    ("", "echo $((1 + 2))", A),
+    ("", "x='a[$(rm y)]'; echo $((x))", Q),
+    ("deny:Bash(rm *)", "x='a[$(rm y)]'; echo $((x))", D),
+    ("", "[[ $x -eq 1 ]] && ls", Q),
+    ("", "x=$(cat f); ((x)) && ls", Q),
+    ("", "for ((i = 0; i < n; i++)); do ls; done", Q),
+    // Exec wrappers: the command they run is checked, and a prefix rule for the
+    // wrapper allows nothing (Claude Code: they ask unless an exact rule names them).
+    ("deny:Bash(rm *)", "watch rm x", D),
+    ("deny:Bash(rm *)", "watch -n 1 rm x", D),
+    ("deny:Bash(rm *)", "setsid rm x", D),
+    ("deny:Bash(rm *)", "flock /tmp/lock rm x", D),
+    ("deny:Bash(rm *)", "flock -c 'rm x' /tmp/lock", D),
+    ("deny:Bash(rm *)", "ionice -c 3 rm x", D),
+    ("deny:Bash(rm *)", "sudo -u root rm x", D),
+    ("deny:Bash(rm *)", "su -c 'rm x'", D),
+    ("deny:Bash(rm *)", "coproc rm x", D),
+    ("deny:Bash(rm *)", "taskset 1 rm x", D),
+    ("allow:Bash(watch *)", "watch make", Q),
+    ("allow:Bash(setsid *)|allow:Bash(make)", "setsid make", Q),
+    ("allow:Bash(watch -n 1 make)|allow:Bash(make)", "watch -n 1 make", A),
     ("allow:Bash(echo *)", "echo a && echo b", A),
     // git -C and global options, reordered flags, paths to binaries.
     ("deny:Bash(git push *)", "git -C /elsewhere push origin", D),
@@ -219,6 +257,46 @@ const SHELL: &[(&str, &str, Want)] = &[
     ("allow:Bash(*)", "f() { rm x; }; f", Q),
     ("deny:Bash(rm *)", "rm x; echo 'unterminated", D),
 ];
+
+/// `(rules, mode, command, expected)`: modes against shell rules.
+const SHELL_MODES: &[(&str, Mode, &str, Want)] = &[
+    // An explicit ask rule asks in every mode, bypassPermissions included; dontAsk denies.
+    ("ask:Bash(git push *)", Mode::BypassPermissions, "git push origin", Q),
+    ("ask:Bash(git push *)", Mode::AcceptEdits, "git push origin", Q),
+    ("ask:Bash(git push *)", Mode::DontAsk, "git push origin", D),
+    ("ask:Bash(git push *)", Mode::Plan, "git push origin", Q),
+    ("ask:Bash(git push *)", Mode::BypassPermissions, "( (git push origin) )", Q),
+    ("", Mode::BypassPermissions, "git push origin", A),
+    // Deny wins in every mode, however the command is nested.
+    ("deny:Bash(rm *)", Mode::BypassPermissions, "( (rm x) )", D),
+    ("deny:Bash(rm *)", Mode::BypassPermissions, "f() { rm x; }; f", D),
+    ("deny:Bash(rm *)", Mode::BypassPermissions, "rm x; echo \"unterminated", D),
+    ("deny:Bash(rm *)", Mode::BypassPermissions, "$CMD x", D),
+    ("deny:Read(./.env)", Mode::BypassPermissions, "X=.env; cat $X", Q),
+    // A command that cannot be analysed asks; with ask rules, in every mode.
+    ("", Mode::Default, "$CMD x", Q),
+    ("", Mode::BypassPermissions, "$CMD x", A),
+    ("ask:Bash(curl *)", Mode::BypassPermissions, "$CMD x", Q),
+    ("", Mode::DontAsk, "$CMD x", D),
+];
+
+#[test]
+fn shell_rules_in_every_mode() {
+    for (rules, mode, command, want) in SHELL_MODES {
+        let got = decide(rules, *mode, "shell", &sh(command), false);
+        assert_eq!(got, *want, "rules `{rules}` in {mode:?}: `{command}`");
+    }
+}
+
+#[test]
+fn commands_nested_deeper_than_the_checker_reads_are_denied() {
+    for depth in [65, 200, 2_000] {
+        let nested = format!("{}rm x{}", "( ".repeat(depth), " )".repeat(depth));
+        assert_eq!(decide("", Mode::BypassPermissions, "shell", &sh(&nested), false), D, "depth {depth}");
+        let braces = format!("{}rm x;{}", "{ ".repeat(depth), " };".repeat(depth));
+        assert_eq!(decide("allow:Bash", Mode::Default, "shell", &sh(&braces), false), D, "depth {depth}");
+    }
+}
 
 #[test]
 fn shell_rules() {

@@ -49,7 +49,7 @@ fn a_claude_code_project_settings_file_works_unchanged() {
     // `:*` is the legacy spelling of ` *`: a word boundary, so `test:unit` is another command.
     assert!(matches!(decide("shell", json!({"command": "npm run test:unit"})), PermissionDecision::Ask(_)));
     assert!(matches!(decide("shell", json!({"command": "curl https://x"})), PermissionDecision::Deny(_)));
-    assert!(matches!(decide("shell", json!({"command": "git push"})), PermissionDecision::Ask(_)));
+    assert!(matches!(decide("shell", json!({"command": "git push"})), PermissionDecision::AskRule(_)));
     assert!(matches!(decide("read_file", json!({"path": ".env"})), PermissionDecision::Deny(_)));
     assert_eq!(decide("edit_file", json!({"path": "src/a.rs"})), PermissionDecision::Allow);
     assert_eq!(decide("edit_file", json!({"path": "lib/a.rs"})), PermissionDecision::Allow, "acceptEdits");

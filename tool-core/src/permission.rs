@@ -13,8 +13,12 @@ pub enum PermissionDecision {
     Allow,
     /// Do not run it; the reason is shown to the model.
     Deny(String),
-    /// Ask the approver; the text says what is being asked.
+    /// Ask the approver; the text says what is being asked. A hook's allow, or an
+    /// earlier "always allow" for the tool, answers it without asking.
     Ask(String),
+    /// Ask the approver, whatever hooks say: an explicit ask rule matched, or the call
+    /// could not be checked against the rules. Only the approver answers it.
+    AskRule(String),
 }
 
 /// One call, as the policy and approver see it.

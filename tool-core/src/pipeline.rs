@@ -457,16 +457,18 @@ impl Executor {
         let decision = catch_unwind(AssertUnwindSafe(|| self.policy.check(&request))).map_err(|p| {
             Failure::new(ErrorKind::Denied, format!("{name}: the permission policy failed: {}", panic_message(&p)))
         })?;
-        // A hook's allow skips the question, never a deny; a hook's ask asks.
-        let question = match (decision, hook) {
+        // A hook's allow skips the mode's question, never a deny nor an ask rule's
+        // question; a hook's ask asks.
+        let (question, forced) = match (decision, hook) {
             (PermissionDecision::Deny(reason), _) => {
                 return Err(Failure::new(ErrorKind::Denied, format!("{name}: permission denied: {reason}")));
             }
-            (_, Some(HookPermission::Ask(why))) => why,
+            (PermissionDecision::AskRule(question), _) => (question, true),
+            (_, Some(HookPermission::Ask(why))) => (why, false),
             (PermissionDecision::Allow, _) | (PermissionDecision::Ask(_), Some(HookPermission::Allow)) => return Ok(()),
-            (PermissionDecision::Ask(question), None) => question,
+            (PermissionDecision::Ask(question), None) => (question, false),
         };
-        if self.always_allowed.lock().unwrap_or_else(PoisonError::into_inner).contains(name) {
+        if !forced && self.always_allowed.lock().unwrap_or_else(PoisonError::into_inner).contains(name) {
             return Ok(());
         }
         let Some(approver) = &self.approver else {
