@@ -10,6 +10,10 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use serde_json::json;
 use std::hint::black_box;
 use std::path::Path;
+use std::sync::Arc;
+use toolwright::access::Accesses;
+use toolwright::permission::{PermissionDecision, PermissionPolicy, PermissionRequest};
+use toolwright::{DynTool, Extensions, PreparedCall};
 use toolwright_permissions::RulePolicy;
 
 /// 100 rules of the kinds a real settings file holds.
@@ -40,6 +44,34 @@ fn hundred_rules(project: &Path) -> RulePolicy {
     policy
 }
 
+/// Decides a call of `tool` with `input` as the executor does: the tool is prepared
+/// once (the shell tool analyses its command for its flags), and the policy decides on
+/// the facts it states.
+fn decide_prepared(
+    policy: &RulePolicy,
+    tool: &dyn DynTool,
+    prepared: &dyn PreparedCall,
+    access: &Accesses,
+    input: &str,
+    cwd: &Path,
+) -> PermissionDecision {
+    let extensions = Extensions::new();
+    let spec = tool.spec();
+    let request = PermissionRequest {
+        tool: &spec.name,
+        rule_name: spec.rule_name.as_deref(),
+        access,
+        invoked_name: &spec.name,
+        call_id: "c1",
+        input,
+        flags: prepared.flags(),
+        cwd,
+        own_summary: None,
+        extensions: &extensions,
+    };
+    policy.check(&request)
+}
+
 fn decisions(c: &mut Criterion) {
     // A real project on disk: the paths a command names are looked at (symlinks).
     let project = tempfile::tempdir().expect("a temporary directory");
@@ -51,15 +83,20 @@ fn decisions(c: &mut Criterion) {
         std::fs::write(cwd.join(file), "x\n").expect("a file");
     }
     let policy = hundred_rules(cwd);
-    let command = json!({"command": "cd src && git diff --stat HEAD~1 | head -20 && npm test -- --watch=false"});
-    let edit = json!({"path": "src/module4/lib.rs"});
-    let text = command["command"].as_str().unwrap().to_owned();
+    let registry = toolwright::builtin::registry().expect("the built-ins");
+    let shell = Arc::clone(registry.resolve("shell").expect("shell").tool());
+    let edit_file = Arc::clone(registry.resolve("edit_file").expect("edit_file").tool());
+    let text = "cd src && git diff --stat HEAD~1 | head -20 && npm test -- --watch=false";
+    let command = json!({ "command": text }).to_string();
+    let edit = json!({"path": "src/module4/lib.rs", "old_string": "x", "new_string": "y"}).to_string();
     let mut group = c.benchmark_group("permission_decision_100_rules");
-    // As in a real call: staging analysed the command for the shell tool's flags, so
-    // the decision finds the analysis shared.
-    toolwright_permissions::shell::analyze_shared(&text);
+    // As in a real call: staging analysed the command for the shell tool's flags, and
+    // the policy reads that analysis from the call's facts.
+    let prepared = shell.prepare(command.as_bytes()).expect("a shell call");
+    let access = prepared.access();
+    let _ = prepared.flags();
     group.bench_function("compound_shell_command", |b| {
-        b.iter(|| black_box(policy.decide("shell", black_box(&command), false, cwd)))
+        b.iter(|| black_box(decide_prepared(&policy, shell.as_ref(), prepared.as_ref(), &access, &command, cwd)))
     });
     // A command never seen: the parse is part of the decision.
     let mut n = 0u64;
@@ -67,17 +104,26 @@ fn decisions(c: &mut Criterion) {
         b.iter_batched(
             || {
                 n += 1;
-                json!({ "command": format!("{text} {n}") })
+                let fresh = json!({ "command": format!("{text} {n}") }).to_string();
+                let prepared = shell.prepare(fresh.as_bytes()).expect("a shell call");
+                let access = prepared.access();
+                (fresh, prepared, access)
             },
-            |fresh| black_box(policy.decide("shell", &fresh, false, cwd)),
+            |(fresh, prepared, access)| {
+                black_box(decide_prepared(&policy, shell.as_ref(), prepared.as_ref(), &access, &fresh, cwd))
+            },
             criterion::BatchSize::SmallInput,
         )
     });
     group.bench_function("parse_only", |b| {
-        b.iter(|| black_box(toolwright_permissions::shell::analyze(black_box(&text))))
+        b.iter(|| black_box(toolwright_permissions::shell::analyze(black_box(text))))
     });
+    let prepared_edit = edit_file.prepare(edit.as_bytes()).expect("an edit call");
+    let edit_access = prepared_edit.access();
     group.bench_function("edit_path", |b| {
-        b.iter(|| black_box(policy.decide("edit_file", black_box(&edit), false, cwd)))
+        b.iter(|| {
+            black_box(decide_prepared(&policy, edit_file.as_ref(), prepared_edit.as_ref(), &edit_access, &edit, cwd))
+        })
     });
     group.finish();
 }

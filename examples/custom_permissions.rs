@@ -5,24 +5,31 @@
 //! Run: `cargo run --example custom_permissions`
 
 use std::sync::Arc;
+use toolwright::access::Access;
 use toolwright::permission::{Approval, Approver, PermissionDecision, PermissionPolicy, PermissionRequest};
 use toolwright::rules::RulePolicy;
 use toolwright::{BoxFuture, Executor, ToolCall, TurnContext};
 
-/// Read-only calls run; writes run only under `scratch/`; everything else asks.
+/// Reads run; writes run only under `scratch/`; everything else asks. It decides on
+/// what each call says it touches (`request.access`), not on tool names or the input.
 struct ScratchOnly;
 
 impl PermissionPolicy for ScratchOnly {
     fn check(&self, request: &PermissionRequest<'_>) -> PermissionDecision {
-        if request.flags.read_only {
-            return PermissionDecision::Allow;
+        if !request.access.is_declared() {
+            return PermissionDecision::Ask(format!("Allow {}?", request.summary()));
         }
-        let input: serde_json::Value = serde_json::from_str(request.input).unwrap_or_default();
-        match input["path"].as_str() {
-            Some(path) if path.starts_with("scratch/") && !path.contains("..") => PermissionDecision::Allow,
-            Some(path) => PermissionDecision::Deny(format!("writes go under scratch/, not {path}")),
-            None => PermissionDecision::Ask(format!("Allow {}?", request.summary())),
+        for fact in request.access {
+            match fact {
+                Access::Read(_) | Access::Search(_) => {}
+                Access::Write(path) if path.starts_with("scratch/") && !path.contains("..") => {}
+                Access::Write(path) => {
+                    return PermissionDecision::Deny(format!("writes go under scratch/, not {path}"));
+                }
+                _ => return PermissionDecision::Ask(format!("Allow {}?", request.summary())),
+            }
         }
+        PermissionDecision::Allow
     }
 }
 

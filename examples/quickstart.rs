@@ -9,7 +9,7 @@ use toolwright::{Executor, ToolCall, TurnContext};
 /// Add two numbers.
 ///
 /// Use it for exact arithmetic instead of doing sums in your head.
-#[tool(read_only, concurrency_safe, idempotent)]
+#[tool(read_only, pure, concurrency_safe, idempotent)]
 pub struct Add {
     /// The first number.
     pub a: f64,

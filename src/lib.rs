@@ -10,7 +10,7 @@
 //! /// Count the words in a text.
 //! ///
 //! /// Words are separated by whitespace.
-//! #[tool(read_only, concurrency_safe, idempotent)]
+//! #[tool(read_only, pure, concurrency_safe, idempotent)]
 //! pub struct CountWords {
 //!     /// The text to count.
 //!     pub text: String,

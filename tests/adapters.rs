@@ -10,7 +10,7 @@ use toolwright::prelude::*;
 use toolwright::{Executor, ToolCall, ToolResult, TurnContext};
 
 /// Add two numbers.
-#[tool(read_only, concurrency_safe)]
+#[tool(read_only, pure, concurrency_safe)]
 pub struct Add {
     pub a: i64,
     pub b: i64,
@@ -28,7 +28,7 @@ pub struct Stats {
 }
 
 /// Report stats.
-#[tool(read_only)]
+#[tool(read_only, pure)]
 pub struct Report;
 impl Tool for Report {
     type Output = Json<Stats>;
@@ -38,7 +38,7 @@ impl Tool for Report {
 }
 
 /// Return a picture.
-#[tool(read_only)]
+#[tool(read_only, pure)]
 pub struct Picture;
 impl Tool for Picture {
     type Output = ToolOutput;

@@ -23,10 +23,11 @@ use toolwright::mcp::rmcp::{ClientHandler, ErrorData, ServiceExt};
 use toolwright::mcp::{AskMode, McpConfig, McpMounts, McpServer, MountOptions};
 use toolwright::permission::{PermissionDecision, PermissionPolicy, PermissionRequest};
 use toolwright::prelude::*;
+use toolwright::rules::RulePolicy;
 use toolwright::{Executor, Registry, ToolCall, TurnContext};
 
 /// Count down `steps` steps, reporting progress at each.
-#[tool(read_only, title = "Count down")]
+#[tool(read_only, pure, title = "Count down")]
 pub struct Countdown {
     /// How many steps.
     pub steps: u32,
@@ -46,7 +47,7 @@ impl Tool for Countdown {
 static SAW_CANCELLATION: AtomicBool = AtomicBool::new(false);
 
 /// Wait until cancelled.
-#[tool(read_only)]
+#[tool(read_only, pure)]
 pub struct WaitForCancel {}
 
 impl Tool for WaitForCancel {
@@ -65,7 +66,7 @@ pub struct Totals {
 }
 
 /// Add numbers, returning structured output.
-#[tool(read_only)]
+#[tool(read_only, pure)]
 pub struct AddUp {
     /// The numbers.
     pub numbers: Vec<i64>,
@@ -369,7 +370,13 @@ async fn toolwright_mounts_a_toolwright_server_over_http() {
     assert!(mounts.warnings().is_empty(), "{:?}", mounts.warnings());
     let read_file = registry.get("mcp__tw__read_file").expect("mounted");
     assert!(read_file.spec().flags.read_only, "trusted server's readOnlyHint");
+    // An MCP tool asks unless a rule allows it: here one naming the server.
     let executor = Executor::new(Arc::clone(&registry));
+    let asked = executor
+        .execute(&ToolCall::new("0", "mcp__tw__read_file", r#"{"path":"hello.txt"}"#), &TurnContext::new(ws.path()))
+        .await;
+    assert!(asked.output.text_content().contains("needs approval"), "{asked:?}");
+    let executor = Executor::builder(Arc::clone(&registry)).policy(RulePolicy::new().allow("mcp__tw")).build();
     let result = executor
         .execute(&ToolCall::new("1", "mcp__tw__read_file", r#"{"path":"hello.txt"}"#), &TurnContext::new(ws.path()))
         .await;

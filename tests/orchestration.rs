@@ -12,7 +12,7 @@ use toolwright::prelude::*;
 use toolwright::{CallEvent, ContextModifier, ErrorKind, Executor, Extensions, Orchestrator, ToolCall, TurnContext};
 
 /// Wait at a barrier shared by the turn.
-#[tool(read_only, concurrency_safe)]
+#[tool(read_only, pure, concurrency_safe)]
 pub struct Meet {}
 pub struct Gate(tokio::sync::Barrier);
 impl Tool for Meet {
@@ -63,7 +63,7 @@ impl Tool for Work {
 }
 
 /// Sleep, then append to the turn's log through a context modifier.
-#[tool(read_only, concurrency_safe)]
+#[tool(read_only, pure, concurrency_safe)]
 pub struct Append {
     pub item: String,
     pub ms: u64,
@@ -96,7 +96,7 @@ impl Tool for Cd {
 }
 
 /// Print the working directory.
-#[tool(read_only, concurrency_safe)]
+#[tool(read_only, pure, concurrency_safe)]
 pub struct Pwd {}
 impl Tool for Pwd {
     type Output = String;
@@ -106,7 +106,7 @@ impl Tool for Pwd {
 }
 
 /// Sleep, watching for cancellation or not.
-#[tool(read_only, concurrency_safe)]
+#[tool(read_only, pure, concurrency_safe)]
 pub struct Sleepy {
     pub ms: u64,
     pub stubborn: bool,

@@ -14,7 +14,7 @@ use toolwright::{
 };
 
 /// Echo text back, with the name it was called by.
-#[tool(read_only, concurrency_safe, aliases = ["say"])]
+#[tool(read_only, pure, concurrency_safe, aliases = ["say"])]
 pub struct Echo {
     /// The text.
     pub text: String,
@@ -46,7 +46,7 @@ impl Tool for WriteNote {
 }
 
 /// Sleep, ignoring cancellation.
-#[tool(read_only, timeout_secs = 1)]
+#[tool(read_only, pure, timeout_secs = 1)]
 pub struct Nap {
     /// Milliseconds.
     pub ms: u64,
@@ -60,7 +60,7 @@ impl Tool for Nap {
 }
 
 /// Misbehave on purpose.
-#[tool(read_only)]
+#[tool(read_only, pure)]
 pub struct Misbehave {
     /// `panic`, `panic_validate`, `fail`, `error_output` or `big`.
     pub how: String,
@@ -85,7 +85,7 @@ impl Tool for Misbehave {
 }
 
 /// Count calls in a shared counter, reporting progress.
-#[tool(read_only)]
+#[tool(read_only, pure)]
 pub struct Count {}
 pub struct Counter(AtomicUsize);
 impl Tool for Count {
@@ -100,7 +100,7 @@ impl Tool for Count {
 }
 
 /// Wait until cancelled.
-#[tool(read_only)]
+#[tool(read_only, pure)]
 pub struct Wait {}
 impl Tool for Wait {
     type Output = String;
@@ -111,7 +111,7 @@ impl Tool for Wait {
 }
 
 /// A name that merely contains the MCP prefix.
-#[tool(name = "not_mcp__really", read_only)]
+#[tool(name = "not_mcp__really", read_only, pure)]
 pub struct NotMcp {}
 impl Tool for NotMcp {
     type Output = &'static str;

@@ -9,7 +9,7 @@ use toolwright::prelude::*;
 use toolwright::{DEFAULT_TOOL_NAMES, DefaultTool, InputError, PreparedCall, RegistryError, ToolOrigin, ToolSpec};
 
 /// Echo the text back.
-#[tool(read_only, concurrency_safe, idempotent, title = "Echo", aliases = ["say"])]
+#[tool(read_only, pure, concurrency_safe, idempotent, title = "Echo", aliases = ["say"])]
 pub struct Echo {
     /// What to echo.
     pub text: String,

@@ -11,7 +11,7 @@ use toolwright::prelude::*;
 use toolwright::{Executor, ToolCall, TurnContext};
 
 /// Store a record with nested fields.
-#[tool(read_only)]
+#[tool(read_only, pure)]
 pub struct Store {
     pub key: String,
     pub tags: Vec<String>,

@@ -11,7 +11,7 @@ use toolwright::prelude::*;
 use toolwright::{ErrorKind, Executor, LazyTool, Profile, RegistryError, ToolCall, ToolSpec, TurnContext};
 
 /// Describes itself by the turn: it lists the agents the host configured.
-#[tool(read_only)]
+#[tool(read_only, pure)]
 pub struct Agent {
     /// The task.
     pub task: String,

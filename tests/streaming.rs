@@ -14,7 +14,7 @@ use toolwright::{
 };
 
 /// Tell the test it started, then finish.
-#[tool(read_only, concurrency_safe)]
+#[tool(read_only, pure, concurrency_safe)]
 pub struct Ping {
     pub n: u32,
 }
@@ -43,7 +43,7 @@ impl Tool for Chdir {
 }
 
 /// Print the working directory after a pause.
-#[tool(read_only, concurrency_safe)]
+#[tool(read_only, pure, concurrency_safe)]
 pub struct Where {
     pub ms: u64,
 }

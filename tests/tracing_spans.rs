@@ -12,7 +12,7 @@ use tracing::span::{Attributes, Id, Record};
 use tracing::{Event, Metadata, Subscriber};
 
 /// Say yes.
-#[tool(read_only)]
+#[tool(read_only, pure)]
 pub struct Yes {}
 impl Tool for Yes {
     type Output = &'static str;

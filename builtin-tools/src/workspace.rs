@@ -5,6 +5,8 @@
 
 use ignore::gitignore::GitignoreBuilder;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use toolwright_core::permission::ReadFilter;
 use toolwright_core::{ToolContext, ToolError, suggest};
 
 /// The file, in a workspace root or any directory below it, whose gitignore-syntax
@@ -24,8 +26,8 @@ pub const IGNORE_FILE: &str = ".toolwrightignore";
 pub struct Workspace {
     /// Canonical roots; the first is the main one.
     roots: Vec<PathBuf>,
-    /// What the permission rules deny reading, from the turn's extensions.
-    denials: Option<toolwright_permissions::ReadDenials>,
+    /// What the permission rules deny reading (the policy's read filter).
+    denials: Option<Arc<dyn ReadFilter>>,
 }
 
 impl Workspace {
@@ -46,10 +48,10 @@ impl Workspace {
     }
 
     /// The workspace of a call: its extension, or the working directory.
-    /// With [`ReadDenials`](toolwright_permissions::ReadDenials) in the extensions,
+    /// With the policy's read filter in the context (the executor puts it there),
     /// denied paths are refused and walks skip them.
     pub(crate) fn of(cx: &ToolContext) -> Result<Workspace, ToolError> {
-        let denials = cx.extension::<toolwright_permissions::ReadDenials>().filter(|d| !d.is_empty()).cloned();
+        let denials = cx.read_filter().cloned();
         if let Some(workspace) = cx.extension::<Workspace>() {
             return Ok(Workspace { denials, ..workspace.clone() });
         }
@@ -157,8 +159,8 @@ impl Workspace {
         if self.ignored(&path, path.is_dir()) {
             return Err(ToolError::msg(format!("`{display}` is blocked by {IGNORE_FILE}")));
         }
-        if let Some(rule) = self.denials.as_ref().and_then(|d| d.denied_by(&path, path.is_dir())) {
-            return Err(ToolError::msg(format!("`{display}` is denied by the permission rule `{rule}`")));
+        if let Some(why) = self.denied(&path, path.is_dir()) {
+            return Err(ToolError::msg(format!("`{display}` is {why}")));
         }
         Ok(Resolved { path, display })
     }
@@ -206,10 +208,15 @@ impl Workspace {
         if let Some(denials) = self.denials.clone() {
             builder.filter_entry(move |entry| {
                 let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
-                denials.denied_by(entry.path(), is_dir).is_none()
+                denials.denied(entry.path(), is_dir).is_none()
             });
         }
         builder
+    }
+
+    /// Why the permission rules deny reading `path`, if they do.
+    pub(crate) fn denied(&self, path: &Path, is_dir: bool) -> Option<String> {
+        self.denials.as_ref().and_then(|d| d.denied(path, is_dir))
     }
 }
 

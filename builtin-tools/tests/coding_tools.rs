@@ -353,11 +353,9 @@ fn searches_skip_what_the_permission_rules_deny_reading() {
     fs::write(root.join("secrets/key.txt"), "TOKEN=abc").unwrap();
     fs::write(root.join(".env"), "TOKEN=def").unwrap();
     fs::write(root.join("app.txt"), "TOKEN=placeholder").unwrap();
+    // Nothing is wired by hand: the executor installs the policy's read filter.
     let policy = toolwright_permissions::RulePolicy::new().deny("Read(./secrets/**)").deny("Read(./.env)");
-    let mut extensions = toolwright_builtin::session();
-    extensions.insert(policy.read_denials(&root));
-    let mut s = Session::new(&root);
-    s.turn = TurnContext::new(&root).with_extensions(extensions);
+    let mut s = Session::with_policy(&root, policy);
     assert_eq!(
         s.ok("grep", json!({"pattern": "TOKEN", "output_mode": "content", "-n": false})),
         "app.txt:TOKEN=placeholder"
@@ -365,5 +363,5 @@ fn searches_skip_what_the_permission_rules_deny_reading() {
     assert_eq!(s.ok("glob", json!({"pattern": "**/*"})), "app.txt");
     assert_eq!(s.ok("list_dir", json!({})), "./\n  app.txt\n  secrets/");
     let e = s.err("read_file", json!({"path": "secrets/key.txt"}));
-    assert!(e.contains("denied by the permission rule `Read(./secrets/**)`"), "{e}");
+    assert!(e.contains("permission denied") && e.contains("`Read(./secrets/**)`"), "{e}");
 }

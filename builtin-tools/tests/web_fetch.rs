@@ -90,3 +90,69 @@ fn limits_and_failures_are_clear() {
     let e = s.err("web_fetch", json!({"url": format!("http://{closed}/")}));
     assert!(e.contains("cannot connect to `127.0.0.1`"), "{e}");
 }
+
+/// Counts the connections a listener accepts, answering each with a page.
+fn counting_listener(s: &Session) -> (u16, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
+    let listener = s.rt.block_on(tokio::net::TcpListener::bind("127.0.0.1:0")).unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let hits = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let seen = std::sync::Arc::clone(&hits);
+    s.rt.spawn(async move {
+        loop {
+            let Ok((mut socket, _)) = listener.accept().await else { return };
+            seen.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            tokio::spawn(async move {
+                let mut buf = [0u8; 4096];
+                let _ = socket.read(&mut buf).await;
+                let body = "reached";
+                let head = format!("HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n", body.len());
+                let _ = socket.write_all(head.as_bytes()).await;
+                let _ = socket.write_all(body.as_bytes()).await;
+            });
+        }
+    });
+    (port, hits)
+}
+
+#[test]
+fn the_host_the_rules_check_is_the_host_the_request_reaches() {
+    let dir = tempfile::tempdir().unwrap();
+    let policy = toolwright_permissions::RulePolicy::new()
+        .with_mode(toolwright_permissions::Mode::BypassPermissions)
+        .deny("WebFetch(domain:127.0.0.1)")
+        .deny("WebFetch(domain:localhost)");
+    let mut s = Session::with_policy(dir.path(), policy);
+    let (port, hits) = counting_listener(&s);
+    // Every spelling of the denied host: decimal, hex and octal forms, percent-encoding,
+    // userinfo, a control character before the port, upper case, a trailing dot.
+    for url in [
+        format!("http://127.0.0.1:{port}/"),
+        format!("http://2130706433:{port}/"),
+        format!("http://0x7f.0.0.1:{port}/"),
+        format!("http://0177.0.0.1:{port}/"),
+        format!("http://127.1:{port}/"),
+        format!("http://%31%32%37.0.0.1:{port}/"),
+        format!("http://user:pass@127.0.0.1:{port}/"),
+        format!("http://evil.example@127.0.0.1:{port}/"),
+        format!("http://127.0.0.1\t:{port}/"),
+        format!("http://127.0.0.1\n:{port}/"),
+        format!("http://LOCALHOST:{port}/"),
+        format!("http://localhost.:{port}/"),
+        format!("  http://127.0.0.1:{port}/  "),
+    ] {
+        let result = s.call("web_fetch", json!({ "url": url }));
+        assert_eq!(result.error, Some(toolwright_core::ErrorKind::Denied), "{url:?}: {}", result.output.text_content());
+    }
+    assert_eq!(hits.load(std::sync::atomic::Ordering::SeqCst), 0, "no request reached the denied host");
+    // A backslash before `@` makes it a path (`http://a\@127.0.0.1` is host `a`): the
+    // rules see host `a`, and so does the request, which never reaches 127.0.0.1.
+    let result = s.call("web_fetch", json!({ "url": format!("http://a\\@127.0.0.1:{port}/") }));
+    assert_ne!(result.error, Some(toolwright_core::ErrorKind::Denied), "{}", result.output.text_content());
+    assert_eq!(hits.load(std::sync::atomic::Ordering::SeqCst), 0);
+    // An allowed host is reached.
+    let policy = toolwright_permissions::RulePolicy::new().allow("WebFetch(domain:127.0.0.1)");
+    let mut s2 = Session::with_policy(dir.path(), policy);
+    let (port, hits) = counting_listener(&s2);
+    assert_eq!(s2.ok("web_fetch", json!({ "url": format!("http://0x7f.1:{port}/") })), "reached");
+    assert_eq!(hits.load(std::sync::atomic::Ordering::SeqCst), 1);
+}

@@ -19,7 +19,6 @@
 //! `PostToolUseFailure` (for error results and failed calls), and `PermissionRequest` (through
 //! [`CommandHooks::approver`]).
 
-use crate::rule::name_covers;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
@@ -85,32 +84,15 @@ impl Matcher {
         regex::Regex::new(&format!("^(?:{text})$")).map(Matcher::Regex).map_err(|e| format!("matcher `{text}`: {e}"))
     }
 
-    fn matches(&self, tool: &str) -> bool {
-        let alias = claude_name(tool);
+    /// Whether a call of `tool` (rule name `rule_name`: Claude Code's name) matches.
+    fn matches(&self, tool: &str, rule_name: Option<&str>) -> bool {
+        let names = std::iter::once(tool).chain(rule_name);
         match self {
             Matcher::All => true,
-            Matcher::Names(names) => names.iter().any(|n| name_covers(n, tool)),
-            Matcher::Regex(re) => re.is_match(tool) || alias.is_some_and(|a| re.is_match(a)),
+            Matcher::Names(names_listed) => names.into_iter().any(|n| names_listed.iter().any(|l| l == n)),
+            Matcher::Regex(re) => names.into_iter().any(|n| re.is_match(n)),
         }
     }
-}
-
-/// Claude Code's name for a toolwright tool, where there is one.
-fn claude_name(tool: &str) -> Option<&'static str> {
-    Some(match tool {
-        "shell" => "Bash",
-        "read_file" => "Read",
-        "write_file" => "Write",
-        "edit_file" | "replace_in_file" => "Edit",
-        "multi_edit" => "MultiEdit",
-        "glob" => "Glob",
-        "grep" => "Grep",
-        "list_dir" => "LS",
-        "web_fetch" => "WebFetch",
-        "todo_write" => "TodoWrite",
-        "shell_output" => "BashOutput",
-        _ => return None,
-    })
 }
 
 /// One command hook for one event.
@@ -143,7 +125,7 @@ impl CommandHook {
         }
         let mut payload = json!({
             "hook_event_name": self.event,
-            "tool_name": claude_name(call.tool).unwrap_or(call.tool),
+            "tool_name": call.rule_name.unwrap_or(call.tool),
             "toolwright_tool_name": call.tool,
             "tool_input": input,
             "tool_use_id": call.call_id,
@@ -216,7 +198,11 @@ impl PreToolHook for CommandHook {
     }
 
     fn matches(&self, tool: &str) -> bool {
-        self.matcher.matches(tool)
+        self.matcher.matches(tool, None)
+    }
+
+    fn matches_call(&self, tool: &str, rule_name: Option<&str>) -> bool {
+        self.matcher.matches(tool, rule_name)
     }
 
     fn before<'a>(&'a self, call: &'a HookCall<'a>) -> BoxFuture<'a, Result<PreToolOutcome, String>> {
@@ -268,7 +254,11 @@ impl PostToolHook for CommandHook {
     }
 
     fn matches(&self, tool: &str) -> bool {
-        self.matcher.matches(tool)
+        self.matcher.matches(tool, None)
+    }
+
+    fn matches_call(&self, tool: &str, rule_name: Option<&str>) -> bool {
+        self.matcher.matches(tool, rule_name)
     }
 
     fn after<'a>(
@@ -411,9 +401,14 @@ pub struct HookApprover<A> {
 impl<A: Approver> Approver for HookApprover<A> {
     fn approve<'a>(&'a self, request: &'a PermissionRequest<'a>, question: &'a str) -> BoxFuture<'a, Approval> {
         Box::pin(async move {
-            let call =
-                HookCall { tool: request.tool, call_id: request.call_id, input: request.input, cwd: request.cwd };
-            for hook in self.hooks.iter().filter(|h| h.matcher.matches(request.tool)) {
+            let call = HookCall {
+                tool: request.tool,
+                rule_name: request.rule_name,
+                call_id: request.call_id,
+                input: request.input,
+                cwd: request.cwd,
+            };
+            for hook in self.hooks.iter().filter(|h| h.matcher.matches(request.tool, request.rule_name)) {
                 match hook.run(&hook.payload(&call, None), request.cwd).await {
                     Ran::Ok(Some(value)) => {
                         let decision = specific(&value).get("decision").unwrap_or(&Value::Null);

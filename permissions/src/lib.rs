@@ -2,20 +2,30 @@
 //!
 //! A [`RulePolicy`] is a [`PermissionPolicy`](toolwright_core::permission::PermissionPolicy):
 //! rules `Tool` or `Tool(specifier)` in allow, ask and deny lists, checked deny, then
-//! ask, then allow, across every source; then the [`Mode`]'s default. Claude Code's tool
-//! names reach toolwright's tools (`Bash` is `shell`, `Read` covers read_file, glob,
-//! grep and list_dir, `Edit` covers the tools that write files).
+//! ask, then allow, across every source; then the [`Mode`]'s default.
+//!
+//! The policy decides on what a call touches, as the tool states it
+//! ([`toolwright_core::access`]), and on the tool's names: `Bash(..)` rules govern every
+//! command a call runs, `Read(..)` every file it reads and directory it searches,
+//! `Edit(..)` every file it writes, `WebFetch(domain:..)` every URL it fetches, whatever
+//! the tool; a rule naming a tool (its own name, or its rule name such as `Grep`)
+//! governs that tool. There is no table of tool names: a new tool that declares what it
+//! touches is governed by the rules as it is.
 //!
 //! ```
 //! use toolwright_permissions::RulePolicy;
 //! use toolwright_core::permission::PermissionDecision;
-//! use serde_json::json;
 //!
+//! let registry = toolwright_builtin::registry().unwrap();
+//! let shell = registry.resolve("shell").unwrap();
 //! let policy = RulePolicy::new().allow("Bash(npm run *)").deny("Bash(git push *)");
 //! let cwd = std::path::Path::new("/work");
-//! let decide = |command: &str| policy.decide("shell", &json!({ "command": command }), false, cwd);
+//! let decide = |command: &str| {
+//!     let input = serde_json::json!({ "command": command }).to_string();
+//!     policy.decide_for(shell.tool().as_ref(), &input, cwd).unwrap()
+//! };
 //! assert_eq!(decide("npm run test && ls"), PermissionDecision::Allow);
-//! assert!(matches!(decide("npm run build; git -C .. push origin"), PermissionDecision::Deny(_)));
+//! assert!(matches!(decide("npm run build; ( (git -C .. push origin) )"), PermissionDecision::Deny(_)));
 //! assert!(matches!(decide("npm run x > out.txt"), PermissionDecision::Ask(_)));
 //! ```
 //!
@@ -23,15 +33,17 @@
 //! tool runs bash and the rules must read a command as bash does) is a sizeable build
 //! that agents which only use core's seams should not pay for.
 
+pub mod domain;
 pub mod hooks;
 pub mod path;
 pub mod pattern;
 mod policy;
+pub mod protected;
 pub mod rule;
 pub mod settings;
 pub mod shell;
 
 pub use pattern::CommandPattern;
-pub use policy::{Mode, ReadDenials, RulePolicy, SAFE_ENV_VARS, host_of};
+pub use policy::{Mode, ReadDenials, RulePolicy, SAFE_ENV_VARS};
 pub use rule::{Effect, Source};
 pub use settings::SettingsError;

@@ -28,11 +28,17 @@ pub struct PathPattern {
 }
 
 impl PathPattern {
-    /// Compiles `raw` with the settings file's anchors.
-    pub fn new(raw: &str, anchors: &crate::rule::Anchors) -> Result<PathPattern, String> {
+    /// Compiles `raw` with the settings file's anchors, for a rule of `effect`: in deny
+    /// and ask rules a relative pattern with a single directory segment (`secrets/**`,
+    /// `src/`) matches that directory at any depth below the working directory; in
+    /// allow rules only at the top (Claude Code's documented depths).
+    pub fn new(raw: &str, anchors: &crate::rule::Anchors, effect: crate::rule::Effect) -> Result<PathPattern, String> {
         let raw = raw.trim();
         if raw.is_empty() {
             return Err("the path pattern is empty".into());
+        }
+        if raw.contains('\0') {
+            return Err("the path pattern has a NUL character".into());
         }
         let (anchor, line) = if let Some(rest) = raw.strip_prefix("//") {
             (Anchor::Dir(PathBuf::from("/")), format!("/{rest}"))
@@ -46,6 +52,8 @@ impl PathPattern {
             }
         } else if let Some(rest) = raw.strip_prefix("./") {
             (Anchor::Cwd, format!("/{rest}"))
+        } else if effect != crate::rule::Effect::Allow && single_directory_segment(raw) {
+            (Anchor::Cwd, format!("**/{raw}"))
         } else {
             (Anchor::Cwd, raw.to_owned())
         };
@@ -87,6 +95,18 @@ impl PathPattern {
         self.matches(path, cwd, false) || self.matches(&path.join(PROBE_CHILD), cwd, false)
     }
 
+    /// Whether the pattern could match `dir` or something below it: a recursive read
+    /// of `dir` could reach what it denies. Over-approximate: it looks only at the
+    /// pattern's anchor and literal directories.
+    pub fn may_match_below(&self, dir: &Path, cwd: &Path) -> bool {
+        let base = self.base(cwd);
+        let root = match &self.literal_prefix {
+            Some(literal) => base.join(literal),
+            None => base.to_path_buf(),
+        };
+        dir.starts_with(&root) || root.starts_with(dir)
+    }
+
     /// The directory the pattern is relative to, for a call in `cwd`.
     #[inline(always)]
     fn base<'a>(&'a self, cwd: &'a Path) -> &'a Path {
@@ -102,6 +122,18 @@ impl PathPattern {
     fn may_hold(&self, path: &Path, base: &Path) -> bool {
         under(path.as_os_str().as_encoded_bytes(), base.as_os_str().as_encoded_bytes(), self.literal_bytes())
     }
+}
+
+/// Whether a bare relative pattern names one directory and then only globs below it
+/// (`secrets/**`, `src/`, `build/*.o`): such a deny or ask rule matches at any depth.
+fn single_directory_segment(raw: &str) -> bool {
+    let glob = |c: char| matches!(c, '*' | '?' | '[');
+    let Some((dir, rest)) = raw.split_once('/') else { return false };
+    !dir.is_empty()
+        && dir != "."
+        && dir != ".."
+        && !dir.contains(glob)
+        && rest.split('/').all(|segment| segment.is_empty() || segment.contains(glob))
 }
 
 /// A file name no real file has: a probe below a directory, standing for what is in it.
@@ -171,7 +203,11 @@ mod tests {
 
     fn m(pattern: &str, path: &str) -> bool {
         let anchors = Anchors { project: Some("/proj".into()), home: Some("/home/u".into()) };
-        PathPattern::new(pattern, &anchors).unwrap().matches(Path::new(path), Path::new("/proj/sub"), false)
+        PathPattern::new(pattern, &anchors, crate::rule::Effect::Allow).unwrap().matches(
+            Path::new(path),
+            Path::new("/proj/sub"),
+            false,
+        )
     }
 
     #[test]

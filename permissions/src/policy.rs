@@ -3,13 +3,16 @@
 
 use crate::path::{PROBE_CHILD, absolute};
 use crate::pattern::{CommandPattern, canonical_flags};
-use crate::rule::{self, Anchors, Effect, Kind, Rule, Source, Specifier, ToolName, kind_of_tool};
+use crate::rule::{self, Anchors, CallNames, Effect, Kind, Rule, Source, Specifier, ToolName, kind_of_name};
 use crate::shell::{self, Command, Word};
 use serde_json::Value;
 use std::cell::OnceCell;
 use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
 use std::sync::{OnceLock, PoisonError, RwLock};
-use toolwright_core::permission::{PermissionDecision, PermissionPolicy, PermissionRequest};
+use toolwright_core::DynTool;
+use toolwright_core::access::{Access, CommandLine};
+use toolwright_core::permission::{PermissionDecision, PermissionPolicy, PermissionRequest, ReadFilter};
 
 /// Claude Code's permission modes. Deny rules win in every mode.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize)]
@@ -88,8 +91,32 @@ impl RuleSet {
     }
 }
 
-/// The toolwright name of the shell tool (`Bash` in rules).
-const SHELL_TOOL: &str = "shell";
+/// The command pattern a rule's specifier holds, if it has one.
+fn command_pattern(specifier: &Specifier) -> Option<&CommandPattern> {
+    match specifier {
+        Specifier::Command(pattern) | Specifier::Any { command: Some(pattern), .. } => Some(pattern),
+        Specifier::Param { otherwise: Some(other), .. } => command_pattern(other),
+        _ => None,
+    }
+}
+
+/// The path pattern a rule's specifier holds, if it has one.
+fn path_pattern(specifier: &Specifier) -> Option<&crate::path::PathPattern> {
+    match specifier {
+        Specifier::Path(pattern) | Specifier::Any { path: Some(pattern), .. } => Some(pattern),
+        Specifier::Param { otherwise: Some(other), .. } => path_pattern(other),
+        _ => None,
+    }
+}
+
+/// The domain pattern a rule's specifier holds, if it has one.
+fn domain_pattern(specifier: &Specifier) -> Option<&crate::domain::DomainPattern> {
+    match specifier {
+        Specifier::Domain(pattern) | Specifier::Any { domain: Some(pattern), .. } => Some(pattern),
+        Specifier::Param { otherwise: Some(other), .. } => domain_pattern(other),
+        _ => None,
+    }
+}
 
 /// Programs whose first argument names a subcommand (`git diff`, `npm test`), not a file.
 const SUBCOMMAND_PROGRAMS: &[&str] =
@@ -126,10 +153,17 @@ impl ShellIndex {
         for (i, rule) in rules.iter().enumerate() {
             let slot = list_slot(rule.effect);
             let list = &mut index.lists[slot];
-            if rule.tool.covers(SHELL_TOOL) {
-                match &rule.specifier {
+            // `Bash` rules govern every command; a rule naming a tool governs that
+            // tool's commands (checked against the call's names when it decides).
+            // (A bare rule may name the tool whose command it is.)
+            let about_commands = match &rule.specifier {
+                None => true,
+                Some(specifier) => command_pattern(specifier).is_some(),
+            };
+            if about_commands {
+                match rule.specifier.as_ref().and_then(command_pattern) {
                     None => list.any_command.push(i),
-                    Some(Specifier::Command(pattern)) => {
+                    Some(pattern) => {
                         list.patterns.push(i);
                         match pattern.first_word() {
                             Some(word) => match index.by_first_word.iter_mut().find(|(w, _)| w == word) {
@@ -143,18 +177,14 @@ impl ShellIndex {
                             None => list.any_command.push(i),
                         }
                     }
-                    Some(_) => {}
                 }
             }
-            let edits = rule.tool.covers("write_file");
-            let writes = match rule.effect {
-                Effect::Allow => edits,
-                _ => (edits || read_deny_blocks_edits(rule)) && rule.specifier.is_some(),
-            };
-            if writes {
+            let path = rule.specifier.as_ref().and_then(path_pattern).is_some();
+            let edits = rule.tool.is_kind(Kind::Edit) || read_deny_blocks_edits(rule);
+            if path && edits {
                 list.writes.push(i);
             }
-            if rule.effect == Effect::Deny && rule.tool.covers("read_file") && rule.specifier.is_some() {
+            if path && rule.effect == Effect::Deny && rule.tool.is_kind(Kind::Read) {
                 index.read_denies.push(i);
             }
         }
@@ -229,7 +259,7 @@ fn first_token(text: &str) -> &str {
     text.bytes().position(|b| b == b' ').map_or(text, |space| &text[..space])
 }
 
-/// How a part of a call was decided.
+/// How a fact of a call was decided.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Verdict {
     Deny(String),
@@ -239,11 +269,28 @@ enum Verdict {
     /// Ask, unless the mode decides otherwise.
     Ask(String),
     Allow,
-    /// No rule said anything: the mode decides.
+    /// No rule said anything: the mode decides, by what the fact is.
     Undecided {
-        read_only: bool,
+        what: What,
         reason: String,
     },
+}
+
+/// What an undecided fact is, for the mode to decide.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum What {
+    /// A read or search outside the working directories.
+    Read,
+    /// A write no rule or mode allows.
+    Write,
+    /// A write to a protected path: only a person (or bypassPermissions) approves it.
+    Protected,
+    /// A command no rule allows.
+    Command { read_only: bool },
+    /// A fetch no rule allows.
+    Fetch,
+    /// Anything else (an MCP tool, an undeclared or opaque tool).
+    Other { read_only: bool },
 }
 
 impl RulePolicy {
@@ -342,49 +389,123 @@ impl RulePolicy {
         &self.warnings
     }
 
-    /// The `Read` deny path rules, for tools that walk directories to skip what they
-    /// deny (a search of `.` must not read `secrets/` when `Read(./secrets/**)` is
-    /// denied). Put it in the turn's extensions; the built-in tools use it.
+    /// What the `Read` deny path rules cover, for a call in `cwd`: tools that walk
+    /// directories skip it (a search of `.` must not read `secrets/` when
+    /// `Read(./secrets/**)` is denied). The executor installs it in every call's
+    /// context ([`PermissionPolicy::read_filter`]); nothing needs wiring.
     pub fn read_denials(&self, cwd: &Path) -> ReadDenials {
         let patterns = self
             .read_rules()
             .rules
             .iter()
-            .filter(|r| r.effect == Effect::Deny && r.tool.covers("read_file"))
-            .filter_map(|r| match &r.specifier {
-                Some(Specifier::Path(p)) => Some((p.clone(), r.text.clone())),
-                _ => None,
-            })
+            .filter(|r| r.effect == Effect::Deny && r.tool.is_kind(Kind::Read))
+            .filter_map(|r| r.specifier.as_ref().and_then(path_pattern).map(|p| (p.clone(), r.text.clone())))
             .collect();
         ReadDenials { patterns, cwd: cwd.to_owned() }
     }
 
-    /// Whether a bare deny rule removes `tool` from the pool altogether.
-    pub fn removes(&self, tool: &str) -> bool {
-        self.read_rules().rules.iter().any(|r| r.effect == Effect::Deny && r.specifier.is_none() && r.tool.covers(tool))
+    /// Whether a bare deny rule removes a tool with these names from the pool
+    /// altogether (`Bash`, `mcp__github`, `mcp__*`, `Web*`).
+    pub fn removes(&self, tool: &str, rule_name: Option<&str>) -> bool {
+        let call = CallNames { tool, rule_name, mcp: None };
+        self.read_rules()
+            .rules
+            .iter()
+            .any(|r| r.effect == Effect::Deny && r.specifier.is_none() && r.tool.covers(&call))
     }
 
     fn read_rules(&self) -> std::sync::RwLockReadGuard<'_, RuleSet> {
         self.rules.read().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// The decision for one call.
-    pub fn decide(&self, tool: &str, input: &Value, read_only: bool, cwd: &Path) -> PermissionDecision {
-        let verdict = match kind_of_tool(tool) {
-            Kind::Shell => match input.get("command").and_then(Value::as_str) {
-                Some(command) => self.shell(command, cwd),
-                None => self.generic(tool, input, cwd, read_only),
-            },
-            _ => self.generic(tool, input, cwd, read_only),
+    /// The decision for a call of `tool` with `input` in `cwd`: the tool parses the
+    /// input and states what the call touches, and the policy decides on that, as the
+    /// executor would (without hooks or an approver). An input the tool refuses is an
+    /// error.
+    pub fn decide_for(
+        &self,
+        tool: &dyn DynTool,
+        input: &str,
+        cwd: &Path,
+    ) -> Result<PermissionDecision, toolwright_core::InputError> {
+        let prepared = tool.prepare(input.as_bytes())?;
+        let access = prepared.access();
+        let extensions = toolwright_core::Extensions::new();
+        let spec = tool.spec();
+        let request = PermissionRequest {
+            tool: &spec.name,
+            rule_name: spec.rule_name.as_deref(),
+            access: &access,
+            invoked_name: &spec.name,
+            call_id: "",
+            input,
+            flags: prepared.flags(),
+            cwd,
+            own_summary: None,
+            extensions: &extensions,
         };
-        self.finish(tool, verdict)
+        Ok(self.decide(&request))
     }
 
-    fn finish(&self, tool: &str, verdict: Verdict) -> PermissionDecision {
+    /// The decision for one call, from what it touches.
+    fn decide(&self, request: &PermissionRequest<'_>) -> PermissionDecision {
+        let mcp = request.access.iter().find_map(|fact| match fact {
+            Access::Mcp { server, tool } => Some((server.as_str(), tool.as_str())),
+            _ => None,
+        });
+        let call = CallNames { tool: request.tool, rule_name: request.rule_name, mcp };
+        let read_only = request.flags.read_only;
+        // Rules about the tool as a whole, or one of its parameters: deny, then ask.
+        {
+            let set = self.read_rules();
+            let mut params: Option<serde_json::Map<String, Value>> = None;
+            for effect in [Effect::Deny, Effect::Ask] {
+                for rule in set.rules.iter().filter(|r| r.effect == effect && r.tool.covers(&call)) {
+                    let hit = match &rule.specifier {
+                        None => true,
+                        Some(Specifier::Param { name, value, .. }) => {
+                            // (Parsed only when a parameter rule names the tool.)
+                            let params = params.get_or_insert_with(|| top_level(request.input));
+                            params.get(name).and_then(scalar_text).is_some_and(|v| value.matches(&v))
+                        }
+                        Some(_) => false,
+                    };
+                    if hit {
+                        return self.finish(verdict_for(rule));
+                    }
+                }
+            }
+            if !request.access.is_declared() {
+                if set.rules.iter().any(|r| r.effect == Effect::Allow && r.specifier.is_none() && r.tool.covers(&call))
+                {
+                    return PermissionDecision::Allow;
+                }
+                let what = What::Other { read_only };
+                return self
+                    .finish(Verdict::Undecided { what, reason: format!("{} may touch anything", request.tool) });
+            }
+        }
+        // Each fact: any denial denies the call, any question asks it.
+        let mut decision = PermissionDecision::Allow;
+        for fact in request.access {
+            let verdict = self.fact(fact, &call, request.cwd, read_only);
+            match self.finish(verdict) {
+                deny @ PermissionDecision::Deny(_) => return deny,
+                ask @ PermissionDecision::AskRule(_) => decision = ask,
+                ask @ PermissionDecision::Ask(_) if decision == PermissionDecision::Allow => decision = ask,
+                _ => {}
+            }
+        }
+        decision
+    }
+
+    /// What the mode makes of a verdict. Deny rules win in every mode; an explicit ask
+    /// rule asks in every mode (dontAsk denies it); what no rule decided is up to the
+    /// mode, by what it is.
+    fn finish(&self, verdict: Verdict) -> PermissionDecision {
         match verdict {
             Verdict::Deny(why) => PermissionDecision::Deny(why),
             Verdict::Allow => PermissionDecision::Allow,
-            // Claude Code: an explicit ask rule prompts in every mode, bypass included.
             Verdict::AskRule(why) => match self.mode {
                 Mode::DontAsk => PermissionDecision::Deny(format!("{why} (dontAsk mode denies what would ask)")),
                 _ => PermissionDecision::AskRule(why),
@@ -392,44 +513,145 @@ impl RulePolicy {
             Verdict::Ask(why) => match self.mode {
                 Mode::DontAsk => PermissionDecision::Deny(format!("{why} (dontAsk mode denies what would ask)")),
                 Mode::BypassPermissions => PermissionDecision::Allow,
-                Mode::Plan => PermissionDecision::Deny(format!("{why} (plan mode only reads)")),
                 _ => PermissionDecision::Ask(why),
             },
-            Verdict::Undecided { read_only, reason } => match self.mode {
-                Mode::Plan if !read_only => {
+            Verdict::Undecided { what, reason } => match (self.mode, what) {
+                (Mode::BypassPermissions, _) => PermissionDecision::Allow,
+                (Mode::DontAsk, _) => {
+                    PermissionDecision::Deny(format!("{reason}, and no rule allows it (dontAsk mode)"))
+                }
+                (_, What::Protected) => PermissionDecision::AskRule(format!(
+                    "{reason}: a protected path, which only a person approves; allow it?"
+                )),
+                (Mode::Plan, What::Write) => {
+                    PermissionDecision::Deny(format!("plan mode does not change files, and {reason}"))
+                }
+                (Mode::Plan, What::Other { read_only: false }) => {
                     PermissionDecision::Deny(format!("plan mode allows only reading, and {reason}"))
                 }
-                _ if read_only => PermissionDecision::Allow,
-                Mode::BypassPermissions => PermissionDecision::Allow,
-                Mode::DontAsk => PermissionDecision::Deny(format!("{reason}, and no rule allows it (dontAsk mode)")),
-                _ => PermissionDecision::Ask(concat(&["Allow ", tool, ": ", &reason, "?"])),
+                _ => PermissionDecision::Ask(concat(&["Allow ", &reason, "?"])),
             },
         }
     }
 
-    /// A non-shell call: its paths, domain or input against the rules.
-    fn generic(&self, tool: &str, input: &Value, cwd: &Path, read_only: bool) -> Verdict {
-        let kind = kind_of_tool(tool);
+    /// One fact against the rules and the working directories.
+    fn fact(&self, fact: &Access, call: &CallNames<'_>, cwd: &Path, read_only: bool) -> Verdict {
+        let home = self.anchors.home.as_deref();
+        match fact {
+            Access::Command(line) => self.shell(line, call, cwd),
+            Access::Read(path) | Access::Search(path) => {
+                let search = matches!(fact, Access::Search(_));
+                let target = Touched::named(path, cwd, home, search);
+                self.path_rules(&target, call, cwd, Kind::Read).unwrap_or_else(|| {
+                    if target.inside(cwd, &self.additional_dirs) {
+                        Verdict::Allow
+                    } else {
+                        let verb = if search { "searches" } else { "reads" };
+                        let reason = format!("{} {verb} `{path}`, outside the working directories", call.tool);
+                        Verdict::Undecided { what: What::Read, reason }
+                    }
+                })
+            }
+            Access::Write(path) => {
+                let target = Touched::named(path, cwd, home, false);
+                let inside = target.inside(cwd, &self.additional_dirs);
+                self.write(&target, call, cwd, inside, || format!("{} writes `{path}`", call.tool))
+            }
+            Access::Fetch(url) => {
+                let host = url.host_str().unwrap_or("");
+                let set = self.read_rules();
+                for effect in [Effect::Deny, Effect::Ask, Effect::Allow] {
+                    for rule in set.rules.iter().filter(|r| r.effect == effect) {
+                        let applies = rule.tool.is_kind(Kind::Fetch) || rule.tool.covers(call);
+                        let hit = match &rule.specifier {
+                            None => applies,
+                            Some(specifier) => applies && domain_pattern(specifier).is_some_and(|d| d.matches(host)),
+                        };
+                        if hit {
+                            return verdict_for(rule);
+                        }
+                    }
+                }
+                Verdict::Undecided { what: What::Fetch, reason: format!("{} fetches `{url}`", call.tool) }
+            }
+            Access::Mcp { server, tool } => {
+                let set = self.read_rules();
+                if set.rules.iter().any(|r| r.effect == Effect::Allow && r.specifier.is_none() && r.tool.covers(call)) {
+                    return Verdict::Allow;
+                }
+                let reason = format!("{} calls `{tool}` of the MCP server `{server}`", call.tool);
+                Verdict::Undecided { what: What::Other { read_only: false }, reason }
+            }
+            Access::Opaque(what) => {
+                let set = self.read_rules();
+                if set.rules.iter().any(|r| r.effect == Effect::Allow && r.specifier.is_none() && r.tool.covers(call)) {
+                    return Verdict::Allow;
+                }
+                Verdict::Undecided { what: What::Other { read_only }, reason: format!("{}: {what}", call.tool) }
+            }
+            _ => Verdict::Undecided {
+                what: What::Other { read_only },
+                reason: format!("{} touches {fact:?}", call.tool),
+            },
+        }
+    }
+
+    /// The path rules of `kind` (and, for writes, Read denies) about `target`, deny,
+    /// then ask, then allow; `None` if none matches.
+    fn path_rules(&self, target: &Touched, call: &CallNames<'_>, cwd: &Path, kind: Kind) -> Option<Verdict> {
         let set = self.read_rules();
-        let target = Target::of(tool, input, cwd, self.anchors.home.as_deref());
         for effect in [Effect::Deny, Effect::Ask, Effect::Allow] {
             for rule in set.rules.iter().filter(|r| r.effect == effect) {
-                let covers = rule.tool.covers(tool) || (kind == Kind::Edit && read_deny_blocks_edits(rule));
-                if covers && target.matches(rule, effect, cwd) {
-                    return verdict_for(rule);
+                let applies = rule.tool.is_kind(kind)
+                    || (kind == Kind::Edit && read_deny_blocks_edits(rule))
+                    || (rule.tool.covers(call) && kind_of_rule(rule).is_none());
+                let hit = match &rule.specifier {
+                    // A bare `Read` or `Edit` covers every read or write; a bare rule
+                    // naming the tool, all of its own.
+                    None => rule.tool.is_kind(kind) || rule.tool.covers(call),
+                    Some(specifier) => {
+                        applies && path_pattern(specifier).is_some_and(|p| target.matches(p, effect, cwd))
+                    }
+                };
+                if hit {
+                    return Some(verdict_for(rule));
                 }
             }
         }
-        drop(set);
-        if kind == Kind::Edit && self.mode == Mode::AcceptEdits && target.inside(cwd, &self.additional_dirs) {
+        None
+    }
+
+    /// A file written: Edit and Read denies, Edit asks, protected paths, Edit allows,
+    /// then acceptEdits inside the working directories.
+    fn write(
+        &self,
+        target: &Touched,
+        call: &CallNames<'_>,
+        cwd: &Path,
+        inside: bool,
+        describe: impl Fn() -> String,
+    ) -> Verdict {
+        let ruled = self.path_rules(target, call, cwd, Kind::Edit);
+        if let Some(verdict @ (Verdict::Deny(_) | Verdict::AskRule(_))) = &ruled {
+            return verdict.clone();
+        }
+        // Allow rules do not pre-approve protected paths (Claude Code).
+        if target.protected() {
+            return Verdict::Undecided { what: What::Protected, reason: describe() };
+        }
+        if let Some(verdict) = ruled {
+            return verdict;
+        }
+        if inside && self.mode == Mode::AcceptEdits {
             return Verdict::Allow;
         }
-        Verdict::Undecided { read_only, reason: format!("{tool} {}", target.describe()) }
+        Verdict::Undecided { what: What::Write, reason: describe() }
     }
 
     /// A shell command: every part must be allowed; any denied part denies it.
-    fn shell(&self, command: &str, cwd: &Path) -> Verdict {
-        let analysis = shell::analyze_shared(command);
+    fn shell(&self, line: &CommandLine, call: &CallNames<'_>, cwd: &Path) -> Verdict {
+        let command = line.text();
+        let analysis = line.analysis(shell::analyze);
         if analysis.too_deep {
             let why = analysis.unknowns.first().map_or("", String::as_str);
             return Verdict::Deny(format!("`{}` cannot be checked: {why}", first_line(command)));
@@ -445,7 +667,7 @@ impl RulePolicy {
         let places = || places.get_or_init(|| Places::new(&analysis, cwd, home));
         // The files redirections write, each looked at once for every list.
         let written = OnceCell::new();
-        let written = || -> &[Target] {
+        let written = || -> &[Touched] {
             written
                 .get_or_init(|| analysis.writes.iter().map(|write| places().written(write, home)).collect::<Vec<_>>())
         };
@@ -468,6 +690,8 @@ impl RulePolicy {
             })
         };
         let unknown = !analysis.unknowns.is_empty();
+        // `Bash` rules govern every command; others only the tools they name.
+        let applies = |rule: &Rule| rule.tool.is_kind(Kind::Shell) || rule.tool.covers(call);
         let starting: Vec<_> = starts.iter().map(|word| index.starting_with(word)).collect();
         let mut candidates = Vec::with_capacity(16);
         // An ask about the paths named waits until every deny has been looked for.
@@ -478,12 +702,13 @@ impl RulePolicy {
             index.candidates(effect, &starting, unknown, &mut candidates);
             for &(i, start) in &candidates {
                 let rule = &set.rules[i];
-                let hit = match &rule.specifier {
+                if !applies(rule) {
+                    continue;
+                }
+                let hit = match rule.specifier.as_ref().map(command_pattern) {
                     None => true,
-                    Some(Specifier::Command(pattern)) => {
-                        tried(pattern, start) || (unknown && pattern.matches(command.trim()))
-                    }
-                    Some(_) => false,
+                    Some(Some(pattern)) => tried(pattern, start) || (unknown && pattern.matches(command.trim())),
+                    Some(None) => false,
                 };
                 if hit {
                     return verdict_for(rule);
@@ -493,12 +718,11 @@ impl RulePolicy {
             if effect == Effect::Deny && !index.read_denies.is_empty() {
                 // A deny needs either the path as named or where it finally is.
                 let denied = |named: &Probe| {
-                    index.read_denies.iter().map(|&i| &set.rules[i]).find(|rule| match &rule.specifier {
-                        Some(Specifier::Path(pattern)) => {
+                    index.read_denies.iter().map(|&i| &set.rules[i]).find(|rule| {
+                        rule.specifier.as_ref().and_then(path_pattern).is_some_and(|pattern| {
                             pattern.matches_at_or_below(&named.path, cwd)
                                 || named.real.as_deref().is_some_and(|real| pattern.matches_at_or_below(real, cwd))
-                        }
-                        _ => false,
+                        })
                     })
                 };
                 match places().named_paths(parts, &analysis.dirs, command, home, denied) {
@@ -509,9 +733,9 @@ impl RulePolicy {
             // Redirections write files: Edit (and Read) deny and ask rules apply.
             if !list.writes.is_empty() {
                 for (write, target) in analysis.writes.iter().zip(written()) {
-                    if let Some(rule) =
-                        list.writes.iter().map(|&i| &set.rules[i]).find(|r| target.matches(r, effect, cwd))
-                    {
+                    if let Some(rule) = list.writes.iter().map(|&i| &set.rules[i]).find(|r| {
+                        r.specifier.as_ref().and_then(path_pattern).is_some_and(|p| target.matches(p, effect, cwd))
+                    }) {
                         let why = format!("{} (the command writes `{write}`)", reason_for(rule));
                         return if effect == Effect::Deny { Verdict::Deny(why) } else { Verdict::AskRule(why) };
                     }
@@ -533,6 +757,13 @@ impl RulePolicy {
             let question = format!("Allow `{}`? {why}", first_line(command));
             return if index.has_rules(Effect::Ask) { Verdict::AskRule(question) } else { Verdict::Ask(question) };
         }
+        // A redirection to a protected path is approved only by a person.
+        if let Some(write) =
+            analysis.writes.iter().zip(written()).find(|(_, target)| target.protected()).map(|(w, _)| w)
+        {
+            let reason = format!("`{}` writes `{write}`", first_line(command));
+            return Verdict::Undecided { what: What::Protected, reason };
+        }
         // Allow: every part by a rule, or by the read-only classifier.
         let allow = index.list(Effect::Allow);
         // What no rule allows: parts, then files written.
@@ -543,29 +774,51 @@ impl RulePolicy {
             // `cd` changes no file (the shell tool keeps the directory inside the
             // workspace), but it is not read-only for scheduling: later calls depend
             // on it, so the classifier leaves it out and only the rules let it through.
-            let harmless = part.read_only || part.base_name() == Some("cd");
+            // A read-only part is harmless only where it stays inside the working
+            // directories, and `git` only in the call's own directory (another
+            // directory's hooks and config could run commands).
+            let read_only = part.read_only || part.base_name() == Some("cd");
+            let stays = || self.part_stays_inside(part, places(), cwd, home);
+            let harmless = read_only && stays();
             all_read_only &= harmless;
             if harmless && self.read_only_shell_runs {
+                continue;
+            }
+            // acceptEdits: the filesystem commands Claude Code lists, on paths inside
+            // the working directories (none of them protected).
+            if self.mode == Mode::AcceptEdits
+                && part.base_name().is_some_and(|name| crate::protected::ACCEPT_EDITS_COMMANDS.contains(&name))
+                && !part.exact_only
+                && stays()
+                && !self.part_touches_protected(part, places(), home)
+            {
                 continue;
             }
             let text = strict_form(part);
             let starting = [text.as_deref().and_then(|text| index.starting_with(first_token(text)))];
             index.candidates(Effect::Allow, &starting, false, &mut candidates);
             // An exec wrapper is allowed only by a rule naming the whole command.
-            let allowed = candidates.iter().any(|&(i, _)| match &set.rules[i].specifier {
-                None => !part.exact_only,
-                Some(Specifier::Command(pattern)) => {
-                    (!part.exact_only || pattern.is_exact()) && text.as_deref().is_some_and(|t| pattern.matches(t))
+            let allowed = candidates.iter().filter(|&&(i, _)| applies(&set.rules[i])).any(|&(i, _)| {
+                match set.rules[i].specifier.as_ref().map(command_pattern) {
+                    None => !part.exact_only,
+                    Some(Some(pattern)) => {
+                        (!part.exact_only || pattern.is_exact()) && text.as_deref().is_some_and(|t| pattern.matches(t))
+                    }
+                    Some(None) => false,
                 }
-                Some(_) => false,
             });
             if !allowed {
                 open.push(part);
             }
         }
         for (write, target) in analysis.writes.iter().zip(written()) {
-            let allowed = allow.writes.iter().any(|&i| target.matches(&set.rules[i], Effect::Allow, cwd))
-                || (self.mode == Mode::AcceptEdits && target.inside(cwd, &self.additional_dirs));
+            let allowed = allow.writes.iter().any(|&i| {
+                set.rules[i]
+                    .specifier
+                    .as_ref()
+                    .and_then(path_pattern)
+                    .is_some_and(|p| target.matches(p, Effect::Allow, cwd))
+            }) || (self.mode == Mode::AcceptEdits && target.inside(cwd, &self.additional_dirs));
             all_read_only = false;
             if !allowed {
                 open_writes.push(write);
@@ -575,7 +828,7 @@ impl RulePolicy {
             return Verdict::Allow;
         }
         let mut reason = String::with_capacity(2 * command.len() + 32);
-        for piece in ["`", first_line(command), "` needs approval for "] {
+        for piece in [call.tool, ": `", first_line(command), "` needs approval for "] {
             reason.push_str(piece);
         }
         let mut separator = "";
@@ -590,37 +843,154 @@ impl RulePolicy {
             }
             separator = ", ";
         }
-        Verdict::Undecided { read_only: all_read_only && self.read_only_shell_runs, reason }
+        Verdict::Undecided { what: What::Command { read_only: all_read_only && self.read_only_shell_runs }, reason }
     }
 
-    /// The rules that "always allow" for this call saves: one per shell part, the path
-    /// for file tools, the domain for fetches, else the tool.
-    pub fn always_allow_rules(&self, tool: &str, input: &Value, cwd: &Path) -> Vec<String> {
-        match kind_of_tool(tool) {
-            Kind::Shell => {
-                let Some(command) = input.get("command").and_then(Value::as_str) else { return vec![tool.to_owned()] };
-                let analysis = shell::analyze_shared(command);
-                if !analysis.unknowns.is_empty() {
-                    return Vec::new();
-                }
-                let mut out: Vec<String> =
-                    analysis.commands.iter().filter_map(strict_form).map(|t| format!("Bash({t})")).collect();
-                out.dedup();
-                out
-            }
-            Kind::Read | Kind::Edit => match Target::of(tool, input, cwd, self.anchors.home.as_deref()) {
-                // The path itself (not the probe a search adds), anchored at `//`.
-                Target::Paths(paths) => {
-                    paths.iter().take(1).map(|p| format!("{tool}(/{})", p.path.display())).collect()
-                }
-                _ => vec![tool.to_owned()],
-            },
-            Kind::Fetch => match input.get("url").and_then(Value::as_str).and_then(host_of) {
-                Some(host) => vec![format!("WebFetch(domain:{host})")],
-                None => Vec::new(),
-            },
-            Kind::Other => vec![tool.to_owned()],
+    /// Whether a literal argument of `part` names a protected path.
+    fn part_touches_protected(&self, part: &Command, places: &Places, home: Option<&Path>) -> bool {
+        places.of(part).flatten().any(|dir| {
+            part.words
+                .iter()
+                .skip(1)
+                .filter_map(Word::literal)
+                .filter(|arg| !arg.starts_with('-'))
+                .any(|arg| Touched::one(resolve_named(arg, dir, home)).protected())
+        })
+    }
+
+    /// Whether a part's literal path arguments, and the directories it runs in, stay
+    /// inside the working directories, and a `git` part runs where the call does.
+    fn part_stays_inside(&self, part: &Command, places: &Places, cwd: &Path, home: Option<&Path>) -> bool {
+        let name = part.base_name();
+        // Arguments known only when it runs (`xargs`, `find -exec`, `find -delete`).
+        if part.more_args {
+            return false;
         }
+        let mut dirs = places.of(part);
+        // git elsewhere (`cd dir && git`, `git -C dir`) or with its config changed
+        // (`git -c core.pager=..`) can run commands from that directory or option.
+        if name == Some("git")
+            && (part.dirs.iter().any(Option::is_some)
+                || part.words.iter().skip(1).any(|w| {
+                    w.literal().is_none_or(|w| {
+                        matches!(w, "-C" | "-c" | "--git-dir" | "--work-tree" | "--exec-path" | "--config-env")
+                            || w.starts_with("--git-dir=")
+                            || w.starts_with("--work-tree=")
+                            || w.starts_with("--exec-path=")
+                            || w.starts_with("--config-env=")
+                    })
+                }))
+        {
+            return false;
+        }
+        // Commands whose arguments are never paths.
+        if matches!(
+            name,
+            Some(
+                "echo"
+                    | "printf"
+                    | "true"
+                    | "false"
+                    | "pwd"
+                    | "date"
+                    | "seq"
+                    | "whoami"
+                    | "id"
+                    | "uname"
+                    | "type"
+                    | "which"
+                    | "test"
+                    | "["
+            )
+        ) {
+            return dirs.all(|dir| dir.is_some_and(|d| Touched::one(d.clone()).inside(cwd, &self.additional_dirs)));
+        }
+        let subcommand = name.is_some_and(|name| SUBCOMMAND_PROGRAMS.contains(&name));
+        dirs.all(|dir| {
+            let Some(dir) = dir else { return false };
+            if !Touched::one(dir.clone()).inside(cwd, &self.additional_dirs) {
+                return false;
+            }
+            part.words.iter().skip(1).enumerate().all(|(k, word)| match word {
+                Word::Literal(arg) if arg.starts_with('-') || (k == 0 && subcommand) => true,
+                Word::Literal(arg) => Touched::one(resolve_named(arg, dir, home)).inside(cwd, &self.additional_dirs),
+                Word::Dynamic(_) => false,
+            })
+        })
+    }
+
+    /// The rules "always allow" adds for this call, each with whether it is saved to
+    /// the local settings file (commands, domains, MCP tools) or kept for the session
+    /// (file reads and edits, as Claude Code does). Empty when no rule can say it
+    /// (a command that cannot be analysed).
+    fn always_allow_rules(&self, request: &PermissionRequest<'_>) -> Vec<(String, bool)> {
+        let mut rules: Vec<(String, bool)> = Vec::new();
+        if !request.access.is_declared() {
+            return vec![(request.tool.to_owned(), false)];
+        }
+        for fact in request.access {
+            match fact {
+                Access::Command(line) => {
+                    let analysis = line.analysis(shell::analyze);
+                    if !analysis.unknowns.is_empty() {
+                        return Vec::new();
+                    }
+                    rules
+                        .extend(analysis.commands.iter().filter_map(strict_form).map(|t| (format!("Bash({t})"), true)));
+                }
+                Access::Read(path) | Access::Search(path) | Access::Write(path) => {
+                    let kind = if matches!(fact, Access::Write(_)) { "Edit" } else { "Read" };
+                    let absolute = crate::path::absolute(path, request.cwd, self.anchors.home.as_deref());
+                    rules.push((format!("{kind}(/{})", escape_glob(&absolute.to_string_lossy())), false));
+                }
+                Access::Fetch(url) => match url.host_str() {
+                    Some(host) => rules.push((format!("WebFetch(domain:{host})"), true)),
+                    None => return Vec::new(),
+                },
+                Access::Mcp { .. } => rules.push((request.tool.to_owned(), true)),
+                _ => rules.push((request.tool.to_owned(), false)),
+            }
+        }
+        rules.dedup();
+        rules
+    }
+}
+
+/// `path` with gitignore's pattern characters escaped, so a saved rule matches only it.
+fn escape_glob(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    for c in path.chars() {
+        if matches!(c, '*' | '?' | '[' | ']' | '\\' | '!' | '#') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// The top-level fields of a JSON object input (empty for anything else).
+fn top_level(input: &str) -> serde_json::Map<String, Value> {
+    match serde_json::from_str(input) {
+        Ok(Value::Object(map)) => map,
+        _ => serde_json::Map::new(),
+    }
+}
+
+/// A scalar parameter as text (`true`, `5`, `opus`); objects and arrays are not matched.
+fn scalar_text(value: &Value) -> Option<String> {
+    match value {
+        Value::String(s) => Some(s.clone()),
+        Value::Bool(b) => Some(b.to_string()),
+        Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    }
+}
+
+/// The kind a rule's name stands for.
+fn kind_of_rule(rule: &Rule) -> Option<Kind> {
+    match &rule.tool {
+        ToolName::Exact(name) => kind_of_name(name),
+        _ => None,
     }
 }
 
@@ -660,9 +1030,9 @@ impl Places {
     }
 
     /// A file a redirection writes, from every directory the command may be in.
-    fn written(&self, write: &str, home: Option<&Path>) -> Target {
+    fn written(&self, write: &str, home: Option<&Path>) -> Touched {
         let from = std::iter::once(&self.cwd).chain(self.dirs.iter().flatten());
-        Target::Paths(from.map(|dir| resolve_named(write, dir, home)).collect())
+        Touched(from.map(|dir| resolve_named(write, dir, home)).collect())
     }
 
     /// A deny when the command changes to, or names, a path that `denied` finds a rule
@@ -821,14 +1191,33 @@ pub struct ReadDenials {
 }
 
 impl ReadDenials {
-    /// The rule that denies reading `path`, if one does.
+    /// The rule that denies reading `path` (absolute), if one does. A path through a
+    /// symlink is denied when the link or its target is.
     pub fn denied_by(&self, path: &Path, is_dir: bool) -> Option<&str> {
-        self.patterns.iter().find(|(p, _)| p.matches(path, &self.cwd, is_dir)).map(|(_, text)| text.as_str())
+        let found = |path: &Path| {
+            self.patterns.iter().find(|(p, _)| p.matches(path, &self.cwd, is_dir)).map(|(_, text)| text.as_str())
+        };
+        found(path).or_else(|| {
+            let real = path.canonicalize().ok()?;
+            (real != path).then(|| found(&real)).flatten()
+        })
+    }
+
+    /// Whether reading `path` could reach a denied path below it (a recursive search
+    /// of a directory holding one).
+    pub fn covers_below(&self, path: &Path) -> bool {
+        self.patterns.iter().any(|(p, _)| p.may_match_below(path, &self.cwd))
     }
 
     /// Whether there are no such rules.
     pub fn is_empty(&self) -> bool {
         self.patterns.is_empty()
+    }
+}
+
+impl ReadFilter for ReadDenials {
+    fn denied(&self, path: &Path, is_dir: bool) -> Option<String> {
+        self.denied_by(path, is_dir).map(|rule| format!("denied by the permission rule `{rule}`"))
     }
 }
 
@@ -888,85 +1277,51 @@ impl Probe {
     }
 }
 
-/// What a non-shell call touches.
-enum Target {
-    Paths(Vec<Probe>),
-    Host(String),
-    Input(String),
-}
+/// Paths a call touches, each with its link resolved once.
+struct Touched(Vec<Probe>);
 
-impl Target {
-    fn of(tool: &str, input: &Value, cwd: &Path, home: Option<&Path>) -> Target {
-        let kind = kind_of_tool(tool);
-        match kind {
-            Kind::Read | Kind::Edit => {
-                let requested = input.get("path").and_then(Value::as_str).unwrap_or(".");
-                let cwd = Probe { path: cwd.to_path_buf(), real: None, is_dir: true };
-                let named = resolve_named(requested, &cwd, home);
-                // A search reads what is below its directory: a probe child lets a deny
-                // of `dir/**` catch a search of `dir`.
-                let inside = matches!(tool, "grep" | "glob" | "list_dir").then(|| Probe {
-                    path: named.path.join(PROBE_CHILD),
-                    real: named.real.as_ref().map(|real| real.join(PROBE_CHILD)),
-                    is_dir: false,
-                });
-                Target::Paths([named].into_iter().chain(inside).collect())
-            }
-            Kind::Fetch => match input.get("url").and_then(Value::as_str).and_then(host_of) {
-                Some(host) => Target::Host(host),
-                None => Target::Input(input.to_string()),
-            },
-            _ => Target::Input(input.to_string()),
-        }
+impl Touched {
+    fn one(probe: Probe) -> Touched {
+        Touched(vec![probe])
     }
 
-    fn describe(&self) -> String {
-        match self {
-            Target::Paths(paths) => {
-                paths.iter().map(|p| format!("`{}`", p.path.display())).collect::<Vec<_>>().join(", ")
-            }
-            Target::Host(host) => format!("`{host}`"),
-            Target::Input(input) => input.chars().take(120).collect(),
-        }
+    /// `path` named from `cwd`; for a search, also what is below it (a probe child
+    /// lets a deny of `dir/**` catch a search of `dir`).
+    fn named(path: &str, cwd: &Path, home: Option<&Path>, search: bool) -> Touched {
+        let cwd = Probe { path: cwd.to_path_buf(), real: None, is_dir: true };
+        let named = resolve_named(path, &cwd, home);
+        let inside = search.then(|| Probe {
+            path: named.path.join(PROBE_CHILD),
+            real: named.real.as_ref().map(|real| real.join(PROBE_CHILD)),
+            is_dir: false,
+        });
+        Touched([named].into_iter().chain(inside).collect())
     }
 
+    /// Whether every path, as named and as it finally is, is inside `cwd` or `extra`.
     fn inside(&self, cwd: &Path, extra: &[PathBuf]) -> bool {
-        match self {
-            Target::Paths(paths) => paths.iter().all(|p| {
-                [p.path.as_path(), p.real()]
-                    .iter()
-                    .all(|p| p.starts_with(cwd) || extra.iter().any(|d| p.starts_with(d)))
-            }),
-            _ => false,
-        }
+        self.0.iter().all(|p| {
+            [p.path.as_path(), p.real()].iter().all(|p| p.starts_with(cwd) || extra.iter().any(|d| p.starts_with(d)))
+        })
     }
 
-    fn matches(&self, rule: &Rule, effect: Effect, cwd: &Path) -> bool {
-        match (&rule.specifier, self) {
-            (None, _) => true,
-            (Some(Specifier::Path(pattern)), Target::Paths(paths)) => {
-                // A symlink: an allow needs the link and its target; a deny (or ask)
-                // needs either. Likewise over the paths a call touches.
-                let one = |probe: &Probe| {
-                    let link = pattern.matches(&probe.path, cwd, probe.is_dir);
-                    let real = match &probe.real {
-                        Some(real) => pattern.matches(real, cwd, probe.is_dir),
-                        None => link,
-                    };
-                    if effect == Effect::Allow { link && real } else { link || real }
-                };
-                if effect == Effect::Allow { paths.iter().all(one) } else { paths.iter().any(one) }
-            }
-            (Some(Specifier::Domain { host, wildcard }), Target::Host(h)) => {
-                if *wildcard {
-                    h.strip_suffix(host.as_str()).is_some_and(|sub| sub.ends_with('.') && sub.len() > 1)
-                } else {
-                    h == host
-                }
-            }
-            (Some(Specifier::Other(pattern)), Target::Input(input)) => pattern.matches(input),
-            _ => false,
-        }
+    /// Whether a path, as named or as it finally is, is protected.
+    fn protected(&self) -> bool {
+        self.0.iter().any(|p| crate::protected::is_protected(&p.path) || crate::protected::is_protected(p.real()))
+    }
+
+    fn matches(&self, pattern: &crate::path::PathPattern, effect: Effect, cwd: &Path) -> bool {
+        // A symlink: an allow needs the link and its target; a deny (or ask) needs
+        // either. Likewise over the paths a call touches.
+        let one = |probe: &Probe| {
+            let link = pattern.matches(&probe.path, cwd, probe.is_dir);
+            let real = match &probe.real {
+                Some(real) => pattern.matches(real, cwd, probe.is_dir),
+                None => link,
+            };
+            if effect == Effect::Allow { link && real } else { link || real }
+        };
+        if effect == Effect::Allow { self.0.iter().all(one) } else { self.0.iter().any(one) }
     }
 }
 
@@ -981,19 +1336,6 @@ fn resolve_link(path: &Path) -> PathBuf {
             _ => path.to_path_buf(),
         },
     }
-}
-
-/// The lower-case host of an http(s) URL.
-pub fn host_of(url: &str) -> Option<String> {
-    let rest = url.trim().split_once("://")?.1;
-    let authority = rest.split(['/', '?', '#']).next()?;
-    let host_port = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
-    let host = if host_port.starts_with('[') {
-        host_port.split_once(']').map(|(h, _)| &h[1..])?
-    } else {
-        host_port.split(':').next()?
-    };
-    (!host.is_empty()).then(|| host.trim_end_matches('.').to_ascii_lowercase())
 }
 
 /// The text an allow rule must match: literal words, safe assignments skipped, any
@@ -1089,27 +1431,33 @@ fn matches_loose(pattern: &CommandPattern, form: &str) -> bool {
 
 impl PermissionPolicy for RulePolicy {
     fn check(&self, request: &PermissionRequest<'_>) -> PermissionDecision {
-        let input: Value = serde_json::from_str(request.input).unwrap_or(Value::Null);
-        self.decide(request.tool, &input, request.flags.read_only, request.cwd)
+        self.decide(request)
     }
 
     fn remember(&self, request: &PermissionRequest<'_>) -> bool {
-        let input: Value = serde_json::from_str(request.input).unwrap_or(Value::Null);
-        let texts = self.always_allow_rules(request.tool, &input, request.cwd);
-        if texts.is_empty() {
+        let rules = self.always_allow_rules(request);
+        if rules.is_empty() {
             return false;
         }
         let mut added = Vec::new();
-        for text in &texts {
+        for (text, _) in &rules {
             if let Ok(rule) = rule::parse(text, Effect::Allow, Source::Local, &self.anchors) {
                 added.push(rule);
             }
         }
-        if let Some(path) = &self.local_settings {
+        let saved: Vec<String> = rules.iter().filter(|(_, save)| *save).map(|(text, _)| text.clone()).collect();
+        if let Some(path) = &self.local_settings
+            && !saved.is_empty()
+        {
             // Best effort: a failure to save still allows for this session.
-            let _ = crate::settings::append_allow_rules(path, &texts);
+            let _ = crate::settings::append_allow_rules(path, &saved);
         }
         self.rules.write().unwrap_or_else(PoisonError::into_inner).extend(added);
         true
+    }
+
+    fn read_filter(&self, cwd: &Path) -> Option<Arc<dyn ReadFilter>> {
+        let denials = self.read_denials(cwd);
+        (!denials.is_empty()).then(|| Arc::new(denials) as Arc<dyn ReadFilter>)
     }
 }

@@ -47,15 +47,29 @@ pub enum Specifier {
     Command(crate::pattern::CommandPattern),
     /// A path pattern in gitignore syntax (`Read(./src/**)`), with its anchor.
     Path(crate::path::PathPattern),
-    /// A host, or with `wildcard` its subdomains (`WebFetch(domain:*.example.com)`).
-    Domain {
-        /// The host, lower-case, without `*.`.
-        host: String,
-        /// `*.host`: subdomains at any depth, not the host itself.
-        wildcard: bool,
+    /// A domain pattern (`WebFetch(domain:*.example.com)`).
+    Domain(crate::domain::DomainPattern),
+    /// `Tool(param:value)`: a top-level parameter set to a value (`*` wildcards), in
+    /// deny and ask rules. When the call has no such parameter, `otherwise` is the
+    /// rule's reading in the tool's own syntax (`Bash(ls:*)` is a command pattern).
+    Param {
+        /// The parameter's name.
+        name: String,
+        /// Its value.
+        value: crate::pattern::CommandPattern,
+        /// The other reading, if the text has one.
+        otherwise: Option<Box<Specifier>>,
     },
-    /// Anything else, matched against the whole input text with `*` wildcards.
-    Other(crate::pattern::CommandPattern),
+    /// A rule for a tool with no syntax of its own (a toolwright or custom tool name):
+    /// read as whatever the call touches.
+    Any {
+        /// Read as a command pattern, for commands.
+        command: Option<crate::pattern::CommandPattern>,
+        /// Read as a path pattern, for files.
+        path: Option<crate::path::PathPattern>,
+        /// Read as `domain:...`, for fetches.
+        domain: Option<crate::domain::DomainPattern>,
+    },
 }
 
 /// A parsed rule.
@@ -79,76 +93,98 @@ impl fmt::Display for Rule {
     }
 }
 
-/// The category of tool a rule name stands for: Claude Code's names reach the
-/// matching toolwright tools.
+/// The rule names whose specifiers have a syntax of their own: what a call touches
+/// of that kind is governed by them, whichever tool touches it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
-    /// `Bash`: the shell.
+    /// `Bash`: commands.
     Shell,
-    /// `Read`: tools that read files (read_file, glob, grep, list_dir).
+    /// `Read`: files read, directories searched.
     Read,
-    /// `Edit`: tools that change files (write_file, edit_file, multi_edit, replace_in_file).
+    /// `Edit`: files written.
     Edit,
-    /// `WebFetch`.
+    /// `WebFetch`: URLs fetched.
     Fetch,
-    /// Anything else.
-    Other,
 }
 
-/// The category of a toolwright tool.
-pub fn kind_of_tool(tool: &str) -> Kind {
-    match tool {
-        "shell" => Kind::Shell,
-        "read_file" | "glob" | "grep" | "list_dir" => Kind::Read,
-        "write_file" | "edit_file" | "multi_edit" | "replace_in_file" => Kind::Edit,
-        "web_fetch" => Kind::Fetch,
-        _ => Kind::Other,
-    }
-}
-
-/// Whether the rule name `name` covers the toolwright tool `tool`.
-pub fn name_covers(name: &str, tool: &str) -> bool {
-    if name == tool {
-        return true;
-    }
+/// The kind a rule name stands for, if it is one of Claude Code's kind names.
+pub fn kind_of_name(name: &str) -> Option<Kind> {
     match name {
-        "Bash" => tool == "shell",
-        "Read" => matches!(tool, "read_file" | "glob" | "grep" | "list_dir"),
-        "Edit" => matches!(tool, "write_file" | "edit_file" | "multi_edit" | "replace_in_file"),
-        "Write" => tool == "write_file",
-        "MultiEdit" => tool == "multi_edit",
-        "Glob" => tool == "glob",
-        "Grep" => tool == "grep",
-        "LS" => tool == "list_dir",
-        "WebFetch" => tool == "web_fetch",
-        "TodoWrite" => tool == "todo_write",
-        "BashOutput" | "KillShell" | "KillBash" => tool == "shell_output",
-        _ => false,
+        "Bash" => Some(Kind::Shell),
+        "Read" => Some(Kind::Read),
+        "Edit" => Some(Kind::Edit),
+        "WebFetch" => Some(Kind::Fetch),
+        _ => None,
     }
 }
 
-/// The category a rule name stands for (for its specifier's syntax).
-fn kind_of_name(name: &str) -> Kind {
-    match name {
-        "Bash" => Kind::Shell,
-        "Read" | "Glob" | "Grep" | "LS" => Kind::Read,
-        "Edit" | "Write" | "MultiEdit" | "NotebookEdit" => Kind::Edit,
-        "WebFetch" => Kind::Fetch,
-        other => kind_of_tool(other),
-    }
+/// Claude Code names whose path rules are accepted but never consulted: use `Edit` or
+/// `Read` instead (a rule for the tool as a whole still applies).
+const UNCONSULTED_PATH_RULES: &[(&str, &str)] = &[
+    ("Write", "Edit"),
+    ("MultiEdit", "Edit"),
+    ("NotebookEdit", "Edit"),
+    ("Glob", "Read"),
+    ("Grep", "Read"),
+    ("LS", "Read"),
+];
+
+/// A tool's primary field, which `Tool(param:value)` rules may not match (a compound
+/// command or another spelling of the path would walk around it).
+const PRIMARY_FIELDS: &[(&str, &str)] = &[
+    ("Bash", "command"),
+    ("Read", "file_path"),
+    ("Read", "path"),
+    ("Edit", "file_path"),
+    ("Edit", "path"),
+    ("Write", "file_path"),
+    ("Write", "path"),
+    ("Grep", "path"),
+    ("Glob", "path"),
+    ("WebFetch", "url"),
+    ("NotebookEdit", "notebook_path"),
+];
+
+/// The names a call is known by, for rules that name tools.
+#[derive(Debug, Clone, Copy)]
+pub struct CallNames<'a> {
+    /// The tool's own name.
+    pub tool: &'a str,
+    /// Its rule name (Claude Code's name), if it declares one.
+    pub rule_name: Option<&'a str>,
+    /// The MCP server and tool it calls, by their own names.
+    pub mcp: Option<(&'a str, &'a str)>,
 }
 
 impl ToolName {
-    /// Whether this names `tool` (a toolwright name, `mcp__server__tool` for MCP).
-    pub fn covers(&self, tool: &str) -> bool {
+    /// Whether this names the tool of a call: by its own name, its rule name, or the
+    /// MCP server and tool it calls.
+    pub fn covers(&self, call: &CallNames<'_>) -> bool {
+        let names = std::iter::once(call.tool).chain(call.rule_name);
         match self {
-            ToolName::Exact(name) => name_covers(name, tool),
-            ToolName::McpServer(server) => tool
-                .strip_prefix("mcp__")
-                .and_then(|rest| rest.strip_prefix(server.as_str()))
-                .is_some_and(|rest| rest.starts_with("__")),
-            ToolName::Glob(_, glob) => glob.is_match(tool),
+            ToolName::Exact(name) => {
+                names.into_iter().any(|n| n == name)
+                    || call.mcp.is_some_and(|(server, tool)| {
+                        name.strip_prefix("mcp__").and_then(|rest| rest.split_once("__")) == Some((server, tool))
+                    })
+            }
+            ToolName::McpServer(server) => {
+                call.tool
+                    .strip_prefix("mcp__")
+                    .and_then(|rest| rest.strip_prefix(server.as_str()))
+                    .is_some_and(|rest| rest.starts_with("__"))
+                    || call.mcp.is_some_and(|(s, _)| s == server)
+            }
+            ToolName::Glob(_, glob) => {
+                names.into_iter().any(|n| glob.is_match(n))
+                    || call.mcp.is_some_and(|(server, tool)| glob.is_match(format!("mcp__{server}__{tool}")))
+            }
         }
+    }
+
+    /// Whether this is the kind name `kind` (`Bash`, `Read`, `Edit`, `WebFetch`).
+    pub fn is_kind(&self, kind: Kind) -> bool {
+        matches!(self, ToolName::Exact(name) if kind_of_name(name) == Some(kind))
     }
 }
 
@@ -186,7 +222,7 @@ pub fn parse(text: &str, effect: Effect, source: Source, anchors: &Anchors) -> R
     let specifier = match spec {
         None => None,
         Some(s) if s.trim().is_empty() || s.trim() == "*" => None,
-        Some(s) => Some(specifier(name, s, anchors)?),
+        Some(s) => Some(specifier(name, s, effect, anchors)?),
     };
     Ok(Rule { text: trimmed.to_owned(), effect, source, tool, specifier })
 }
@@ -225,24 +261,54 @@ fn glob_name(name: &str) -> Result<ToolName, String> {
     Ok(ToolName::Glob(name.to_owned(), glob.compile_matcher()))
 }
 
-fn specifier(name: &str, spec: &str, anchors: &Anchors) -> Result<Specifier, String> {
-    match kind_of_name(name) {
-        Kind::Shell => Ok(Specifier::Command(crate::pattern::CommandPattern::new(spec)?)),
-        Kind::Read | Kind::Edit => Ok(Specifier::Path(crate::path::PathPattern::new(spec, anchors)?)),
-        Kind::Fetch => {
-            let Some(domain) = spec.strip_prefix("domain:") else {
-                return Err(format!("`{spec}`: WebFetch rules take `domain:<host>` or `domain:*.<host>`"));
-            };
-            let domain = domain.trim().to_ascii_lowercase();
-            let (host, wildcard) = match domain.strip_prefix("*.") {
-                Some(host) => (host.to_owned(), true),
-                None => (domain, false),
-            };
-            if host.is_empty() || host.contains(['/', '*', ' ']) {
-                return Err(format!("`{spec}`: `{host}` is not a host name"));
-            }
-            Ok(Specifier::Domain { host, wildcard })
+fn specifier(name: &str, spec: &str, effect: Effect, anchors: &Anchors) -> Result<Specifier, String> {
+    use crate::domain::DomainPattern;
+    use crate::path::PathPattern;
+    use crate::pattern::CommandPattern;
+    let own = match kind_of_name(name) {
+        Some(Kind::Shell) => Some(Specifier::Command(CommandPattern::new(spec)?)),
+        Some(Kind::Read | Kind::Edit) => Some(Specifier::Path(PathPattern::new(spec, anchors, effect)?)),
+        Some(Kind::Fetch) => match spec.trim().strip_prefix("domain:") {
+            Some(domain) => Some(Specifier::Domain(DomainPattern::new(domain)?)),
+            None => None,
+        },
+        None => None,
+    };
+    // `Tool(param:value)`: a top-level parameter, in deny and ask rules.
+    if let Some((param, value)) = spec.split_once(':')
+        && let param = param.trim()
+        && !param.is_empty()
+        && param.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && !(kind_of_name(name) == Some(Kind::Fetch) && param == "domain")
+    {
+        if PRIMARY_FIELDS.iter().any(|(tool, field)| *tool == name && *field == param) {
+            return Err(format!(
+                "`{name}({param}:...)` matches the tool's primary field, which a rule cannot match this way (a compound command or another spelling would walk around it); use the tool's own syntax"
+            ));
         }
-        Kind::Other => Ok(Specifier::Other(crate::pattern::CommandPattern::new(spec)?)),
+        let value = CommandPattern::new(value.trim()).map_err(|e| format!("`{spec}`: {e}"))?;
+        return match (effect, own) {
+            (Effect::Allow, Some(own)) => Ok(own),
+            (Effect::Allow, None) => Err(format!(
+                "`{name}({spec})`: allow rules cannot match a parameter value (it would not show the call is safe); use a deny or ask rule"
+            )),
+            (_, own) => Ok(Specifier::Param { name: param.to_owned(), value, otherwise: own.map(Box::new) }),
+        };
+    }
+    if let Some((_, instead)) = UNCONSULTED_PATH_RULES.iter().find(|(n, _)| *n == name) {
+        return Err(format!(
+            "path rules for `{name}` are never consulted (Claude Code checks files against `Edit` and `Read` rules only); write `{instead}({spec})`"
+        ));
+    }
+    match own {
+        Some(own) => Ok(own),
+        None if kind_of_name(name) == Some(Kind::Fetch) => {
+            Err(format!("`{spec}`: WebFetch rules take `domain:<host>`, `domain:*.<host>` or `domain:*`"))
+        }
+        None => Ok(Specifier::Any {
+            command: CommandPattern::new(spec).ok(),
+            path: PathPattern::new(spec, anchors, effect).ok(),
+            domain: spec.trim().strip_prefix("domain:").and_then(|d| DomainPattern::new(d).ok()),
+        }),
     }
 }

@@ -152,64 +152,12 @@ fn too_deep(command: &str) -> Option<usize> {
     (deepest > MAX_NESTING).then_some(deepest)
 }
 
-/// Analyses kept for reuse: a shell call's command is analysed when the call is
-/// staged (its flags) and again when the policy decides; the second is a lookup.
-const SHARED_CAPACITY: usize = 256;
-
-/// [`analyze`], shared: the same command text gets the same analysis without being
-/// parsed again (a small cache, emptied when full).
-pub fn analyze_shared(command: &str) -> std::sync::Arc<Analysis> {
-    use std::collections::HashMap;
-    use std::hash::BuildHasherDefault;
-    use std::sync::{Arc, Mutex, OnceLock, PoisonError};
-    type Shared = HashMap<String, Arc<Analysis>, BuildHasherDefault<QuickHasher>>;
-    static SHARED: OnceLock<Mutex<Shared>> = OnceLock::new();
-    let shared = SHARED.get_or_init(Mutex::default);
-    if let Some(found) = shared.lock().unwrap_or_else(PoisonError::into_inner).get(command) {
-        return Arc::clone(found);
-    }
-    let analysis = Arc::new(analyze(command));
-    let mut map = shared.lock().unwrap_or_else(PoisonError::into_inner);
-    if map.len() >= SHARED_CAPACITY {
-        map.clear();
-    }
-    map.insert(command.to_owned(), Arc::clone(&analysis));
-    analysis
-}
-
 /// Adds to `dirs` those of `more` it does not have (see [`Command::dirs`]).
 fn add_dirs(dirs: &mut Vec<Option<usize>>, more: &[Option<usize>]) {
     for dir in more {
         if !dirs.contains(dir) {
             dirs.push(*dir);
         }
-    }
-}
-
-/// A quick hash for the shared analyses' keys, a word at a time: the map is small and
-/// emptied when full, so keys made to collide cost at most a scan of it.
-#[derive(Default)]
-struct QuickHasher(u64);
-
-impl std::hash::Hasher for QuickHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for chunk in &mut chunks {
-            self.add(u64::from_le_bytes(chunk.try_into().unwrap_or_default()));
-        }
-        let mut tail = [0u8; 8];
-        tail[..chunks.remainder().len()].copy_from_slice(chunks.remainder());
-        self.add(u64::from_le_bytes(tail));
-    }
-
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
-impl QuickHasher {
-    fn add(&mut self, word: u64) {
-        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x9e37_79b9_7f4a_7c15);
     }
 }
 

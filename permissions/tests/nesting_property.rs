@@ -4,6 +4,8 @@
 //! allowed.
 #![allow(missing_docs)]
 
+mod support;
+
 use proptest::prelude::*;
 use std::path::Path;
 use toolwright_core::permission::PermissionDecision;
@@ -70,7 +72,7 @@ proptest! {
         let mode = [Mode::Default, Mode::AcceptEdits, Mode::Plan, Mode::DontAsk, Mode::BypassPermissions][mode as usize];
         let policy = policy(mode);
         let cwd = Path::new("/work/proj");
-        let decide = |command: &str| policy.decide("shell", &serde_json::json!({ "command": command }), false, cwd);
+        let decide = |command: &str| support::decide(&policy, "shell", &serde_json::json!({ "command": command }), cwd);
         let command = BARE[bare];
         let mut wrapped = command.to_owned();
         for layer in &layers {

@@ -2,6 +2,8 @@
 //! known bypass shapes. Each row: rules, mode, tool, input, expected decision.
 #![allow(missing_docs)]
 
+mod support;
+
 use serde_json::{Value, json};
 use std::path::Path;
 use toolwright_core::permission::PermissionDecision;
@@ -34,8 +36,8 @@ fn policy(rules: &str, mode: Mode) -> RulePolicy {
     policy
 }
 
-fn decide(rules: &str, mode: Mode, tool: &str, input: &Value, read_only: bool) -> Want {
-    match policy(rules, mode).decide(tool, input, read_only, Path::new(CWD)) {
+fn decide(rules: &str, mode: Mode, tool: &str, input: &Value, _read_only: bool) -> Want {
+    match support::decide(&policy(rules, mode), tool, input, Path::new(CWD)) {
         PermissionDecision::Allow => A,
         PermissionDecision::Deny(_) => D,
         PermissionDecision::Ask(_) | PermissionDecision::AskRule(_) => Q,
@@ -75,7 +77,19 @@ const SHELL: &[(&str, &str, Want)] = &[
     ("", "cat README.md | grep x | wc -l", A),
     ("", "git status", A),
     ("", "git log --oneline -5", A),
-    ("", "git -C sub diff", A),
+    // git in another directory runs that directory's hooks and config: it asks.
+    ("", "git -C sub diff", Q),
+    ("", "cd sub && git status", Q),
+    ("", "cd sub && ls", A),
+    ("", "git -c core.pager=evil log", Q),
+    ("", "git --git-dir=/tmp/x/.git log", Q),
+    // Read-only commands run without asking only inside the working directories.
+    ("", "cat /etc/passwd", Q),
+    ("", "ls ../other", Q),
+    ("", "cd /tmp && ls", Q),
+    ("", "head -5 ~/.ssh/id_rsa", Q),
+    ("", "ls ../proj/src", A),
+    ("", "grep -r TODO /", Q),
     ("", "rg TODO src", A),
     ("", "find . -name '*.rs'", A),
     ("", "rm x", Q),
@@ -155,7 +169,8 @@ const SHELL: &[(&str, &str, Want)] = &[
     ("deny:Bash(rm -rf *)", "rm -f -r /", D),
     ("deny:Bash(rm *)", "/bin/rm x", D),
     ("deny:Bash(rm *)", "/usr/bin/rm -rf x", D),
-    ("allow:Bash(git status)", "git -C /other status", A),
+    // git in another directory can run that directory's hooks and config: it asks.
+    ("allow:Bash(git status)", "git -C /other status", Q),
     // Wrappers are stripped.
     ("deny:Bash(rm *)", "timeout 5 rm x", D),
     ("deny:Bash(rm *)", "timeout -s KILL 5 rm x", D),
@@ -186,7 +201,8 @@ const SHELL: &[(&str, &str, Want)] = &[
     ("allow:Bash(echo *)", "echo $(date)", A),
     ("allow:Bash(echo *)|allow:Bash(date)", "echo $(date)", A),
     ("allow:Bash(echo *)", "echo $HOME", A),
-    ("allow:Bash(cat README.md)", "cat $FILE", A),
+    // A computed path may be outside the working directories: it asks.
+    ("allow:Bash(cat README.md)", "cat $FILE", Q),
     // Arguments that name denied files: the read-only classifier does not open a hole.
     ("deny:Read(./.env)", "cat .env", D),
     ("deny:Read(./.env)", "grep KEY .env", D),
@@ -260,6 +276,23 @@ const SHELL: &[(&str, &str, Want)] = &[
 
 /// `(rules, mode, command, expected)`: modes against shell rules.
 const SHELL_MODES: &[(&str, Mode, &str, Want)] = &[
+    // acceptEdits: Claude Code's filesystem commands, inside the working directories.
+    ("", Mode::AcceptEdits, "mkdir build && touch build/x", A),
+    ("", Mode::AcceptEdits, "rm -rf build", A),
+    ("", Mode::AcceptEdits, "LANG=C timeout 5 cp a b", A),
+    ("", Mode::AcceptEdits, "sed -i s/a/b/ src/x", A),
+    ("", Mode::AcceptEdits, "rm -rf /tmp/x", Q),
+    ("", Mode::AcceptEdits, "mv a ../outside", Q),
+    ("", Mode::AcceptEdits, "touch .git/hooks/pre-commit", Q),
+    ("", Mode::AcceptEdits, "find . -delete", Q),
+    ("", Mode::AcceptEdits, "chmod 777 x", Q),
+    ("", Mode::Default, "mkdir build", Q),
+    // Redirections into protected paths: a person approves them, in every mode but bypass.
+    ("", Mode::AcceptEdits, "echo x > .git/config", Q),
+    ("allow:Bash(echo *)|allow:Edit", Mode::AcceptEdits, "echo x >> .bashrc", Q),
+    ("allow:Bash(echo *)", Mode::BypassPermissions, "echo x > .bashrc", A),
+    ("", Mode::DontAsk, "echo x > .claude/settings.json", D),
+    ("", Mode::AcceptEdits, "echo x > out.txt", A),
     // An explicit ask rule asks in every mode, bypassPermissions included; dontAsk denies.
     ("ask:Bash(git push *)", Mode::BypassPermissions, "git push origin", Q),
     ("ask:Bash(git push *)", Mode::AcceptEdits, "git push origin", Q),
@@ -336,8 +369,9 @@ const PATHS: &[(&str, Mode, &str, &str, bool, Want)] = &[
     ("allow:Edit(./src/**)", Mode::Default, "edit_file", "src/../Cargo.toml", false, Q),
     ("allow:Edit(./src/**)", Mode::Default, "edit_file", "../proj/src/lib.rs", false, A),
     ("allow:Edit(./src/**)", Mode::Default, "edit_file", "../other/src/lib.rs", false, Q),
-    ("allow:Write(./docs/**)", Mode::Default, "write_file", "docs/a.md", false, A),
-    ("allow:Write(./docs/**)", Mode::Default, "edit_file", "docs/a.md", false, Q),
+    ("allow:Edit(./docs/**)", Mode::Default, "write_file", "docs/a.md", false, A),
+    ("allow:Write", Mode::Default, "write_file", "docs/a.md", false, A),
+    ("allow:Write", Mode::Default, "edit_file", "docs/a.md", false, Q),
     ("allow:edit_file(./docs/**)", Mode::Default, "edit_file", "docs/a.md", false, A),
     ("allow:Edit(/src/**)", Mode::Default, "edit_file", "/work/proj/src/a.rs", false, A),
     ("allow:Edit(//tmp/**)", Mode::Default, "write_file", "/tmp/scratch.txt", false, A),
@@ -354,13 +388,54 @@ const PATHS: &[(&str, Mode, &str, &str, bool, Want)] = &[
     ("", Mode::DontAsk, "edit_file", "src/lib.rs", false, D),
     ("allow:Edit(./src/**)", Mode::DontAsk, "edit_file", "src/lib.rs", false, A),
     ("", Mode::BypassPermissions, "edit_file", "src/lib.rs", false, A),
+    // Reads without a rule: inside the working directory only, however it is spelled.
+    ("", Mode::Default, "read_file", "/etc/passwd", true, Q),
+    ("", Mode::Default, "read_file", "../proj2/x", true, Q),
+    ("", Mode::Default, "read_file", "../proj/src/a.rs", true, A),
+    ("", Mode::Default, "read_file", "src/../../proj/a", true, A),
+    ("", Mode::Default, "read_file", "src/../../x", true, Q),
+    ("", Mode::Default, "read_file", "~/.ssh/id_rsa", true, Q),
+    ("", Mode::Default, "grep", "/", true, Q),
+    ("", Mode::Default, "glob", "..", true, Q),
+    ("", Mode::Default, "list_dir", "/work", true, Q),
+    ("", Mode::DontAsk, "read_file", "/etc/passwd", true, D),
+    ("", Mode::DontAsk, "read_file", "src/a.rs", true, A),
+    ("", Mode::Plan, "read_file", "/etc/passwd", true, Q),
+    ("", Mode::BypassPermissions, "read_file", "/etc/passwd", true, A),
+    ("allow:Read(//etc/**)", Mode::Default, "read_file", "/etc/passwd", true, A),
+    ("allow:Read", Mode::Default, "read_file", "/etc/passwd", true, A),
+    ("allow:Read", Mode::Default, "grep", "/etc", true, A),
+    // Protected paths: never written on an allow rule or a mode but bypassPermissions.
+    ("", Mode::AcceptEdits, "write_file", ".git/config", false, Q),
+    ("allow:Edit", Mode::AcceptEdits, "write_file", ".git/hooks/pre-commit", false, Q),
+    ("allow:Edit(./.claude/**)", Mode::Default, "edit_file", ".claude/settings.json", false, Q),
+    ("", Mode::AcceptEdits, "write_file", "sub/.mcp.json", false, Q),
+    ("", Mode::AcceptEdits, "edit_file", ".vscode/settings.json", false, Q),
+    ("", Mode::AcceptEdits, "write_file", ".claude/worktrees/x/a.rs", false, A),
+    ("", Mode::AcceptEdits, "write_file", ".gitignore", false, A),
+    ("", Mode::BypassPermissions, "write_file", ".git/config", false, A),
+    ("", Mode::DontAsk, "write_file", ".bashrc", false, D),
+    ("deny:Edit(./.git/**)", Mode::BypassPermissions, "write_file", ".git/config", false, D),
+    // Depth: a bare single-directory pattern matches at any depth in deny and ask
+    // rules, only at the top in allow rules; other shapes the same in every list.
+    ("deny:Read(secrets/**)", Mode::Default, "read_file", "a/b/secrets/key", true, D),
+    ("deny:Read(secrets/**)", Mode::Default, "read_file", "secrets/key", true, D),
+    ("ask:Read(build/)", Mode::Default, "read_file", "x/build/out.txt", true, Q),
+    ("allow:Edit(src/**)", Mode::Default, "edit_file", "src/app.ts", false, A),
+    ("allow:Edit(src/**)", Mode::Default, "edit_file", "vendor/pkg/src/lib.js", false, Q),
+    ("deny:Edit(src/**)", Mode::Default, "edit_file", "vendor/pkg/src/lib.js", false, D),
+    ("deny:Edit(/src/**)", Mode::AcceptEdits, "edit_file", "vendor/pkg/src/lib.js", false, A),
+    ("deny:Edit(src/components/**)", Mode::AcceptEdits, "edit_file", "x/src/components/a.ts", false, A),
+    ("allow:Edit(**/src/**)", Mode::Default, "edit_file", "vendor/pkg/src/lib.js", false, A),
+    ("deny:Read(.env)", Mode::Default, "read_file", "deep/down/.env", true, D),
+    ("deny:Read(//**/.env)", Mode::Default, "read_file", "/elsewhere/.env", true, D),
     ("deny:Edit", Mode::BypassPermissions, "edit_file", "src/lib.rs", false, D),
 ];
 
 #[test]
 fn a_question_names_each_part_and_file_no_rule_allows() {
     let policy = RulePolicy::new().allow("Bash(npm run *)");
-    let ask = |command: &str| match policy.decide("shell", &sh(command), false, Path::new(CWD)) {
+    let ask = |command: &str| match support::decide(&policy, "shell", &sh(command), Path::new(CWD)) {
         PermissionDecision::Ask(question) => question,
         other => panic!("{command}: {other:?}"),
     };
@@ -441,6 +516,67 @@ fn web_mcp_and_other_tools() {
             D,
         ),
         ("deny:WebFetch", Mode::Default, "web_fetch", fetch("https://example.com/"), true, D),
+        // A fetch is read-only for scheduling, and still asks: it can send data anywhere.
+        ("", Mode::Default, "web_fetch", fetch("https://example.com/"), true, Q),
+        ("", Mode::AcceptEdits, "web_fetch", fetch("https://example.com/"), true, Q),
+        ("", Mode::Plan, "web_fetch", fetch("https://example.com/"), true, Q),
+        ("", Mode::DontAsk, "web_fetch", fetch("https://example.com/"), true, D),
+        ("", Mode::BypassPermissions, "web_fetch", fetch("https://example.com/"), true, A),
+        // The host is the one the request will reach, however it is written.
+        ("deny:WebFetch(domain:evil.io)", Mode::BypassPermissions, "web_fetch", fetch("https://EVIL.io./x"), true, D),
+        ("deny:WebFetch(domain:evil.io)", Mode::BypassPermissions, "web_fetch", fetch("https://%65vil.io/"), true, D),
+        (
+            "deny:WebFetch(domain:evil.io)",
+            Mode::BypassPermissions,
+            "web_fetch",
+            fetch("https://evil.io\t:443/"),
+            true,
+            D,
+        ),
+        ("deny:WebFetch(domain:evil.io)", Mode::BypassPermissions, "web_fetch", fetch("https://a\\@evil.io/"), true, A),
+        ("deny:WebFetch(domain:evil.io)", Mode::BypassPermissions, "web_fetch", fetch("https://u:p@evil.io/"), true, D),
+        ("deny:WebFetch(domain:127.0.0.1)", Mode::BypassPermissions, "web_fetch", fetch("http://0x7f.1:8/"), true, D),
+        ("deny:WebFetch(domain:127.0.0.1)", Mode::BypassPermissions, "web_fetch", fetch("http://2130706433/"), true, D),
+        ("deny:WebFetch(domain:localhost)", Mode::BypassPermissions, "web_fetch", fetch("http://LOCALHOST/"), true, D),
+        ("allow:WebFetch(domain:*)", Mode::Default, "web_fetch", fetch("https://x.y/"), true, A),
+        ("allow:WebFetch(domain:example.*)", Mode::Default, "web_fetch", fetch("https://example.org/"), true, A),
+        ("allow:WebFetch(domain:example.*)", Mode::Default, "web_fetch", fetch("https://example.evil.com/"), true, Q),
+        // Tool-name globs see the tool's own name and its rule name.
+        ("deny:Web*", Mode::Default, "web_fetch", fetch("https://example.com/"), true, D),
+        ("deny:web_*", Mode::Default, "web_fetch", fetch("https://example.com/"), true, D),
+        ("deny:*", Mode::Default, "read_file", p("a.txt"), true, D),
+        ("deny:B*", Mode::Default, "shell", sh("ls"), true, D),
+        ("ask:*Edit", Mode::AcceptEdits, "multi_edit", json!({"path": "a.txt"}), false, Q),
+        // Parameter rules, in deny and ask.
+        (
+            "deny:Bash(run_in_background:true)",
+            Mode::Default,
+            "shell",
+            json!({"command": "ls", "run_in_background": true}),
+            true,
+            D,
+        ),
+        (
+            "deny:Bash(run_in_background:true)",
+            Mode::Default,
+            "shell",
+            json!({"command": "ls", "run_in_background": false}),
+            true,
+            A,
+        ),
+        ("deny:Bash(run_in_background:true)", Mode::Default, "shell", sh("ls"), true, A),
+        ("ask:Bash(timeout:*)", Mode::BypassPermissions, "shell", json!({"command": "ls", "timeout": 5}), true, Q),
+        ("deny:Bash(ls:*)", Mode::Default, "shell", sh("ls -la"), true, D),
+        (
+            "deny:Grep(output_mode:count)",
+            Mode::Default,
+            "grep",
+            json!({"pattern": "x", "output_mode": "count"}),
+            true,
+            D,
+        ),
+        ("deny:Grep(output_mode:count)", Mode::Default, "grep", json!({"pattern": "x"}), true, A),
+        ("deny:Read(limit : 1*)", Mode::Default, "read_file", json!({"path": "a", "limit": 100}), true, D),
         ("allow:mcp__github", Mode::Default, "mcp__github__create_issue", json!({}), false, A),
         ("allow:mcp__github__*", Mode::Default, "mcp__github__create_issue", json!({}), false, A),
         ("allow:mcp__github__get_issue", Mode::Default, "mcp__github__create_issue", json!({}), false, Q),
@@ -453,10 +589,11 @@ fn web_mcp_and_other_tools() {
         ("deny:mcp__github", Mode::BypassPermissions, "mcp__github__x", json!({}), false, D),
         ("allow:todo_write", Mode::Default, "todo_write", json!({"todos": []}), false, A),
         ("allow:TodoWrite", Mode::Default, "todo_write", json!({"todos": []}), false, A),
-        ("", Mode::Default, "todo_write", json!({"todos": []}), false, Q),
+        // The todo list and background output touch nothing outside the session.
+        ("", Mode::Default, "todo_write", json!({"todos": []}), false, A),
         ("deny:read_file", Mode::Default, "read_file", p("a.txt"), true, D),
         ("deny:Read", Mode::Default, "grep", p("."), true, D),
-        ("allow:Bash", Mode::Default, "shell_output", json!({"id": "x"}), false, Q),
+        ("", Mode::Default, "shell_output", json!({"id": "x"}), false, A),
         ("allow:BashOutput", Mode::Default, "shell_output", json!({"id": "x"}), false, A),
         // Unicode look-alikes never match ASCII rules (and look-alike rules are refused).
         ("deny:Bash", Mode::Default, "shell", sh("ls"), true, D),
@@ -483,13 +620,17 @@ fn malformed_and_misplaced_rules_are_refused_with_a_reason() {
         ("mcp__*", Effect::Allow, "after a literal `mcp__<server>__`"),
         ("*", Effect::Allow, "after a literal `mcp__<server>__`"),
         ("WebFetch(example.com)", Effect::Allow, "domain:"),
+        ("Write(./docs/**)", Effect::Allow, "never consulted"),
+        ("Glob(./src/**)", Effect::Deny, "never consulted"),
+        ("Bash(command:rm *)", Effect::Deny, "primary field"),
+        ("Agent(model:opus)", Effect::Allow, "allow rules cannot match a parameter"),
         ("mcp__", Effect::Deny, "server name"),
         ("Bad Name", Effect::Deny, "is not a tool name"),
     ] {
         let err = policy.add(rule, effect, Source::User).unwrap_err();
         assert!(err.contains(&format!("`{rule}`")) && err.contains(why), "{rule}: {err}");
     }
-    assert_eq!(policy.warnings().len(), 8);
+    assert_eq!(policy.warnings().len(), 12);
     assert!(policy.add("mcp__*", Effect::Deny, Source::User).is_ok());
     assert!(policy.add("mcp__github__*", Effect::Allow, Source::User).is_ok());
 }
@@ -497,8 +638,8 @@ fn malformed_and_misplaced_rules_are_refused_with_a_reason() {
 #[test]
 fn a_bare_deny_removes_the_tool_a_scoped_one_does_not() {
     let policy = RulePolicy::new().deny("WebFetch").deny("Bash(rm *)").deny("mcp__github");
-    assert!(policy.removes("web_fetch"));
-    assert!(!policy.removes("shell"));
-    assert!(policy.removes("mcp__github__create_issue"));
-    assert!(!policy.removes("read_file"));
+    assert!(policy.removes("web_fetch", Some("WebFetch")));
+    assert!(!policy.removes("shell", Some("Bash")));
+    assert!(policy.removes("mcp__github__create_issue", None));
+    assert!(!policy.removes("read_file", Some("Read")));
 }

@@ -1,6 +1,8 @@
 //! Settings files on disk, symlinks, and "always allow" through a real executor.
 #![allow(missing_docs)]
 
+mod support;
+
 use serde_json::json;
 use std::fs;
 use std::path::Path;
@@ -44,7 +46,7 @@ fn a_claude_code_project_settings_file_works_unchanged() {
     let policy = settings::policy_from_files(&root, &files).unwrap();
     assert!(policy.warnings().is_empty(), "{:?}", policy.warnings());
     assert_eq!(policy.mode(), Mode::AcceptEdits);
-    let decide = |tool: &str, input: serde_json::Value| policy.decide(tool, &input, false, &root);
+    let decide = |tool: &str, input: serde_json::Value| support::decide(&policy, tool, &input, &root);
     assert_eq!(decide("shell", json!({"command": "npm run test -- --watch"})), PermissionDecision::Allow);
     // `:*` is the legacy spelling of ` *`: a word boundary, so `test:unit` is another command.
     assert!(matches!(decide("shell", json!({"command": "npm run test:unit"})), PermissionDecision::Ask(_)));
@@ -53,7 +55,7 @@ fn a_claude_code_project_settings_file_works_unchanged() {
     assert!(matches!(decide("read_file", json!({"path": ".env"})), PermissionDecision::Deny(_)));
     assert_eq!(decide("edit_file", json!({"path": "src/a.rs"})), PermissionDecision::Allow);
     assert_eq!(decide("edit_file", json!({"path": "lib/a.rs"})), PermissionDecision::Allow, "acceptEdits");
-    assert!(policy.removes("web_fetch"));
+    assert!(policy.removes("web_fetch", Some("WebFetch")));
 }
 
 #[test]
@@ -94,13 +96,13 @@ fn symlinks_an_allow_needs_both_ends_a_deny_either() {
     let (_dir, root) = project_with_a_private_key();
     std::os::unix::fs::symlink(root.join("private/key"), root.join("public/key")).unwrap();
     fs::write(root.join("public/ok.txt"), "ok").unwrap();
-    let edit = |policy: &RulePolicy, path: &str| policy.decide("edit_file", &json!({"path": path}), false, &root);
+    let edit = |policy: &RulePolicy, path: &str| support::decide(policy, "edit_file", &json!({"path": path}), &root);
     let allow = RulePolicy::new().allow("Edit(./public/**)");
     assert_eq!(edit(&allow, "public/ok.txt"), PermissionDecision::Allow);
     assert!(matches!(edit(&allow, "public/key"), PermissionDecision::Ask(_)), "the target is not allowed");
     let deny = RulePolicy::new().deny("Read(./private/**)");
     assert!(matches!(edit(&deny, "public/key"), PermissionDecision::Deny(_)), "the target is denied");
-    let read = deny.decide("read_file", &json!({"path": "public/key"}), true, &root);
+    let read = support::decide(&deny, "read_file", &json!({"path": "public/key"}), &root);
     assert!(matches!(read, PermissionDecision::Deny(_)));
 }
 
@@ -112,7 +114,7 @@ fn shell_commands_are_followed_through_symlinked_directories() {
     std::os::unix::fs::symlink(root.join("private"), root.join("docs")).unwrap();
     std::os::unix::fs::symlink("../private/key", root.join("public/key")).unwrap();
     let policy = RulePolicy::new().deny("Read(./private/**)");
-    let run = |command: &str| policy.decide("shell", &json!({ "command": command }), false, &root);
+    let run = |command: &str| support::decide(&policy, "shell", &json!({ "command": command }), &root);
     let denied = |command: &str| matches!(run(command), PermissionDecision::Deny(_));
     for command in [
         "cat docs/key",
@@ -132,7 +134,7 @@ fn shell_commands_are_followed_through_symlinked_directories() {
         assert_eq!(run(command), PermissionDecision::Allow, "{command}");
     }
     // A file tool writing a new file below a symlinked directory writes into its target.
-    let write = policy.decide("write_file", &json!({"path": "docs/new.txt", "content": "x"}), false, &root);
+    let write = support::decide(&policy, "write_file", &json!({"path": "docs/new.txt", "content": "x"}), &root);
     assert!(matches!(write, PermissionDecision::Deny(_)), "{write:?}");
 }
 
@@ -175,5 +177,5 @@ async fn always_allow_saves_one_rule_per_subcommand_and_never_asks_again() {
     // A new session from the saved file does not ask either.
     let files = vec![(Source::Local, local.clone())];
     let reloaded = settings::policy_from_files(&root, &files).unwrap().with_read_only_shell_auto_allow(false);
-    assert_eq!(reloaded.decide("shell", &json!({"command": "echo one"}), false, &root), PermissionDecision::Allow);
+    assert_eq!(support::decide(&reloaded, "shell", &json!({"command": "echo one"}), &root), PermissionDecision::Allow);
 }

@@ -68,7 +68,8 @@ async def main(argv):
         except MCPError as e:
             check(e.error.code == -32602 and "no_such_tool" in e.error.message, "unknown tool is a protocol error", e.error)
 
-        denied = await session.call_tool("shell", {"command": "rm -rf ./precious"})
+        # (acceptEdits approves `rm` inside the workspace, as Claude Code does; this asks.)
+        denied = await session.call_tool("shell", {"command": "python3 -c 'import shutil; shutil.rmtree(\"precious\")'"})
         check(denied.is_error and "approval" in text_of(denied), "an asked call is denied", text_of(denied))
         check(os.path.exists(os.path.join(workspace, "precious")), "the denied command did not run")
 

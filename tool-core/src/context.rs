@@ -189,7 +189,14 @@ impl TurnContext {
 
     /// Like [`call`](Self::call), sharing names the caller already holds.
     pub(crate) fn call_shared(&self, call_id: Arc<str>, tool: Arc<str>, invoked_name: Arc<str>) -> ToolContext {
-        ToolContext { call_id, tool, invoked_name, turn: Arc::clone(&self.shared), own_cancel: OnceLock::new() }
+        ToolContext {
+            call_id,
+            tool,
+            invoked_name,
+            turn: Arc::clone(&self.shared),
+            own_cancel: OnceLock::new(),
+            read_filter: OnceLock::new(),
+        }
     }
 }
 
@@ -204,6 +211,8 @@ pub struct ToolContext {
     /// The call's own token, a child of the turn's, made when first asked for (most
     /// calls never ask); cloning the context makes it, so every clone shares it.
     own_cancel: OnceLock<CancellationToken>,
+    /// What the permission policy denies reading, for tools that walk directories.
+    read_filter: OnceLock<Arc<dyn crate::permission::ReadFilter>>,
 }
 
 impl Clone for ToolContext {
@@ -216,6 +225,7 @@ impl Clone for ToolContext {
             // Made now so that a timeout, which cancels the original's token, reaches
             // the clone (a background task, say) too.
             own_cancel: OnceLock::from(self.cancellation().clone()),
+            read_filter: self.read_filter.clone(),
         }
     }
 }
@@ -225,6 +235,24 @@ impl ToolContext {
     /// calls). The executor builds contexts from a [`TurnContext`].
     pub fn new(cwd: impl Into<PathBuf>) -> Self {
         TurnContext::new(cwd).call("", "", "")
+    }
+
+    /// What the permission policy denies reading: tools that walk directories or open
+    /// files skip what it denies. The executor sets it from the policy
+    /// ([`PermissionPolicy::read_filter`](crate::permission::PermissionPolicy::read_filter)).
+    pub fn read_filter(&self) -> Option<&Arc<dyn crate::permission::ReadFilter>> {
+        self.read_filter.get()
+    }
+
+    /// Sets the read filter (the executor does this; tests and direct calls may too).
+    /// A filter once set stays: a second one is ignored.
+    pub fn with_read_filter(self, filter: Arc<dyn crate::permission::ReadFilter>) -> Self {
+        self.set_read_filter(filter);
+        self
+    }
+
+    pub(crate) fn set_read_filter(&self, filter: Arc<dyn crate::permission::ReadFilter>) {
+        let _ = self.read_filter.set(filter);
     }
 
     /// Sets the provider's call id.

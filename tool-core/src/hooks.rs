@@ -11,6 +11,9 @@ use std::path::Path;
 pub struct HookCall<'a> {
     /// The tool's own name.
     pub tool: &'a str,
+    /// The tool's rule name (Claude Code's name for it: `Bash`, `Read`, ...), if it
+    /// declares one.
+    pub rule_name: Option<&'a str>,
     /// The provider's call id.
     pub call_id: &'a str,
     /// The arguments as JSON text (after earlier hooks' rewrites).
@@ -69,6 +72,14 @@ pub trait PreToolHook: Send + Sync {
         true
     }
 
+    /// Whether the hook applies to a call of `tool`, whose rule name (Claude Code's
+    /// name for it) is `rule_name`. Defaults to [`matches`](Self::matches) of the
+    /// tool's own name; hooks configured with Claude Code's names override this.
+    fn matches_call(&self, tool: &str, rule_name: Option<&str>) -> bool {
+        let _ = rule_name;
+        self.matches(tool)
+    }
+
     /// Decides about the call. An `Err` is a failed hook: the call is not run.
     fn before<'a>(&'a self, call: &'a HookCall<'a>) -> BoxFuture<'a, Result<PreToolOutcome, String>>;
 }
@@ -82,6 +93,14 @@ pub trait PostToolHook: Send + Sync {
     fn matches(&self, tool: &str) -> bool {
         let _ = tool;
         true
+    }
+
+    /// Whether the hook applies to a call of `tool`, whose rule name (Claude Code's
+    /// name for it) is `rule_name`. Defaults to [`matches`](Self::matches) of the
+    /// tool's own name; hooks configured with Claude Code's names override this.
+    fn matches_call(&self, tool: &str, rule_name: Option<&str>) -> bool {
+        let _ = rule_name;
+        self.matches(tool)
     }
 
     /// Looks at (and may replace) the output. An `Err` is a failed hook: the result

@@ -34,6 +34,7 @@
 //! on `toolwright_core` directly, write `extern crate toolwright_core as toolwright;` at
 //! the crate root, or use `#[tool(crate = toolwright_core)]`.
 
+pub mod access;
 pub mod adapters;
 mod call;
 mod context;

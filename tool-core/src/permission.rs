@@ -2,9 +2,11 @@
 //!
 //! The rule engine (Claude Code settings) plugs in here as a [`PermissionPolicy`].
 
+use crate::access::{Access, Accesses};
 use crate::spec::Flags;
 use crate::tool::BoxFuture;
-use std::path::Path;
+use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
 
 /// What the policy says about one call.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -26,13 +28,20 @@ pub enum PermissionDecision {
 pub struct PermissionRequest<'a> {
     /// The tool's own name.
     pub tool: &'a str,
+    /// The tool's rule name ([`ToolSpec::rule_name`](crate::ToolSpec::rule_name)):
+    /// Claude Code's name for it, which rules may use instead of `tool`.
+    pub rule_name: Option<&'a str>,
+    /// What the call touches: the facts a policy decides on.
+    pub access: &'a Accesses,
     /// The name the model used (maybe an alias).
     pub invoked_name: &'a str,
     /// The provider's call id.
     pub call_id: &'a str,
-    /// The arguments as JSON text.
+    /// The arguments as JSON text (for approvers and hooks to show; a policy decides on
+    /// [`access`](Self::access)).
     pub input: &'a str,
-    /// The flags for this input.
+    /// The flags for this input (scheduling facts: `read_only` means the call changes
+    /// nothing, not that it needs no permission).
     pub flags: Flags,
     /// The working directory.
     pub cwd: &'a Path,
@@ -66,18 +75,85 @@ pub trait PermissionPolicy: Send + Sync {
         let _ = request;
         false
     }
+
+    /// What the tools of an allowed call must not read while they walk directories
+    /// (a search of `.` must skip `secrets/` when reading it is denied). The executor
+    /// asks for it once the call is allowed and hands it to the call's context, so
+    /// every entry point gets it without wiring. Defaults to none.
+    fn read_filter(&self, cwd: &Path) -> Option<Arc<dyn ReadFilter>> {
+        let _ = cwd;
+        None
+    }
 }
 
-/// The default: read-only calls run, everything else asks.
+/// Paths a walking tool skips: what the permission rules deny reading. Built-in tools
+/// ask it for every entry they walk and every file they open.
+pub trait ReadFilter: Send + Sync + std::fmt::Debug {
+    /// Why reading `path` (absolute) is denied, if it is.
+    fn denied(&self, path: &Path, is_dir: bool) -> Option<String>;
+}
+
+/// The default: calls that touch nothing, or only read and search inside the working
+/// directory, run; everything else asks. Being `read_only` is not enough: a read-only
+/// fetch can still send data anywhere, and a read-only tool that declares nothing may
+/// read anything.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct DefaultPolicy;
 
 impl PermissionPolicy for DefaultPolicy {
     fn check(&self, request: &PermissionRequest<'_>) -> PermissionDecision {
-        if request.flags.read_only {
+        let reads_inside = |path: &str| inside(request.cwd, path);
+        let harmless = request.access.is_declared()
+            && request.access.iter().all(|fact| match fact {
+                Access::Read(path) | Access::Search(path) => reads_inside(path),
+                _ => false,
+            });
+        if harmless {
             PermissionDecision::Allow
         } else {
             PermissionDecision::Ask(format!("Allow {}?", request.summary()))
+        }
+    }
+}
+
+/// Whether `path`, named from `cwd`, stays inside `cwd`: `..` folded, symlinks
+/// resolved where the path exists.
+pub fn inside(cwd: &Path, path: &str) -> bool {
+    let mut lexical = PathBuf::from(cwd);
+    if path.starts_with('~') {
+        return false;
+    }
+    for component in Path::new(path).components() {
+        match component {
+            Component::ParentDir => {
+                lexical.pop();
+            }
+            Component::Normal(name) => lexical.push(name),
+            Component::RootDir => lexical = PathBuf::from("/"),
+            Component::CurDir | Component::Prefix(_) => {}
+        }
+    }
+    if !lexical.starts_with(cwd) {
+        return false;
+    }
+    // A link inside may point outside: the real path of the nearest existing
+    // ancestor decides (a new file below a linked directory is created where it points).
+    let Ok(root) = cwd.canonicalize() else { return false };
+    let mut existing = lexical.as_path();
+    let mut rest = Vec::new();
+    loop {
+        match existing.canonicalize() {
+            Ok(mut real) => {
+                real.extend(rest.iter().rev());
+                return real.starts_with(root);
+            }
+            Err(_) => match (existing.parent(), existing.file_name()) {
+                (Some(parent), Some(name)) => {
+                    rest.push(name.to_owned());
+                    existing = parent;
+                }
+                _ => return false,
+            },
         }
     }
 }

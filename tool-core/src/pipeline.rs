@@ -9,13 +9,14 @@
 //! that outlives its timeout or is cancelled is dropped. Every call gets a `tracing`
 //! span (`tool_call`) with the tool, the call id, the outcome and the duration.
 
+use crate::access::{Access, Accesses};
 use crate::call::{ErrorKind, ToolCall, ToolResult};
 use crate::context::{ToolContext, TurnContext};
 use crate::hooks::{HookCall, HookPermission, PostToolHook, PreToolHook, PreToolOutcome};
 use crate::output::{Content, ToolOutput};
 use crate::permission::{Approval, Approver, DefaultPolicy, PermissionDecision, PermissionPolicy, PermissionRequest};
 use crate::registry::{Registry, Resolved, ToolPool};
-use crate::spec::{Flags, OutputLimit};
+use crate::spec::{Flags, OutputLimit, ToolSpec};
 use crate::tool::{BoxFuture, DynTool, PreparedCall};
 use crate::truncate::{Spill, limit_output, needs_limit};
 use std::borrow::Cow;
@@ -265,7 +266,8 @@ impl Executor {
         let input: Cow<'a, str> = Cow::Borrowed(&call.input);
         let prepared = prepare(resolved.tool(), &input, &cx, progress)?;
         let flags = flags_of(&cx, prepared.as_ref())?;
-        Ok(Ready { resolved, cx, input, prepared, flags, pool })
+        let access = access_of(&cx, prepared.as_ref())?;
+        Ok(Ready { resolved, cx, input, prepared, flags, access, pool })
     }
 
     /// Runs a staged call to its one result: permission, hooks, the call, post-hooks
@@ -321,7 +323,7 @@ impl Executor {
     }
 
     async fn attempt(&self, ready: Ready<'_>, progress: &mut Learned) -> Result<ToolOutput, Failure> {
-        let Ready { resolved, cx, mut input, mut prepared, mut flags, pool } = ready;
+        let Ready { resolved, cx, mut input, mut prepared, mut flags, mut access, pool } = ready;
         let tool = resolved.tool();
         let spec = tool.spec();
         let name = resolved.name();
@@ -331,10 +333,12 @@ impl Executor {
         }
         // Pre-tool hooks run together, before the permission check; their outcomes
         // merge in registration order, whatever order they finish in.
-        let hooks: Vec<&Arc<dyn PreToolHook>> = self.pre_hooks.iter().filter(|h| h.matches(name)).collect();
+        let hooks: Vec<&Arc<dyn PreToolHook>> =
+            self.pre_hooks.iter().filter(|h| h.matches_call(name, spec.rule_name.as_deref())).collect();
         let mut hook_permission = None;
         if !hooks.is_empty() {
-            let hook_call = HookCall { tool: name, call_id, input: &input, cwd: cx.cwd() };
+            let hook_call =
+                HookCall { tool: name, rule_name: spec.rule_name.as_deref(), call_id, input: &input, cwd: cx.cwd() };
             let runs = hooks.iter().map(|hook| guarded(&cx, hook.before(&hook_call), None, self.grace));
             let outcomes = join_all(runs).await;
             let mut merged: Vec<(&str, PreToolOutcome)> = Vec::new();
@@ -369,15 +373,32 @@ impl Executor {
                 input = Cow::Owned(updated.to_string());
                 prepared = prepare(tool, &input, &cx, progress)?;
                 flags = flags_of(&cx, prepared.as_ref())?;
+                access = access_of(&cx, prepared.as_ref())?;
             }
             progress.notes.extend(merged.into_iter().filter_map(|(_, o)| o.additional_context));
         }
-        self.authorize(&cx, &input, flags, pool, progress, hook_permission).await?;
+        self.authorize(&cx, spec, &input, flags, &access, pool, progress, hook_permission).await?;
+        // The tools of an allowed call skip what the policy denies reading (a tool that
+        // declares nothing may walk directories too; one that touches nothing needs no filter).
+        if !access.is_none() && !access.iter().all(|fact| matches!(fact, Access::Fetch(_) | Access::Mcp { .. })) {
+            let filter = catch_unwind(AssertUnwindSafe(|| self.policy.read_filter(cx.cwd()))).map_err(|p| {
+                Failure::new(ErrorKind::Denied, format!("{name}: the permission policy failed: {}", panic_message(&p)))
+            })?;
+            if let Some(filter) = filter {
+                cx.set_read_filter(filter);
+            }
+        }
 
         let timeout = self.timeouts.get(name).copied().or(spec.timeout).unwrap_or(self.default_timeout);
         let failure = match guarded(&cx, prepared.call(&cx), Some(timeout), self.grace).await {
             Ok(Ok(output)) => {
-                let hook_call = HookCall { tool: name, call_id, input: &input, cwd: cx.cwd() };
+                let hook_call = HookCall {
+                    tool: name,
+                    rule_name: spec.rule_name.as_deref(),
+                    call_id,
+                    input: &input,
+                    cwd: cx.cwd(),
+                };
                 return self.post_hooks(&cx, &hook_call, output, progress).await;
             }
             Err(Stopped::TimedOut) => {
@@ -395,7 +416,8 @@ impl Executor {
         if self.post_hooks.is_empty() {
             return Err(failure);
         }
-        let hook_call = HookCall { tool: name, call_id, input: &input, cwd: cx.cwd() };
+        let hook_call =
+            HookCall { tool: name, rule_name: spec.rule_name.as_deref(), call_id, input: &input, cwd: cx.cwd() };
         let seen = self.post_hooks(&cx, &hook_call, ToolOutput::error(failure.message), progress).await?;
         Err(Failure::new(failure.kind, seen.text_content()))
     }
@@ -410,7 +432,7 @@ impl Executor {
         progress: &mut Learned,
     ) -> Result<ToolOutput, Failure> {
         let name = hook_call.tool;
-        for hook in self.post_hooks.iter().filter(|h| h.matches(name)) {
+        for hook in self.post_hooks.iter().filter(|h| h.matches_call(name, hook_call.rule_name)) {
             let outcome = guarded(cx, hook.after(hook_call, &output), None, self.grace)
                 .await
                 .map_err(|e| e.in_hook(name, hook.name()))?
@@ -428,11 +450,14 @@ impl Executor {
     }
 
     /// The permission step: plan mode, the policy, and the approver for asks.
+    #[allow(clippy::too_many_arguments)]
     async fn authorize(
         &self,
         cx: &ToolContext,
+        spec: &ToolSpec,
         input: &str,
         flags: Flags,
+        access: &Accesses,
         pool: Option<&ToolPool>,
         progress: &Learned,
         hook: Option<HookPermission>,
@@ -446,6 +471,8 @@ impl Executor {
         }
         let request = PermissionRequest {
             tool: name,
+            rule_name: spec.rule_name.as_deref(),
+            access,
             invoked_name: cx.invoked_name(),
             call_id: cx.call_id(),
             input,
@@ -505,6 +532,7 @@ pub(crate) struct Ready<'a> {
     input: Cow<'a, str>,
     prepared: Box<dyn PreparedCall>,
     flags: Flags,
+    access: Accesses,
     pool: Option<&'a ToolPool>,
 }
 
@@ -528,6 +556,13 @@ impl Staged<'_> {
 /// The tool's flags for this input, catching panics in tool code.
 fn flags_of(cx: &ToolContext, prepared: &dyn PreparedCall) -> Result<Flags, Failure> {
     catch_unwind(AssertUnwindSafe(|| prepared.flags())).map_err(|p| {
+        Failure::new(ErrorKind::Panicked, format!("{}: the tool panicked: {}", cx.tool_name(), panic_message(&p)))
+    })
+}
+
+/// What the call touches, catching panics in tool code.
+fn access_of(cx: &ToolContext, prepared: &dyn PreparedCall) -> Result<Accesses, Failure> {
+    catch_unwind(AssertUnwindSafe(|| prepared.access())).map_err(|p| {
         Failure::new(ErrorKind::Panicked, format!("{}: the tool panicked: {}", cx.tool_name(), panic_message(&p)))
     })
 }

@@ -6,6 +6,7 @@ pub use schemars;
 pub use serde;
 pub use serde_json;
 
+pub use crate::access::{Access, AccessPaths, Accesses, CommandLine, fetch_of};
 pub use crate::partial::{PartialInputFn, partial_input_of};
 pub use crate::registry::ToolDescriptor;
 pub use crate::spec::{Alias, Flags, OutputLimit, ToolOrigin, ToolSpec};

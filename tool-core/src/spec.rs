@@ -109,6 +109,10 @@ pub struct ToolSpec {
     pub timeout: Option<Duration>,
     /// How much output reaches the model; `None` uses the executor's default.
     pub output_limit: Option<OutputLimit>,
+    /// The name permission rules and hook matchers also know the tool by: Claude
+    /// Code's name for the tool it stands in for (`Read`, `Edit`, `Bash`,
+    /// `WebFetch`, ...). Rules name either this or [`name`](Self::name).
+    pub rule_name: Option<Cow<'static, str>>,
 }
 
 impl ToolSpec {
@@ -127,7 +131,14 @@ impl ToolSpec {
             origin: ToolOrigin::Runtime(origin.into()),
             timeout: None,
             output_limit: None,
+            rule_name: None,
         }
+    }
+
+    /// The same spec with this rule name (see [`rule_name`](Self::rule_name)).
+    pub fn with_rule_name(mut self, rule_name: impl Into<Cow<'static, str>>) -> Self {
+        self.rule_name = Some(rule_name.into());
+        self
     }
 
     /// The same spec with these flags.

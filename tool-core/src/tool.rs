@@ -1,6 +1,7 @@
 //! The typed [`Tool`] trait that users implement, and the object-safe [`DynTool`] that
 //! the registry stores.
 
+use crate::access::Accesses;
 use crate::context::{ToolContext, TurnContext};
 use crate::error::{InputError, ToolError};
 use crate::input::parse_input_with_schema;
@@ -33,6 +34,12 @@ pub trait ToolInfo: JsonSchema + DeserializeOwned {
 
     /// Set by `#[tool(partial_input)]`: how the tool sees its input while it streams.
     const PARTIAL_INPUT: Option<crate::partial::PartialInputFn> = None;
+
+    /// What the `#[access(..)]` field attributes and `#[tool(pure)]` declare this input
+    /// touches; [`Accesses::undeclared`] when they declare nothing.
+    fn declared_access(&self) -> Accesses {
+        Accesses::undeclared()
+    }
 }
 
 /// A tool: its struct is the model's input, and `call` does the work.
@@ -108,6 +115,14 @@ pub trait Tool: ToolInfo + Send + 'static {
     /// Whether this call reaches the open world. Defaults to `open_world`.
     fn is_open_world(&self) -> bool {
         Self::SPEC.flags.open_world
+    }
+
+    /// What this call touches: the files, directories, command, URL or MCP tool that
+    /// the permission policy decides on. Defaults to what the `#[access(..)]` field
+    /// attributes and `#[tool(pure)]` declare; override it when what is touched is
+    /// computed from the input (the shell tool analyses its command here).
+    fn access(&self) -> Accesses {
+        self.declared_access()
     }
 
     /// Whether the tool is offered in this turn at all (a tool that needs a git
@@ -194,6 +209,12 @@ pub trait PreparedCall: Send {
         None
     }
 
+    /// What the call touches (see [`crate::access`]). Defaults to undeclared: the
+    /// policy decides by the tool's name and the mode.
+    fn access(&self) -> Accesses {
+        Accesses::undeclared()
+    }
+
     /// Runs the call.
     fn call<'a>(self: Box<Self>, cx: &'a ToolContext) -> BoxFuture<'a, Result<ToolOutput, ToolError>>;
 }
@@ -250,6 +271,10 @@ impl<T: Tool> PreparedCall for Prepared<T> {
 
     fn summary(&self) -> Option<String> {
         self.0.summary()
+    }
+
+    fn access(&self) -> Accesses {
+        self.0.access()
     }
 
     fn call<'a>(self: Box<Self>, cx: &'a ToolContext) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {

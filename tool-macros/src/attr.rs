@@ -21,6 +21,8 @@ pub(crate) const TIMEOUT_SECS: &str = "timeout_secs";
 pub(crate) const MAX_OUTPUT_BYTES: &str = "max_output_bytes";
 pub(crate) const MAX_OUTPUT_TOKENS: &str = "max_output_tokens";
 pub(crate) const PARTIAL_INPUT: &str = "partial_input";
+pub(crate) const RULE_NAME: &str = "rule_name";
+pub(crate) const PURE: &str = "pure";
 
 const ALL_KEYS: &[&str] = &[
     NAME,
@@ -38,6 +40,8 @@ const ALL_KEYS: &[&str] = &[
     MAX_OUTPUT_BYTES,
     MAX_OUTPUT_TOKENS,
     PARTIAL_INPUT,
+    RULE_NAME,
+    PURE,
 ];
 
 /// A boolean flag and where it was set.
@@ -61,6 +65,8 @@ pub(crate) struct ToolAttrs {
     pub(crate) idempotent: Flag,
     pub(crate) open_world: Flag,
     pub(crate) partial_input: Flag,
+    pub(crate) pure: Flag,
+    pub(crate) rule_name: Option<LitStr>,
     pub(crate) timeout_secs: Option<LitInt>,
     pub(crate) max_output_bytes: Option<LitInt>,
     pub(crate) max_output_tokens: Option<LitInt>,
@@ -93,6 +99,7 @@ impl ToolAttrs {
             NAME => self.name = Some(meta.value()?.parse()?),
             DESCRIPTION => self.description = Some(meta.value()?.parse()?),
             TITLE => self.title = Some(meta.value()?.parse()?),
+            RULE_NAME => self.rule_name = Some(meta.value()?.parse()?),
             CRATE => self.krate = Some(meta.value()?.call(Path::parse_mod_style)?),
             TIMEOUT_SECS => self.timeout_secs = Some(meta.value()?.parse()?),
             MAX_OUTPUT_BYTES => self.max_output_bytes = Some(meta.value()?.parse()?),
@@ -119,6 +126,7 @@ impl ToolAttrs {
                     DESTRUCTIVE => self.destructive = flag,
                     IDEMPOTENT => self.idempotent = flag,
                     PARTIAL_INPUT => self.partial_input = flag,
+                    PURE => self.pure = flag,
                     _ => self.open_world = flag,
                 }
             }
@@ -153,7 +161,7 @@ fn unknown_key_message(key: &str) -> String {
 }
 
 /// Levenshtein distance, for "did you mean".
-fn edit_distance(a: &str, b: &str) -> usize {
+pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
     let b: Vec<char> = b.chars().collect();
     let mut prev: Vec<usize> = (0..=b.len()).collect();
     for (i, ca) in a.chars().enumerate() {

@@ -5,7 +5,7 @@
 
 use crate::attr::{self, Flag, ToolAttrs};
 use crate::ctxt::Ctxt;
-use crate::model::{Container, Shape};
+use crate::model::{AccessKind, Container, Shape, without_access_attrs};
 use heck::ToSnakeCase;
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned};
@@ -54,6 +54,9 @@ struct SpecValues {
     timeout_secs: Option<u64>,
     /// `(bytes, is_tokens)`.
     output_limit: Option<(usize, bool)>,
+    rule_name: Option<String>,
+    /// `#[tool(pure)]`: the tool touches nothing outside its input.
+    pure: bool,
 }
 
 impl SpecValues {
@@ -126,7 +129,25 @@ impl SpecValues {
             cx.error_spanned_by(lit, "give `max_output_bytes` or `max_output_tokens`, not both");
         }
         let output_limit = bytes.map(|b| (b as usize, false)).or(tokens.map(|t| (t as usize, true)));
+        let rule_name = attrs.rule_name.as_ref().map(|lit| {
+            let rule_name = lit.value();
+            if rule_name.is_empty() || !rule_name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') {
+                cx.error_spanned_by(
+                    lit,
+                    format!("invalid rule name `{rule_name}`: a rule name is the name permission rules use for the tool (`Read`, `Bash`), letters, digits, `_` or `-`"),
+                );
+            }
+            rule_name
+        });
+        if attrs.pure.value
+            && let Some(field) = container.access_fields().next()
+        {
+            let span = field.access[0].1;
+            cx.error_at(span, "`#[access(..)]` contradicts `#[tool(pure)]`: a pure tool touches nothing outside its input; remove one of them");
+        }
         SpecValues {
+            rule_name,
+            pure: attrs.pure.value,
             timeout_secs,
             output_limit,
             name,
@@ -203,6 +224,11 @@ fn spec_and_info(container: &Container, spec: &SpecValues, krate: &Path, placeho
     });
     // `line!()` spanned at the struct name reports the struct's line.
     let line = quote_spanned!(ident.span()=> ::core::line!());
+    let rule_name = match &spec.rule_name {
+        Some(r) => quote!(::core::option::Option::Some(#p::Cow::Borrowed(#r))),
+        None => quote!(::core::option::Option::None),
+    };
+    let declared_access = (!placeholder).then(|| declared_access(container, spec, &p));
     quote! {
         static __TOOLWRIGHT_SPEC: #p::ToolSpec = #p::ToolSpec {
             name: #p::Cow::Borrowed(#name),
@@ -219,14 +245,49 @@ fn spec_and_info(container: &Container, spec: &SpecValues, krate: &Path, placeho
             origin: #p::ToolOrigin::Source { file: #p::Cow::Borrowed(::core::file!()), line: #line },
             timeout: #timeout,
             output_limit: #output_limit,
+            rule_name: #rule_name,
         };
 
         #[automatically_derived]
         impl #impl_generics #p::ToolInfo for #ident #ty_generics #where_clause {
             const SPEC: &'static #p::ToolSpec = &__TOOLWRIGHT_SPEC;
             #partial_input
+            #declared_access
         }
     }
+}
+
+/// `ToolInfo::declared_access`, from `#[tool(pure)]` and the fields' `#[access(..)]`;
+/// nothing (the default, undeclared) when neither is given.
+fn declared_access(container: &Container, spec: &SpecValues, p: &TokenStream) -> Option<TokenStream> {
+    let fields: Vec<_> = container.access_fields().collect();
+    if fields.is_empty() && !spec.pure {
+        return None;
+    }
+    let pushes = fields.iter().flat_map(|field| {
+        let ident = field.ident.as_ref();
+        let ty = &field.ty;
+        field.access.iter().map(move |(kind, span)| {
+            let fact = match kind {
+                AccessKind::Read => quote!(#p::Access::Read(::std::borrow::ToOwned::to_owned(__value))),
+                AccessKind::Write => quote!(#p::Access::Write(::std::borrow::ToOwned::to_owned(__value))),
+                AccessKind::Search => quote!(#p::Access::Search(::std::borrow::ToOwned::to_owned(__value))),
+                AccessKind::Fetch => quote!(#p::fetch_of(__value)),
+                AccessKind::Command => quote!(#p::Access::Command(#p::CommandLine::new(__value))),
+            };
+            // A field of the wrong type is reported at the `#[access(..)]` key.
+            quote_spanned! {*span=>
+                <#ty as #p::AccessPaths>::each_path(&self.#ident, &mut |__value: &str| __access.push(#fact));
+            }
+        })
+    });
+    Some(quote! {
+        fn declared_access(&self) -> #p::Accesses {
+            let mut __access = #p::Accesses::none();
+            #(#pushes)*
+            __access
+        }
+    })
 }
 
 fn tool_impls(container: &Container, shape: &Shape, spec: &SpecValues, krate: &Path) -> TokenStream {
@@ -256,7 +317,7 @@ fn tool_impls(container: &Container, shape: &Shape, spec: &SpecValues, krate: &P
             }
             // Our derive goes first and our helper attributes last, so every helper
             // (ours and the user's) comes after the derive that introduces it.
-            let mut item = input.clone();
+            let mut item = without_access_attrs(input);
             if !derives.is_empty() {
                 item.attrs.insert(0, syn::parse_quote!(#[derive(#(#derives),*)]));
             }
@@ -314,6 +375,7 @@ fn placeholder_impls(container: &Container, spec: &SpecValues, krate: &Path) -> 
     de_generics.params.insert(0, syn::parse_quote!('de));
     let (de_impl_generics, _, _) = de_generics.split_for_impl();
     let info = spec_and_info(container, spec, krate, true);
+    let input = without_access_attrs(input);
     quote! {
         #input
 

@@ -1,12 +1,45 @@
 //! The annotated item, parsed into what expansion needs, keeping syn nodes for spans.
 
 use crate::ctxt::Ctxt;
+use proc_macro2::Span;
 use syn::{Attribute, Data, DeriveInput, Fields, Ident, Meta};
+
+/// The helper attribute on fields that says what the field names for the call.
+pub(crate) const ACCESS_ATTR: &str = "access";
+
+/// What `#[access(..)]` says a field names.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum AccessKind {
+    /// A file the call reads.
+    Read,
+    /// A file the call creates or changes.
+    Write,
+    /// A directory the call lists or searches.
+    Search,
+    /// A URL the call fetches.
+    Fetch,
+    /// A shell command the call runs.
+    Command,
+}
+
+const ACCESS_KINDS: &[(&str, AccessKind)] = &[
+    ("read", AccessKind::Read),
+    ("write", AccessKind::Write),
+    ("search", AccessKind::Search),
+    ("fetch", AccessKind::Fetch),
+    ("command", AccessKind::Command),
+];
 
 /// A tool struct's field, as far as expansion cares.
 pub(crate) struct Field {
     /// `#[serde(flatten)]`: serde cannot also deny unknown fields.
     pub(crate) flatten: bool,
+    /// The field's name (a named field's).
+    pub(crate) ident: Option<Ident>,
+    /// The field's type.
+    pub(crate) ty: syn::Type,
+    /// `#[access(kind)]`, where it was written.
+    pub(crate) access: Vec<(AccessKind, Span)>,
 }
 
 /// The shape of the tool's input.
@@ -32,7 +65,9 @@ impl<'a> Container<'a> {
     pub(crate) fn from_ast(cx: &mut Ctxt, input: &'a DeriveInput) -> Container<'a> {
         let shape = match &input.data {
             Data::Struct(s) => match &s.fields {
-                Fields::Named(named) => Some(Shape::Named(named.named.iter().map(Field::from_ast).collect())),
+                Fields::Named(named) => {
+                    Some(Shape::Named(named.named.iter().map(|field| Field::from_ast(cx, field)).collect()))
+                }
                 Fields::Unit => Some(Shape::Unit),
                 Fields::Unnamed(fields) => {
                     cx.error_spanned_by(
@@ -77,12 +112,70 @@ impl<'a> Container<'a> {
     pub(crate) fn has_flatten(&self) -> bool {
         matches!(&self.shape, Some(Shape::Named(fields)) if fields.iter().any(|f| f.flatten))
     }
+
+    /// The fields with `#[access(..)]`.
+    pub(crate) fn access_fields(&self) -> impl Iterator<Item = &Field> {
+        let fields = match &self.shape {
+            Some(Shape::Named(fields)) => fields.as_slice(),
+            _ => &[],
+        };
+        fields.iter().filter(|f| !f.access.is_empty())
+    }
 }
 
 impl Field {
-    fn from_ast(field: &syn::Field) -> Field {
-        Field { flatten: has_word(&field.attrs, "serde", &["flatten"]) }
+    fn from_ast(cx: &mut Ctxt, field: &syn::Field) -> Field {
+        let mut access = Vec::new();
+        for attr in field.attrs.iter().filter(|a| a.path().is_ident(ACCESS_ATTR)) {
+            let parsed = attr.parse_nested_meta(|meta| {
+                let word = meta.path.get_ident().map(Ident::to_string).unwrap_or_default();
+                match ACCESS_KINDS.iter().find(|(name, _)| *name == word) {
+                    Some((_, kind)) if access.iter().any(|(k, _)| k == kind) => {
+                        cx.error_spanned_by(&meta.path, format!("`#[access({word})]` is given twice"));
+                    }
+                    Some((_, kind)) => {
+                        access.push((*kind, meta.path.get_ident().map_or_else(Span::call_site, Ident::span)))
+                    }
+                    None => {
+                        let names: Vec<&str> = ACCESS_KINDS.iter().map(|(n, _)| *n).collect();
+                        let nearest = names
+                            .iter()
+                            .map(|n| (crate::attr::edit_distance(&word, n), *n))
+                            .min()
+                            .filter(|(d, _)| *d <= 2)
+                            .map(|(_, n)| format!("; did you mean `{n}`?"))
+                            .unwrap_or_default();
+                        cx.error_spanned_by(
+                            &meta.path,
+                            format!("unknown access `{word}`{nearest}\nvalid kinds: {}", names.join(", ")),
+                        );
+                    }
+                }
+                Ok(())
+            });
+            if let Err(e) = parsed {
+                cx.syn_error(e);
+            }
+        }
+        Field {
+            flatten: has_word(&field.attrs, "serde", &["flatten"]),
+            ident: field.ident.clone(),
+            ty: field.ty.clone(),
+            access,
+        }
     }
+}
+
+/// The item with the `#[access(..)]` helper attributes taken off its fields (they are
+/// `#[tool]`'s, not real attributes).
+pub(crate) fn without_access_attrs(input: &DeriveInput) -> DeriveInput {
+    let mut item = input.clone();
+    if let Data::Struct(s) = &mut item.data {
+        for field in s.fields.iter_mut() {
+            field.attrs.retain(|a| !a.path().is_ident(ACCESS_ATTR));
+        }
+    }
+    item
 }
 
 /// The doc comment, one leading space per line removed, soft-wrapped lines of a

@@ -9,9 +9,10 @@ use toolwright_core::{Tool, ToolContext, ToolError, tool};
 /// unless `replace_all` is set. The file must have been read with read_file in this
 /// session and not changed since. Line endings (CRLF) and a UTF-8 BOM are kept. The
 /// result shows a unified diff.
-#[tool(title = "Edit file")]
+#[tool(rule_name = "Edit", title = "Edit file")]
 pub struct EditFile {
     /// Path of the file, relative to the workspace root (or absolute inside it).
+    #[access(write)]
     pub path: String,
     /// The exact text to replace.
     pub old_string: String,

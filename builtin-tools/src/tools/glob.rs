@@ -5,6 +5,7 @@ use globset::GlobBuilder;
 use ignore::WalkState;
 use std::sync::{Mutex, PoisonError};
 use std::time::SystemTime;
+use toolwright_core::access::{Access, Accesses};
 use toolwright_core::{Tool, ToolContext, ToolError, tool};
 
 /// Paths returned when `limit` is not given.
@@ -16,7 +17,7 @@ pub const DEFAULT_GLOB_LIMIT: u32 = 100;
 /// directory and `**` crosses directories. Hidden files and files ignored by
 /// .gitignore, .ignore or .toolwrightignore are skipped. Results are sorted by
 /// modification time, newest first.
-#[tool(read_only, concurrency_safe, idempotent)]
+#[tool(read_only, concurrency_safe, idempotent, rule_name = "Glob")]
 pub struct Glob {
     /// The glob pattern, such as `**/*.rs`.
     pub pattern: String,
@@ -29,6 +30,11 @@ pub struct Glob {
 
 impl Tool for Glob {
     type Output = String;
+
+    /// A search of its directory (the working directory when none is given).
+    fn access(&self) -> Accesses {
+        Accesses::of([Access::Search(self.path.clone().unwrap_or_else(|| ".".to_owned()))])
+    }
 
     fn validate(&self, _cx: &ToolContext) -> Result<(), ToolError> {
         if self.pattern.trim().is_empty() {

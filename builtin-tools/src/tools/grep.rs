@@ -8,6 +8,7 @@ use ignore::overrides::OverrideBuilder;
 use ignore::types::TypesBuilder;
 use std::fmt::Write as _;
 use std::sync::Mutex;
+use toolwright_core::access::{Access, Accesses};
 use toolwright_core::{Tool, ToolContext, ToolError, tool};
 
 /// Output entries returned when `head_limit` is not given.
@@ -32,7 +33,7 @@ pub enum GrepOutput {
 /// files are skipped. Narrow with `glob` (such as `*.rs`) or `type` (such as `rust`,
 /// `py`, `js`). `output_mode` is `files_with_matches` (default), `content` or `count`.
 /// Results are sorted by path; `head_limit` and `offset` page through them.
-#[tool(read_only, concurrency_safe, idempotent)]
+#[tool(read_only, concurrency_safe, idempotent, rule_name = "Grep")]
 pub struct Grep {
     /// The regular expression, such as `fn\s+main` or `TODO`.
     pub pattern: String,
@@ -72,6 +73,11 @@ pub struct Grep {
 
 impl Tool for Grep {
     type Output = String;
+
+    /// A search of its directory (the working directory when none is given).
+    fn access(&self) -> Accesses {
+        Accesses::of([Access::Search(self.path.clone().unwrap_or_else(|| ".".to_owned()))])
+    }
 
     fn validate(&self, _cx: &ToolContext) -> Result<(), ToolError> {
         if self.pattern.is_empty() {

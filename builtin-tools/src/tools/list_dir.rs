@@ -3,6 +3,7 @@
 use crate::workspace::Workspace;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
+use toolwright_core::access::{Access, Accesses};
 use toolwright_core::{Tool, ToolContext, ToolError, tool};
 
 /// Entries listed when `limit` is not given.
@@ -12,7 +13,7 @@ pub const DEFAULT_LIST_LIMIT: u32 = 500;
 ///
 /// Directories end with `/`. Files ignored by .gitignore, .ignore or
 /// .toolwrightignore, and hidden files, are left out.
-#[tool(read_only, concurrency_safe, idempotent)]
+#[tool(read_only, concurrency_safe, idempotent, rule_name = "LS")]
 pub struct ListDir {
     /// Directory to list, relative to the workspace root. Defaults to the root.
     pub path: Option<String>,
@@ -26,6 +27,11 @@ pub struct ListDir {
 
 impl Tool for ListDir {
     type Output = String;
+
+    /// A search of its directory (the working directory when none is given).
+    fn access(&self) -> Accesses {
+        Accesses::of([Access::Search(self.path.clone().unwrap_or_else(|| ".".to_owned()))])
+    }
 
     fn validate(&self, _cx: &ToolContext) -> Result<(), ToolError> {
         if self.depth == Some(0) {

@@ -8,9 +8,10 @@ use toolwright_core::{Tool, ToolContext, ToolError, tool};
 /// The edits apply in order, each to the result of the one before. If any edit
 /// fails (no match, or several without `replace_all`), the file is left unchanged.
 /// The same rules as edit_file apply.
-#[tool(title = "Edit file (several changes)")]
+#[tool(rule_name = "MultiEdit", title = "Edit file (several changes)")]
 pub struct MultiEdit {
     /// Path of the file, relative to the workspace root (or absolute inside it).
+    #[access(write)]
     pub path: String,
     /// The edits, applied in order.
     #[schemars(length(min = 1))]

@@ -24,9 +24,10 @@ pub const MAX_IMAGE_BYTES: u64 = 5 * 1024 * 1024;
 /// `limit` lines (default 2000) are returned per call; use `offset` to continue
 /// further down a long file. Lines longer than 2000 characters are cut with a marker.
 /// Images (png, jpg, gif, webp) come back as images. Other binary files are refused.
-#[tool(read_only, concurrency_safe, idempotent)]
+#[tool(read_only, concurrency_safe, idempotent, rule_name = "Read")]
 pub struct ReadFile {
     /// Path of the file, relative to the workspace root (or absolute inside it).
+    #[access(read)]
     pub path: String,
     /// The first line to return, 1-based. Defaults to 1.
     #[schemars(range(min = 1))]

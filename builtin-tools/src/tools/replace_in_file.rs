@@ -4,12 +4,13 @@ use crate::edit::{edit_file, parse_search_replace};
 use toolwright_core::{Tool, ToolContext, ToolError, tool};
 
 /// Replace sections of a file with SEARCH/REPLACE blocks (Cline's format).
-#[tool(
+#[tool(rule_name = "Edit", 
     title = "Replace in file",
     description = "Replace sections of a file with SEARCH/REPLACE blocks.\n\nEach block is:\n------- SEARCH\n[exact lines to find]\n=======\n[lines to put in their place]\n+++++++ REPLACE\n\nSEARCH text must match the file exactly (indentation included) and occur once. Blocks apply in order, all or nothing. The file must have been read with read_file in this session and not changed since."
 )]
 pub struct ReplaceInFile {
     /// Path of the file, relative to the workspace root (or absolute inside it).
+    #[access(write)]
     pub path: String,
     /// One or more SEARCH/REPLACE blocks.
     pub diff: String,

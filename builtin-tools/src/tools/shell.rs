@@ -9,7 +9,9 @@ use std::io::Read as _;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use toolwright_core::access::{Access, Accesses, CommandLine};
+use toolwright_permissions::shell::{self, Analysis};
 use std::time::{Duration, Instant};
 use toolwright_core::truncate::cut_middle;
 use toolwright_core::{ContextModifier, Tool, ToolContext, ToolError, ToolOutput, tool};
@@ -37,7 +39,7 @@ const CAPTURE_END_BYTES: usize = 256 * 1024;
 /// shell_output. Destructive: a command can delete or overwrite anything the user can.
 /// A command classified read-only (every part only reads) is read-only and
 /// concurrency-safe for that call.
-#[tool(title = "Run shell command", destructive, open_world, timeout_secs = 660)]
+#[tool(title = "Run shell command", destructive, open_world, timeout_secs = 660, rule_name = "Bash")]
 pub struct Shell {
     /// The command, as you would type it in bash.
     pub command: String,
@@ -49,6 +51,26 @@ pub struct Shell {
     /// Start the command and return at once with a handle for shell_output.
     #[serde(default)]
     pub run_in_background: bool,
+    /// The command's analysis, made once: the flags and the permission policy read it.
+    #[serde(skip)]
+    analysis: OnceLock<Arc<Analysis>>,
+}
+
+impl Shell {
+    /// A call of `command` with the defaults.
+    pub fn new(command: impl Into<String>) -> Shell {
+        Shell {
+            command: command.into(),
+            description: None,
+            timeout: None,
+            run_in_background: false,
+            analysis: OnceLock::new(),
+        }
+    }
+
+    fn analysis(&self) -> &Arc<Analysis> {
+        self.analysis.get_or_init(|| Arc::new(shell::analyze(&self.command)))
+    }
 }
 
 impl Tool for Shell {
@@ -70,7 +92,12 @@ impl Tool for Shell {
     /// Read-only when the permission rules' classifier says every part of the command
     /// only reads (`ls`, `git status`, `rg ...`, no redirection to a file).
     fn is_read_only(&self) -> bool {
-        toolwright_permissions::shell::analysis_is_read_only(&toolwright_permissions::shell::analyze_shared(&self.command))
+        shell::analysis_is_read_only(self.analysis())
+    }
+
+    /// The command, with its analysis for the policy.
+    fn access(&self) -> Accesses {
+        Accesses::of([Access::Command(CommandLine::with_analysis(self.command.as_str(), Arc::clone(self.analysis())))])
     }
 
     /// A read-only command may run alongside other safe calls.

@@ -2,6 +2,7 @@
 
 use std::sync::OnceLock;
 use std::time::Duration;
+use toolwright_core::access::{Access, Accesses};
 use toolwright_core::{Tool, ToolContext, ToolError, tool};
 
 /// Bytes of a response body read at most; the rest is not downloaded.
@@ -16,17 +17,39 @@ const MAX_REDIRECTS: usize = 5;
 /// HTML is converted to markdown; other text comes back as is. Responses are limited
 /// to 5 MB and 30 seconds. Redirects within the same host are followed; a redirect to
 /// another host is reported, with its URL, instead of followed.
-#[tool(title = "Fetch URL", read_only, concurrency_safe, open_world)]
+#[tool(title = "Fetch URL", read_only, concurrency_safe, open_world, rule_name = "WebFetch")]
 pub struct WebFetch {
     /// The URL, starting with `http://` or `https://`.
     pub url: String,
+    /// The URL parsed, once: the permission policy checks this value and the fetch
+    /// requests it, so the host checked is the host reached.
+    #[serde(skip)]
+    parsed: OnceLock<Result<reqwest::Url, String>>,
+}
+
+impl WebFetch {
+    /// A fetch of `url`.
+    pub fn new(url: impl Into<String>) -> WebFetch {
+        WebFetch { url: url.into(), parsed: OnceLock::new() }
+    }
+
+    fn parsed(&self) -> Result<&reqwest::Url, ToolError> {
+        self.parsed.get_or_init(|| parse_url(&self.url)).as_ref().map_err(|e| ToolError::msg(e.clone()))
+    }
 }
 
 impl Tool for WebFetch {
     type Output = String;
 
     fn validate(&self, _cx: &ToolContext) -> Result<(), ToolError> {
-        parse_url(&self.url).map(drop)
+        self.parsed().map(drop)
+    }
+
+    fn access(&self) -> Accesses {
+        match self.parsed() {
+            Ok(url) => Accesses::of([Access::Fetch(url.clone())]),
+            Err(e) => Accesses::of([Access::Opaque(e.to_string())]),
+        }
     }
 
     fn summary(&self) -> Option<String> {
@@ -34,7 +57,7 @@ impl Tool for WebFetch {
     }
 
     async fn call(self, cx: &ToolContext) -> Result<String, ToolError> {
-        let url = parse_url(&self.url)?;
+        let url = self.parsed()?.clone();
         let fetch = fetch(url);
         tokio::select! {
             result = fetch => result,
@@ -43,18 +66,14 @@ impl Tool for WebFetch {
     }
 }
 
-fn parse_url(raw: &str) -> Result<reqwest::Url, ToolError> {
-    let url = reqwest::Url::parse(raw.trim()).map_err(|e| ToolError::msg(format!("`{raw}` is not a valid URL: {e}")))?;
+fn parse_url(raw: &str) -> Result<reqwest::Url, String> {
+    let url = reqwest::Url::parse(raw.trim()).map_err(|e| format!("`{raw}` is not a valid URL: {e}"))?;
     match url.scheme() {
         "http" | "https" => {}
-        other => {
-            return Err(ToolError::msg(format!(
-                "`{raw}` uses the `{other}` scheme; only http and https URLs can be fetched"
-            )));
-        }
+        other => return Err(format!("`{raw}` uses the `{other}` scheme; only http and https URLs can be fetched")),
     }
     if url.host_str().is_none_or(str::is_empty) {
-        return Err(ToolError::msg(format!("`{raw}` has no host")));
+        return Err(format!("`{raw}` has no host"));
     }
     Ok(url)
 }

@@ -10,9 +10,10 @@ use toolwright_core::{Tool, ToolContext, ToolError, tool};
 /// Overwriting an existing file requires that it was read with read_file in this
 /// session and has not changed since. Prefer edit_file for changes to part of a file.
 /// Not destructive in the irreversible sense: the previous content was read first.
-#[tool(title = "Write file")]
+#[tool(rule_name = "Write", title = "Write file")]
 pub struct WriteFile {
     /// Path of the file, relative to the workspace root (or absolute inside it).
+    #[access(write)]
     pub path: String,
     /// The complete new content of the file.
     pub content: String,

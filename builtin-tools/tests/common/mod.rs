@@ -15,8 +15,13 @@ pub struct Session {
 
 impl Session {
     pub fn new(dir: &Path) -> Session {
+        Session::with_policy(dir, AllowAll)
+    }
+
+    /// A session whose executor decides with `policy` (and installs its read filter).
+    pub fn with_policy(dir: &Path, policy: impl toolwright_core::permission::PermissionPolicy + 'static) -> Session {
         let registry = Arc::new(toolwright_builtin::registry().unwrap());
-        let executor = Executor::builder(registry).policy(AllowAll).build();
+        let executor = Executor::builder(registry).policy(policy).build();
         Session {
             orchestrator: Orchestrator::new(Arc::new(executor)),
             turn: TurnContext::new(dir).with_extensions(toolwright_builtin::session()),

@@ -616,6 +616,14 @@ impl PreparedCall for McpCall {
         Ok(())
     }
 
+    /// A call of this server's tool, by their own names (rules name them so).
+    fn access(&self) -> crate::access::Accesses {
+        crate::access::Accesses::of([crate::access::Access::Mcp {
+            server: self.server.name.clone(),
+            tool: self.tool.clone(),
+        }])
+    }
+
     fn call<'a>(self: Box<Self>, cx: &'a ToolContext) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
         Box::pin(async move { self.server.call(&self.tool, self.arguments, cx).await })
     }
