@@ -360,6 +360,26 @@ fn searches_skip_what_the_permission_rules_deny_reading() {
         s.ok("grep", json!({"pattern": "TOKEN", "output_mode": "content", "-n": false})),
         "app.txt:TOKEN=placeholder"
     );
+    // Neither a `glob` or `type` filter nor a match list reaches a denied or ignored file.
+    fs::write(root.join(".toolwrightignore"), "hidden.txt\n").unwrap();
+    fs::write(root.join("hidden.txt"), "TOKEN=ignored").unwrap();
+    fs::write(root.join("secrets/key.rs"), "const TOKEN: &str = \"abc\";").unwrap();
+    for input in [
+        json!({"pattern": "TOKEN", "glob": "*"}),
+        json!({"pattern": "TOKEN", "glob": "**/*"}),
+        json!({"pattern": "TOKEN", "glob": "secrets/*"}),
+        json!({"pattern": "TOKEN", "glob": "*.txt"}),
+        json!({"pattern": "TOKEN", "glob": "hidden.txt"}),
+        json!({"pattern": "TOKEN", "type": "rust"}),
+        json!({"pattern": "TOKEN", "output_mode": "files_with_matches"}),
+        json!({"pattern": "TOKEN", "output_mode": "count"}),
+        json!({"pattern": "abc", "output_mode": "count", "glob": "**"}),
+    ] {
+        let out = s.ok("grep", input.clone());
+        assert!(!out.contains("secrets") && !out.contains("hidden") && !out.contains(".env"), "{input}: {out}");
+    }
+    assert_eq!(s.ok("grep", json!({"pattern": "TOKEN", "output_mode": "files_with_matches"})), "app.txt");
+    assert!(s.ok("grep", json!({"pattern": "TOKEN", "type": "rust"})).starts_with("No matches"));
     assert_eq!(s.ok("glob", json!({"pattern": "**/*"})), "app.txt");
     assert_eq!(s.ok("list_dir", json!({})), "./\n  app.txt\n  secrets/");
     let e = s.err("read_file", json!({"path": "secrets/key.txt"}));

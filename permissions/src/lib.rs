@@ -34,6 +34,7 @@
 //! that agents which only use core's seams should not pay for.
 
 pub mod domain;
+pub mod expand;
 pub mod hooks;
 pub mod path;
 pub mod pattern;

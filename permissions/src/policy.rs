@@ -725,7 +725,16 @@ impl RulePolicy {
                         })
                     })
                 };
-                match places().named_paths(parts, &analysis.dirs, command, home, denied) {
+                // A recursive read of a directory reaches whatever a deny could match below it.
+                let reaches = |probe: &Probe| {
+                    index.read_denies.iter().map(|&i| &set.rules[i]).find(|rule| {
+                        rule.specifier.as_ref().and_then(path_pattern).is_some_and(|pattern| {
+                            pattern.may_match_below(&probe.path, cwd)
+                                || probe.real.as_deref().is_some_and(|real| pattern.may_match_below(real, cwd))
+                        })
+                    })
+                };
+                match places().named_paths(&analysis, command, home, denied, reaches) {
                     Some(deny @ Verdict::Deny(_)) => return deny,
                     other => path_ask = other,
                 }
@@ -914,6 +923,12 @@ impl RulePolicy {
             part.words.iter().skip(1).enumerate().all(|(k, word)| match word {
                 Word::Literal(arg) if arg.starts_with('-') || (k == 0 && subcommand) => true,
                 Word::Literal(arg) => Touched::one(resolve_named(arg, dir, home)).inside(cwd, &self.additional_dirs),
+                // A pattern stays inside when its literal directories do and it does not
+                // climb out (`*/../..`); what it matches is below them.
+                Word::Pattern(arg) => {
+                    !arg.split('/').any(|c| c == "..")
+                        && Touched::one(resolve_named(&literal_dirs(arg), dir, home)).inside(cwd, &self.additional_dirs)
+                }
                 Word::Dynamic(_) => false,
             })
         })
@@ -1040,19 +1055,39 @@ impl Places {
     /// reads a computed path, or runs in a directory known only when it runs.
     fn named_paths<'r>(
         &self,
-        parts: &[Command],
-        changes: &[shell::DirChange],
+        analysis: &shell::Analysis,
         command: &str,
         home: Option<&Path>,
         denied: impl Fn(&Probe) -> Option<&'r Rule>,
+        reaches: impl Fn(&Probe) -> Option<&'r Rule>,
     ) -> Option<Verdict> {
+        let (parts, changes) = (&analysis.commands, &analysis.dirs);
         // An ask is kept until every path has been checked: a deny found later wins.
         let mut ask: Option<String> = None;
+        let computed = |ask: &mut Option<String>, raw: &str| {
+            ask.get_or_insert_with(|| {
+                format!("`{}` reads a computed path `{raw}`, and some paths are denied; allow it?", first_line(command))
+            });
+        };
         for (place, change) in self.dirs.iter().zip(changes) {
             if let (Some(place), Some(to)) = (place, &change.to)
                 && let Some(rule) = denied(place)
             {
                 return Some(Verdict::Deny(format!("{} (the command changes to `{to}`)", reason_for(rule))));
+            }
+        }
+        // `cmd < file` reads the file, from wherever the command may be.
+        let everywhere: Vec<&Probe> = std::iter::once(&self.cwd).chain(self.dirs.iter().flatten()).collect();
+        for read in &analysis.reads {
+            for dir in &everywhere {
+                match read {
+                    Word::Literal(arg) | Word::Pattern(arg) => {
+                        if let Some(verdict) = self.word_paths(read, arg, dir, home, &denied, &reaches) {
+                            return Some(verdict);
+                        }
+                    }
+                    Word::Dynamic(raw) => computed(&mut ask, raw),
+                }
             }
         }
         for part in parts {
@@ -1062,6 +1097,7 @@ impl Places {
             // `git diff`, `npm test`: the word right after these programs names a
             // subcommand, not a file.
             let subcommand = part.base_name().is_some_and(|name| SUBCOMMAND_PROGRAMS.contains(&name));
+            let recursive = recursive_reads(part);
             for dir in self.of(part) {
                 let Some(dir) = dir else {
                     ask.get_or_insert_with(|| {
@@ -1072,24 +1108,32 @@ impl Places {
                     });
                     continue;
                 };
+                // A recursive search reads everything below its directories (the
+                // working directory when it names none).
+                if let Some(dirs) = &recursive {
+                    let implicit = [Word::Literal(".".to_owned())];
+                    let dirs: Vec<&Word> = if dirs.is_empty() { implicit.iter().collect() } else { dirs.clone() };
+                    for word in dirs {
+                        let Some(arg) = word.literal() else { continue };
+                        let probe = resolve_named(arg, dir, home);
+                        if let Some(rule) = reaches(&probe) {
+                            let why = format!(
+                                "{} (the command searches `{arg}`, which holds what it denies)",
+                                reason_for(rule)
+                            );
+                            return Some(Verdict::Deny(why));
+                        }
+                    }
+                }
                 for (k, word) in words.iter().enumerate() {
                     match word {
                         Word::Literal(arg) if arg.starts_with('-') || (k == 0 && subcommand) => {}
-                        Word::Literal(arg) => {
-                            if let Some(rule) = denied(&resolve_named(arg, dir, home)) {
-                                let why = format!("{} (the command names `{arg}`)", reason_for(rule));
-                                return Some(Verdict::Deny(why));
+                        Word::Literal(arg) | Word::Pattern(arg) => {
+                            if let Some(verdict) = self.word_paths(word, arg, dir, home, &denied, &reaches) {
+                                return Some(verdict);
                             }
                         }
-                        Word::Dynamic(raw) if part.read_only => {
-                            ask.get_or_insert_with(|| {
-                                format!(
-                                    "`{}` reads a computed path `{raw}`, and some paths are denied; allow it?",
-                                    first_line(command)
-                                )
-                            });
-                        }
-                        Word::Dynamic(_) => {}
+                        Word::Dynamic(raw) => computed(&mut ask, raw),
                     }
                 }
             }
@@ -1097,6 +1141,121 @@ impl Places {
         // Whether the command reaches a denied path cannot be told: a person looks,
         // whatever the mode.
         ask.map(Verdict::AskRule)
+    }
+
+    /// A deny for a word naming paths from `dir`: as written, or as bash expands a
+    /// pattern (a pattern too wide to expand reaches everything below its directory).
+    fn word_paths<'r>(
+        &self,
+        word: &Word,
+        arg: &str,
+        dir: &Probe,
+        home: Option<&Path>,
+        denied: &impl Fn(&Probe) -> Option<&'r Rule>,
+        reaches: &impl Fn(&Probe) -> Option<&'r Rule>,
+    ) -> Option<Verdict> {
+        let deny = |rule: &Rule| Some(Verdict::Deny(format!("{} (the command names `{arg}`)", reason_for(rule))));
+        if !matches!(word, Word::Pattern(_)) {
+            return denied(&resolve_named(arg, dir, home)).and_then(deny);
+        }
+        let words = crate::expand::braces(arg).unwrap_or_else(|| vec![arg.to_owned()]);
+        for expanded in &words {
+            let named = resolve_named(expanded, dir, home);
+            if !crate::expand::has_glob(expanded) {
+                if let Some(rule) = denied(&named) {
+                    return deny(rule);
+                }
+                continue;
+            }
+            // Expanded from where the shell really is (symlinks on the way resolved).
+            let base = dir.real();
+            let pattern = match expanded.strip_prefix("~/").zip(home) {
+                Some((rest, home)) => home.join(rest).to_string_lossy().into_owned(),
+                None => expanded.clone(),
+            };
+            match crate::expand::glob(&pattern, base) {
+                crate::expand::Expansion::Paths(paths) => {
+                    for path in paths {
+                        let probe = resolve_named(&path.to_string_lossy(), dir, home);
+                        if let Some(rule) = denied(&probe) {
+                            return deny(rule);
+                        }
+                    }
+                }
+                crate::expand::Expansion::TooMany(below) => {
+                    let probe = Probe { path: below, real: None, is_dir: true };
+                    if let Some(rule) = reaches(&probe) {
+                        return deny(rule);
+                    }
+                }
+            }
+        }
+        None
+    }
+}
+
+/// The literal directories a pattern starts with (`src/*/x` → `src`, `*.rs` → `.`).
+fn literal_dirs(pattern: &str) -> String {
+    let mut dirs: Vec<&str> = Vec::new();
+    for component in pattern.split('/') {
+        if crate::expand::has_glob(component) || crate::expand::has_braces(component) {
+            break;
+        }
+        dirs.push(component);
+    }
+    if dirs.is_empty() {
+        return ".".to_owned();
+    }
+    if dirs == [""] {
+        return "/".to_owned();
+    }
+    dirs.join("/")
+}
+
+/// The directories a command reads recursively (`grep -r`, `rg`, `find`, `ls -R`,
+/// `tree`, `du`, `cp -r`, `tar`, `git grep`): `None` if it does not; an empty list if it
+/// reads the working directory.
+fn recursive_reads(part: &Command) -> Option<Vec<&Word>> {
+    let name = part.base_name()?;
+    let args = part.words.get(1..).unwrap_or_default();
+    let flag = |word: &Word| word.literal().is_some_and(|w| w.starts_with('-') && w != "-");
+    let short = |word: &Word, letters: &[char]| {
+        word.literal()
+            .is_some_and(|w| w.starts_with('-') && !w.starts_with("--") && w[1..].chars().any(|c| letters.contains(&c)))
+    };
+    let long = |word: &Word, names: &[&str]| {
+        word.literal().is_some_and(|w| names.iter().any(|n| w == *n || w.starts_with(&format!("{n}="))))
+    };
+    let operands: Vec<&Word> = args.iter().filter(|w| !flag(w)).collect();
+    // For the searchers, the first operand is the pattern unless `-e`/`-f` gave it.
+    let after_pattern = |given: bool| if given { operands.clone() } else { operands.iter().skip(1).copied().collect() };
+    let pattern_given = args.iter().any(|w| short(w, &['e', 'f']) || long(w, &["--regexp", "--file", "--files"]));
+    match name {
+        "grep" | "egrep" | "fgrep"
+            if args.iter().any(|w| {
+                short(w, &['r', 'R'])
+                    || long(w, &["--recursive", "--dereference-recursive"])
+                    || w.literal() == Some("--directories=recurse")
+            }) =>
+        {
+            Some(after_pattern(pattern_given))
+        }
+        "rg" | "ag" | "ack" | "ack-grep" | "ugrep" | "pt" | "sift" => Some(after_pattern(pattern_given)),
+        "find" => Some(
+            args.iter()
+                .take_while(|w| w.literal().is_none_or(|w| !w.starts_with('-') && w != "(" && w != "!"))
+                .collect(),
+        ),
+        "ls" if args.iter().any(|w| short(w, &['R']) || long(w, &["--recursive"])) => Some(operands),
+        "tree" | "du" => Some(operands),
+        "cp" | "scp" | "rsync"
+            if args.iter().any(|w| short(w, &['r', 'R', 'a']) || long(w, &["--recursive", "--archive"])) =>
+        {
+            Some(operands)
+        }
+        "tar" | "zip" | "7z" | "cpio" => Some(operands),
+        "git" if part.words.get(1).and_then(Word::literal) == Some("grep") => Some(Vec::new()),
+        _ => None,
     }
 }
 
@@ -1108,6 +1267,11 @@ impl Places {
 /// shell tool keeps it physical (`pwd -P` after every command), so only a directory the
 /// agent was started in can hold a symlink.
 fn resolve_named(arg: &str, base: &Probe, home: Option<&Path>) -> Probe {
+    // `~+` is the directory the command runs in.
+    if let Some(rest) = arg.strip_prefix("~+").filter(|rest| rest.is_empty() || rest.starts_with('/')) {
+        let rest = rest.trim_start_matches('/');
+        return resolve_named(if rest.is_empty() { "." } else { rest }, base, home);
+    }
     // Most arguments are one name in the directory: one look at it.
     if !arg.contains('/') && !matches!(arg, "" | "." | "..") && !arg.starts_with('~') {
         let mut path = PathBuf::with_capacity(base.path.as_os_str().len() + arg.len() + 1);

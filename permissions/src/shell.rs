@@ -28,13 +28,16 @@ pub enum Word {
     Literal(String),
     /// Computed when it runs (`$VAR`, `$(...)`); the source text.
     Dynamic(String),
+    /// Expanded by bash against the file system (an unquoted glob `*.rs`, a brace
+    /// expansion `{a,b}`); the text with quotes removed.
+    Pattern(String),
 }
 
 impl Word {
     /// The literal text, if known.
     pub fn literal(&self) -> Option<&str> {
         match self {
-            Word::Literal(s) => Some(s),
+            Word::Literal(s) | Word::Pattern(s) => Some(s),
             Word::Dynamic(_) => None,
         }
     }
@@ -42,7 +45,7 @@ impl Word {
     /// The literal text, or the source text of a computed word.
     pub fn text(&self) -> &str {
         match self {
-            Word::Literal(s) | Word::Dynamic(s) => s,
+            Word::Literal(s) | Word::Dynamic(s) | Word::Pattern(s) => s,
         }
     }
 }
@@ -98,6 +101,8 @@ pub struct Analysis {
     pub commands: Vec<Command>,
     /// Files written by redirections (`>`, `>>`, `&>`), as written.
     pub writes: Vec<String>,
+    /// Files read by redirections (`<`, `<>`).
+    pub reads: Vec<Word>,
     /// Why the command cannot be fully known; non-empty means "ask".
     pub unknowns: Vec<String>,
     /// The directories `cd` changes to, in order.
@@ -416,6 +421,9 @@ impl Walker<'_> {
             ast::IoRedirect::File(_, kind, target) => match target {
                 Target::Filename(w) => {
                     let word = self.word(&w.value);
+                    if matches!(kind, Kind::Read | Kind::ReadAndWrite) {
+                        self.out.reads.push(word.clone());
+                    }
                     if matches!(kind, Kind::Write | Kind::Append | Kind::Clobber | Kind::ReadAndWrite) {
                         self.write_target(word);
                     }
@@ -443,6 +451,7 @@ impl Walker<'_> {
             Word::Literal(path) if path == "/dev/null" || path == "/dev/stdout" || path == "/dev/stderr" => {}
             Word::Literal(path) => self.out.writes.push(path),
             Word::Dynamic(raw) => self.unknown(format!("output is redirected to a computed path `{raw}`")),
+            Word::Pattern(raw) => self.unknown(format!("output is redirected to a pattern `{raw}`")),
         }
     }
 
@@ -457,11 +466,26 @@ impl Walker<'_> {
         {
             return Word::Literal(raw.to_owned());
         }
+        // `~-` (the previous directory) and `~user` are known only when it runs.
+        if let Some(rest) = raw.strip_prefix('~')
+            && !(rest.is_empty() || rest.starts_with('/') || rest == "+" || rest.starts_with("+/"))
+        {
+            return Word::Dynamic(raw.to_owned());
+        }
         match word::parse(raw, &options()) {
             Ok(pieces) => {
                 let mut text = String::new();
                 let literal = self.pieces(&pieces, &mut text);
-                if literal { Word::Literal(text) } else { Word::Dynamic(raw.to_owned()) }
+                // Unquoted glob or brace characters: bash expands the word.
+                let expands = pieces.iter().any(|piece| match &piece.piece {
+                    WordPiece::Text(t) => crate::expand::has_glob(t) || crate::expand::has_braces(t),
+                    _ => false,
+                });
+                match (literal, expands) {
+                    (true, false) => Word::Literal(text),
+                    (true, true) => Word::Pattern(text),
+                    (false, _) => Word::Dynamic(raw.to_owned()),
+                }
             }
             Err(_) => {
                 self.unknown(format!("the word `{raw}` cannot be parsed"));
@@ -477,6 +501,11 @@ impl Walker<'_> {
                 WordPiece::Text(s) | WordPiece::SingleQuotedText(s) | WordPiece::AnsiCQuotedText(s) => text.push_str(s),
                 WordPiece::EscapeSequence(s) => text.push_str(s.strip_prefix('\\').unwrap_or(s)),
                 WordPiece::TildePrefix(s) => {
+                    // `~` and `~+` (the current directory) are known; `~-` and `~user`
+                    // only when the command runs.
+                    if !(s.is_empty() || s == "+") {
+                        literal = false;
+                    }
                     text.push('~');
                     text.push_str(s);
                 }
@@ -588,7 +617,7 @@ impl Walker<'_> {
                                 let script = script.clone();
                                 return self.subshell(|walker| walker.script(&script));
                             }
-                            Some(Word::Dynamic(raw)) => {
+                            Some(Word::Dynamic(raw) | Word::Pattern(raw)) => {
                                 return self.unknown(format!("`{name} -c` runs a computed script `{raw}`"));
                             }
                             None => return self.unknown(format!("`{name} -c` without a script")),
@@ -869,6 +898,13 @@ const READ_ONLY_GIT: &[&str] = &[
 /// Whether one command, as flattened, only reads.
 pub fn is_read_only(command: &Command) -> bool {
     let Some(name) = command.base_name() else { return false };
+    // An unquoted glob could expand to a flag (`-delete`, `-o`, `-i`): commands with
+    // write- or exec-capable flags are not read-only with one (Claude Code).
+    if matches!(name, "find" | "sort" | "sed" | "git" | "tree" | "xargs" | "env")
+        && command.words.iter().any(|w| matches!(w, Word::Pattern(_)))
+    {
+        return false;
+    }
     let listed = |list: &[&str], name: &str| list.binary_search_by(|w| by_length_then_text(w, name)).is_ok();
     match name {
         // Most commands are judged by name alone: no need to look at the arguments.

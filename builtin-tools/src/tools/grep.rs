@@ -139,19 +139,31 @@ impl Grep {
 
     fn search(&self, workspace: &Workspace, base: Resolved) -> Result<String, ToolError> {
         let matcher = self.matcher()?;
-        let mut walk = workspace.walker(&base.path);
-        if let Some(glob) = &self.glob {
-            let mut overrides = OverrideBuilder::new(&base.path);
-            overrides.add(glob).map_err(|e| ToolError::msg(format!("invalid glob `{glob}`: {e}")))?;
-            walk.overrides(overrides.build().map_err(|e| ToolError::msg(format!("invalid glob `{glob}`: {e}")))?);
-        }
-        if let Some(name) = &self.file_type {
-            let mut types = TypesBuilder::new();
-            types.add_defaults();
-            types.select(name);
-            let types = types.build().map_err(|e| ToolError::msg(format!("`type`: {e}")))?;
-            walk.types(types);
-        }
+        let walk = workspace.walker(&base.path);
+        // The `glob` and `type` filters narrow the walk, file by file. (Given to the
+        // walker as overrides they would be whitelists, which win over ignore files: a
+        // `glob` of `*` would reach what `.toolwrightignore` hides.)
+        let glob = match &self.glob {
+            Some(glob) => {
+                let mut overrides = OverrideBuilder::new(&base.path);
+                overrides.add(glob).map_err(|e| ToolError::msg(format!("invalid glob `{glob}`: {e}")))?;
+                Some(overrides.build().map_err(|e| ToolError::msg(format!("invalid glob `{glob}`: {e}")))?)
+            }
+            None => None,
+        };
+        let types = match &self.file_type {
+            Some(name) => {
+                let mut types = TypesBuilder::new();
+                types.add_defaults();
+                types.select(name);
+                Some(types.build().map_err(|e| ToolError::msg(format!("`type`: {e}")))?)
+            }
+            None => None,
+        };
+        let wanted = |path: &std::path::Path| {
+            glob.as_ref().is_none_or(|g| g.matched(path, false).is_whitelist())
+                && types.as_ref().is_none_or(|t| t.matched(path, false).is_whitelist())
+        };
         let found: Mutex<Vec<FileHits>> = Mutex::new(Vec::new());
         walk.build_parallel().run(|| {
             let matcher = matcher.clone();
@@ -159,7 +171,12 @@ impl Grep {
             let found = &found;
             Box::new(move |entry| {
                 let Ok(entry) = entry else { return WalkState::Continue };
-                if !entry.file_type().is_some_and(|t| t.is_file()) {
+                if !entry.file_type().is_some_and(|t| t.is_file()) || !wanted(entry.path()) {
+                    return WalkState::Continue;
+                }
+                // Each file is checked against the read denials before it is opened,
+                // whatever the walk let through (a match list is an oracle of content).
+                if workspace.denied(entry.path(), false).is_some() {
                     return WalkState::Continue;
                 }
                 let display = workspace.display(entry.path());
