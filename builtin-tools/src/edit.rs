@@ -25,7 +25,7 @@ pub struct Edit {
 /// `requested`; all or nothing. Returns a report with a unified diff.
 pub(crate) fn edit_file(cx: &ToolContext, requested: &str, edits: &[Edit]) -> Result<String, ToolError> {
     let target = resolve_existing(cx, requested)?;
-    let file = TextFile::load(&target.path, &target.display)?;
+    let file = TextFile::load(&target)?;
     check_fresh(cx, &target.path, &target.display, &file.raw)?;
     let mut text = file.text.clone();
     let mut replaced = 0;
@@ -35,7 +35,7 @@ pub(crate) fn edit_file(cx: &ToolContext, requested: &str, edits: &[Edit]) -> Re
         text = next;
         replaced += count;
     }
-    write_atomic(cx, &target.path, &target.display, &file.encode(&text))?;
+    write_atomic(cx, &target, &file.encode(&text))?;
     let diff = unified_diff(&target.display, &file.text, &text);
     let what = if replaced == 1 { "1 replacement".to_owned() } else { format!("{replaced} replacements") };
     Ok(format!("Edited `{}`: {what}.\n{diff}", target.display).trim_end().to_owned())

@@ -2,40 +2,21 @@
 //! text that keeps its line endings and byte-order mark.
 
 use crate::session::{FileStates, stamp_now};
-use std::io::Write as _;
-use std::path::Path;
+use crate::workspace::Resolved;
 use toolwright_core::{ToolContext, ToolError};
 
 /// Files larger than this are not loaded whole for editing.
 pub const MAX_EDIT_BYTES: u64 = 16 * 1024 * 1024;
 
-/// Writes `bytes` to `path` atomically: a temporary file in the same directory,
-/// flushed to disk, then renamed over the target, keeping the target's permissions.
-/// A crash leaves the old content or the new one, never a mix. Parent directories
-/// are created. Records the new state in the session's file cache.
-pub(crate) fn write_atomic(cx: &ToolContext, path: &Path, display: &str, bytes: &[u8]) -> Result<(), ToolError> {
-    let dir = path.parent().ok_or_else(|| ToolError::msg(format!("`{display}` has no parent directory")))?;
-    std::fs::create_dir_all(dir)
-        .map_err(|e| ToolError::io(format!("cannot create the directories of `{display}`"), e))?;
-    let failed = |e| ToolError::io(format!("cannot write `{display}`"), e);
-    // An existing file keeps its permissions; a new one gets the usual 0644.
-    let permissions = match std::fs::metadata(path) {
-        Ok(meta) => meta.permissions(),
-        Err(_) => std::os::unix::fs::PermissionsExt::from_mode(0o644),
-    };
-    let mut temp = tempfile::Builder::new()
-        .prefix(".toolwright-")
-        .suffix(".tmp")
-        .permissions(permissions)
-        .tempfile_in(dir)
-        .map_err(failed)?;
-    temp.write_all(bytes).map_err(failed)?;
-    temp.as_file().sync_all().map_err(failed)?;
-    temp.persist(path).map_err(|e| failed(e.error))?;
+/// Writes `bytes` to the checked file atomically, confined to its root (see
+/// [`crate::confined::write_atomic`]): a crash leaves the old content or the new one,
+/// never a mix. Records the new state in the session's file cache.
+pub(crate) fn write_atomic(cx: &ToolContext, file: &Resolved, bytes: &[u8]) -> Result<(), ToolError> {
+    crate::confined::write_atomic(file, bytes)?;
     if let Some(states) = cx.extension::<FileStates>()
-        && let Some(stamp) = stamp_now(path, Some(bytes), None)
+        && let Some(stamp) = stamp_now(&file.path, Some(bytes), None)
     {
-        states.record(path, stamp);
+        states.record(&file.path, stamp);
     }
     Ok(())
 }
@@ -51,19 +32,20 @@ pub(crate) struct TextFile {
 }
 
 impl TextFile {
-    /// Loads an existing text file, refusing directories, binary and oversized files.
-    pub(crate) fn load(path: &Path, display: &str) -> Result<TextFile, ToolError> {
-        let meta = std::fs::metadata(path).map_err(|e| ToolError::io(format!("cannot read `{display}`"), e))?;
-        if meta.is_dir() {
-            return Err(ToolError::msg(format!("`{display}` is a directory, not a file")));
-        }
+    /// Loads an existing text file, confined to its root, refusing directories,
+    /// non-regular, binary and oversized files.
+    pub(crate) fn load(file: &Resolved) -> Result<TextFile, ToolError> {
+        let display = file.display.as_str();
+        let (mut opened, meta) = crate::confined::open_read(file)?;
         if meta.len() > MAX_EDIT_BYTES {
             return Err(ToolError::msg(format!(
                 "`{display}` is {} bytes; files over {MAX_EDIT_BYTES} bytes cannot be edited whole",
                 meta.len()
             )));
         }
-        let raw = std::fs::read(path).map_err(|e| ToolError::io(format!("cannot read `{display}`"), e))?;
+        let mut raw = Vec::with_capacity(meta.len() as usize);
+        std::io::Read::read_to_end(&mut opened, &mut raw)
+            .map_err(|e| ToolError::io(format!("cannot read `{display}`"), e))?;
         if raw.iter().take(8192).any(|&b| b == 0) {
             return Err(ToolError::msg(format!("`{display}` is a binary file; only text files can be edited")));
         }

@@ -14,6 +14,7 @@
 // `#[tool]` expands to `::toolwright::...`; inside the workspace that is the core crate.
 extern crate toolwright_core as toolwright;
 
+pub mod confined;
 mod edit;
 mod fsio;
 mod session;

@@ -28,18 +28,28 @@ pub struct Workspace {
     roots: Vec<PathBuf>,
     /// What the permission rules deny reading (the policy's read filter).
     denials: Option<Arc<dyn ReadFilter>>,
+    /// Whether files with several hard links may be read and written.
+    hard_links: bool,
 }
 
 impl Workspace {
     /// A workspace with one root.
     pub fn new(root: impl AsRef<Path>) -> std::io::Result<Workspace> {
-        Ok(Workspace { roots: vec![root.as_ref().canonicalize()?], denials: None })
+        Ok(Workspace { roots: vec![root.as_ref().canonicalize()?], denials: None, hard_links: false })
     }
 
     /// Also allows paths inside `dir` (Claude Code's "additional directories").
     pub fn with_additional_dir(mut self, dir: impl AsRef<Path>) -> std::io::Result<Workspace> {
         self.roots.push(dir.as_ref().canonicalize()?);
         Ok(self)
+    }
+
+    /// Lets the tools open files with several hard links (refused by default: another
+    /// name of such a file may be outside the workspace). For trees that share files by
+    /// hard links on purpose (a pnpm store).
+    pub fn with_hard_links_allowed(mut self, allowed: bool) -> Workspace {
+        self.hard_links = allowed;
+        self
     }
 
     /// The canonical roots, the main one first.
@@ -59,7 +69,7 @@ impl Workspace {
             .cwd()
             .canonicalize()
             .map_err(|e| ToolError::io(format!("the workspace `{}` is not accessible", cx.cwd().display()), e))?;
-        Ok(Workspace { roots: vec![root], denials })
+        Ok(Workspace { roots: vec![root], denials, hard_links: false })
     }
 
     fn root_of(&self, path: &Path) -> Option<&Path> {
@@ -162,7 +172,8 @@ impl Workspace {
         if let Some(why) = self.denied(&path, path.is_dir()) {
             return Err(ToolError::msg(format!("`{display}` is {why}")));
         }
-        Ok(Resolved { path, display })
+        let root = self.root_of(&path).map(Path::to_path_buf).unwrap_or_else(|| self.roots[0].clone());
+        Ok(Resolved { path, display, root, hard_links: self.hard_links })
     }
 
     fn outside(&self, requested: &str) -> ToolError {
@@ -220,12 +231,17 @@ impl Workspace {
     }
 }
 
-/// A path inside the workspace, resolved and canonical.
+/// A path inside the workspace, resolved and canonical. Open it with
+/// [`crate::confined`], never by name: what was checked is what is opened.
 pub(crate) struct Resolved {
     /// The canonical absolute path (symlinks resolved).
     pub(crate) path: PathBuf,
     /// The path as the model sees it.
     pub(crate) display: String,
+    /// The workspace root it is in (canonical).
+    pub(crate) root: PathBuf,
+    /// Whether a file with several hard links may be opened.
+    pub(crate) hard_links: bool,
 }
 
 /// Resolves `requested` (relative to the working directory, or absolute) and checks

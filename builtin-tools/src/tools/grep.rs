@@ -164,6 +164,10 @@ impl Grep {
             glob.as_ref().is_none_or(|g| g.matched(path, false).is_whitelist())
                 && types.as_ref().is_none_or(|t| t.matched(path, false).is_whitelist())
         };
+        // Every file is opened through the root's handle: one swapped for a link after
+        // the walk saw it cannot lead outside, nor to another file.
+        let root = crate::confined::Root::open(&base.root, base.hard_links)?;
+        let root = &root;
         let found: Mutex<Vec<FileHits>> = Mutex::new(Vec::new());
         walk.build_parallel().run(|| {
             let matcher = matcher.clone();
@@ -180,8 +184,9 @@ impl Grep {
                     return WalkState::Continue;
                 }
                 let display = workspace.display(entry.path());
+                let Ok((file, _)) = root.read(entry.path(), &display) else { return WalkState::Continue };
                 let mut sink = Collect::new(self, &display);
-                if searcher.search_path(&matcher, entry.path(), &mut sink).is_ok()
+                if searcher.search_file(&matcher, &file, &mut sink).is_ok()
                     && let Some(hits) = sink.finish()
                 {
                     found.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(hits);

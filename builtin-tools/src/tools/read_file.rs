@@ -1,9 +1,8 @@
 //! `read_file`: numbered lines of a text file, read lazily.
 
 use crate::session::{FileStates, stamp_now};
-use crate::workspace::resolve_existing;
+use crate::workspace::{Resolved, resolve_existing};
 use base64::Engine as _;
-use std::fs::File;
 use std::hash::Hasher;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
@@ -67,9 +66,9 @@ impl Tool for ReadFile {
         let states = cx.extension::<FileStates>().cloned();
         let read = move || {
             if let Some(media_type) = image_type(&file.path) {
-                return read_image(&file.path, &file.display, media_type);
+                return read_image(&file, media_type);
             }
-            let lines = read_lines(&file.path, &file.display, offset, limit)?;
+            let lines = read_lines(&file, offset, limit)?;
             // What this session has seen of the file: its stamp, and a hash when the
             // whole file was read, for the staleness check before a write.
             if let Some(states) = states
@@ -99,15 +98,17 @@ fn image_type(path: &Path) -> Option<&'static str> {
     })
 }
 
-fn read_image(path: &Path, display: &str, media_type: &str) -> Result<ToolOutput, ToolError> {
-    let meta = std::fs::metadata(path).map_err(|e| ToolError::io(format!("cannot read `{display}`"), e))?;
+fn read_image(file: &Resolved, media_type: &str) -> Result<ToolOutput, ToolError> {
+    let display = &file.display;
+    let (mut opened, meta) = crate::confined::open_read(file)?;
     if meta.len() > MAX_IMAGE_BYTES {
         return Err(ToolError::msg(format!(
             "`{display}` is a {} byte image; images over {MAX_IMAGE_BYTES} bytes cannot be shown",
             meta.len()
         )));
     }
-    let bytes = std::fs::read(path).map_err(|e| ToolError::io(format!("cannot read `{display}`"), e))?;
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    std::io::Read::read_to_end(&mut opened, &mut bytes).map_err(|e| ToolError::io(format!("cannot read `{display}`"), e))?;
     let data = base64::engine::general_purpose::STANDARD.encode(&bytes);
     Ok(ToolOutput {
         content: vec![Content::Image { media_type: media_type.to_owned(), data }],
@@ -123,13 +124,10 @@ struct Lines {
     whole_hash: Option<u64>,
 }
 
-fn read_lines(path: &Path, display: &str, offset: u64, limit: u32) -> Result<Lines, ToolError> {
-    let meta = std::fs::metadata(path).map_err(|e| ToolError::io(format!("cannot read `{display}`"), e))?;
-    if meta.is_dir() {
-        return Err(ToolError::msg(format!("`{display}` is a directory; use glob or list_dir to see what it contains")));
-    }
-    let mut reader =
-        BufReader::with_capacity(64 * 1024, File::open(path).map_err(|e| ToolError::io(format!("cannot open `{display}`"), e))?);
+fn read_lines(file: &Resolved, offset: u64, limit: u32) -> Result<Lines, ToolError> {
+    let display = file.display.as_str();
+    let (opened, meta) = crate::confined::open_read(file)?;
+    let mut reader = BufReader::with_capacity(64 * 1024, opened);
     let head = reader.fill_buf().map_err(|e| ToolError::io(format!("cannot read `{display}`"), e))?;
     if head.iter().take(BINARY_SNIFF_BYTES).any(|&b| b == 0) {
         return Err(ToolError::msg(format!("`{display}` is a binary file ({} bytes); read_file only reads text", meta.len())));

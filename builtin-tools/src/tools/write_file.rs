@@ -33,14 +33,13 @@ impl Tool for WriteFile {
                 Err(ToolError::msg(format!("`{}` is a directory; give a file path", target.display)))
             }
             Ok(_) => {
-                let existing = TextFile::load(&target.path, &target.display);
+                let existing = TextFile::load(&target);
                 let raw = match &existing {
                     Ok(file) => file.raw.clone(),
-                    Err(_) => std::fs::read(&target.path)
-                        .map_err(|e| ToolError::io(format!("cannot read `{}`", target.display), e))?,
+                    Err(_) => crate::confined::read_all(&target)?,
                 };
                 check_fresh(cx, &target.path, &target.display, &raw)?;
-                write_atomic(cx, &target.path, &target.display, self.content.as_bytes())?;
+                write_atomic(cx, &target, self.content.as_bytes())?;
                 let diff = match existing {
                     Ok(file) => unified_diff(&target.display, &file.text, &self.content.replace("\r\n", "\n")),
                     Err(_) => String::new(),
@@ -49,7 +48,7 @@ impl Tool for WriteFile {
                 Ok(format!("Overwrote `{}` ({lines} lines).\n{diff}", target.display).trim_end().to_owned())
             }
             Err(_) => {
-                write_atomic(cx, &target.path, &target.display, self.content.as_bytes())?;
+                write_atomic(cx, &target, self.content.as_bytes())?;
                 let lines = self.content.lines().count();
                 Ok(format!("Created `{}` ({lines} lines, {} bytes).", target.display, self.content.len()))
             }
