@@ -467,3 +467,19 @@ async fn a_hooks_allow_answers_the_modes_question_but_never_an_ask_rules() {
     assert!(run(&ex, "write_note", r#"{"note":"2"}"#).await.is_ok());
     assert_eq!(approver.0.load(Ordering::SeqCst), 2);
 }
+
+struct NobodyHere;
+impl Approver for NobodyHere {
+    fn approve<'a>(&'a self, _request: &'a PermissionRequest<'a>, _question: &'a str) -> BoxFuture<'a, Approval> {
+        Box::pin(async { Approval::Unanswered("there is no terminal to ask on".into()) })
+    }
+}
+
+#[tokio::test]
+async fn a_result_says_the_user_denied_only_when_a_user_was_asked() {
+    let ex = Executor::builder(registry()).approver(NobodyHere).build();
+    let (kind, text) = error_of(&run(&ex, "write_note", r#"{"note":"n"}"#).await);
+    assert_eq!(kind, ErrorKind::Denied);
+    assert!(text.contains("no one could be asked: there is no terminal to ask on"), "{text}");
+    assert!(!text.contains("user denied"), "{text}");
+}

@@ -414,11 +414,18 @@ impl<A: Approver> Approver for HookApprover<A> {
                         let decision = specific(&value).get("decision").unwrap_or(&Value::Null);
                         match decision.get("behavior").and_then(Value::as_str) {
                             Some("allow") => return Approval::AllowOnce,
-                            Some("deny") => return Approval::Deny(text(decision, "message")),
+                            Some("deny") => {
+                                let why = text(decision, "message").map(|m| format!(": {m}")).unwrap_or_default();
+                                return Approval::Unanswered(format!(
+                                    "a PermissionRequest hook answered for the user and said no{why}"
+                                ));
+                            }
                             _ => {}
                         }
                     }
-                    Ran::Blocked(reason) => return Approval::Deny(Some(reason)),
+                    Ran::Blocked(reason) => {
+                        return Approval::Unanswered(format!("a PermissionRequest hook blocked it: {reason}"));
+                    }
                     _ => {}
                 }
             }

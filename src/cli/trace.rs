@@ -306,10 +306,13 @@ impl Approver for PromptApprover {
         Box::pin(async move {
             let what = request.summary();
             let allow = match self.answer {
-                Some(answer) => {
-                    let flag = if answer { "--yes" } else { "--deny" };
-                    self.trace.note(&format!("  ? {question} → {} ({flag})", if answer { "yes" } else { "no" }));
-                    answer
+                Some(true) => {
+                    self.trace.note(&format!("  ? {question} → yes (--yes)"));
+                    true
+                }
+                Some(false) => {
+                    self.trace.note(&format!("  ? {question} → no (--deny)"));
+                    return Approval::Unanswered("--deny answers no to every question".into());
                 }
                 None if std::io::stdin().is_terminal() => {
                     let prompt = format!("  ? {question}\n    {what}\n    allow? [y/N] ");
@@ -328,7 +331,7 @@ impl Approver for PromptApprover {
                 }
                 None => {
                     self.trace.note(&format!("  ? {question} → no (not a terminal; pass --yes or --deny to answer)"));
-                    false
+                    return Approval::Unanswered("there is no terminal to ask on (pass --yes to allow)".into());
                 }
             };
             if allow { Approval::AllowOnce } else { Approval::Deny(Some("the user said no".into())) }

@@ -181,8 +181,11 @@ pub enum Approval {
     AllowOnce,
     /// Run this call, and do not ask again for this tool in this executor.
     AlwaysAllow,
-    /// Do not run it, with an optional reason for the model.
+    /// A person was asked and said no, with an optional reason for the model.
     Deny(Option<String>),
+    /// Nobody could be asked (no terminal, a client without elicitation, a setting that
+    /// answers no): the call does not run, and the result says why no one answered.
+    Unanswered(String),
 }
 
 /// Answers the policy's asks: a prompt on a TTY, a UI dialog, an MCP elicitation.

@@ -517,6 +517,10 @@ impl Executor {
                 }
                 Ok(())
             }
+            Approval::Unanswered(why) => Err(Failure::new(
+                ErrorKind::Denied,
+                format!("{name}: this call needs approval ({question}), and no one could be asked: {why}"),
+            )),
             Approval::Deny(reason) => {
                 let why = reason.map(|r| format!(": {r}")).unwrap_or_default();
                 Err(Failure::new(ErrorKind::Denied, format!("{name}: the user denied this call{why}")))

@@ -60,20 +60,24 @@ rmcp::elicit_safe!(ApprovalForm);
 impl Approver for McpApprover {
     fn approve<'a>(&'a self, request: &'a PermissionRequest<'a>, question: &'a str) -> BoxFuture<'a, Approval> {
         Box::pin(async move {
-            let needs = format!("{question} (this MCP server needs approval for that");
             if self.mode == AskMode::Deny {
-                return Approval::Deny(Some(format!("{needs}, and it is configured to deny such calls)")));
+                return Approval::Unanswered(
+                    "this MCP server is configured to deny what needs approval (`--ask elicit` asks the client's user)"
+                        .into(),
+                );
             }
             let Some(McpPeer(peer)) = request.extensions.get::<McpPeer>() else {
-                return Approval::Deny(Some(format!("{needs}, and no MCP client is attached to this call)")));
+                return Approval::Unanswered("no MCP client is attached to this call".into());
             };
             if peer.supported_elicitation_modes().is_empty() {
-                return Approval::Deny(Some(format!("{needs}, and the client does not support elicitation)")));
+                return Approval::Unanswered(
+                    "the MCP client does not support elicitation, so its user cannot be asked".into(),
+                );
             }
             match peer.elicit::<ApprovalForm>(format!("{}\n\n{question}", request.summary())).await {
                 Ok(Some(ApprovalForm { allow: true })) => Approval::AllowOnce,
-                Ok(_) => Approval::Deny(Some("the user declined".into())),
-                Err(e) => Approval::Deny(Some(format!("{needs}; asking the client failed: {e})"))),
+                Ok(_) => Approval::Deny(Some("the user declined in the MCP client".into())),
+                Err(e) => Approval::Unanswered(format!("asking the MCP client's user failed: {e}")),
             }
         })
     }
