@@ -78,12 +78,34 @@ pub struct RulePolicy {
 struct RuleSet {
     rules: Vec<Rule>,
     shell: OnceLock<ShellIndex>,
+    /// The rules about a tool as a whole or one of its parameters (no specifier, or a
+    /// parameter one), deny then ask, as positions: the first step of every decision.
+    whole: OnceLock<Vec<usize>>,
 }
 
 impl RuleSet {
     fn extend(&mut self, rules: impl IntoIterator<Item = Rule>) {
         self.rules.extend(rules);
         self.shell = OnceLock::new();
+        self.whole = OnceLock::new();
+    }
+
+    fn whole_tool_rules(&self) -> &[usize] {
+        self.whole.get_or_init(|| {
+            let mut found: Vec<usize> = Vec::new();
+            for effect in [Effect::Deny, Effect::Ask] {
+                found.extend(
+                    self.rules
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, r)| {
+                            r.effect == effect && matches!(r.specifier, None | Some(Specifier::Param { .. }))
+                        })
+                        .map(|(i, _)| i),
+                );
+            }
+            found
+        })
     }
 
     fn shell_index(&self) -> &ShellIndex {
@@ -314,6 +336,13 @@ impl RulePolicy {
         self.mode
     }
 
+    /// Sets the user's home directory (`~/` in rules and paths); `None` when there is
+    /// none. Defaults to `$HOME`.
+    pub fn with_home(mut self, home: Option<PathBuf>) -> Self {
+        self.anchors.home = home;
+        self
+    }
+
     /// Sets the project root that `/path` rules are anchored to.
     pub fn with_project(mut self, project: impl Into<PathBuf>) -> Self {
         self.anchors.project = Some(project.into());
@@ -459,8 +488,8 @@ impl RulePolicy {
         {
             let set = self.read_rules();
             let mut params: Option<serde_json::Map<String, Value>> = None;
-            for effect in [Effect::Deny, Effect::Ask] {
-                for rule in set.rules.iter().filter(|r| r.effect == effect && r.tool.covers(&call)) {
+            {
+                for rule in set.whole_tool_rules().iter().map(|&i| &set.rules[i]).filter(|r| r.tool.covers(&call)) {
                     let hit = match &rule.specifier {
                         None => true,
                         Some(Specifier::Param { name, value, .. }) => {
@@ -858,12 +887,10 @@ impl RulePolicy {
     /// Whether a literal argument of `part` names a protected path.
     fn part_touches_protected(&self, part: &Command, places: &Places, home: Option<&Path>) -> bool {
         places.of(part).flatten().any(|dir| {
-            part.words
-                .iter()
-                .skip(1)
-                .filter_map(Word::literal)
-                .filter(|arg| !arg.starts_with('-'))
-                .any(|arg| Touched::one(resolve_named(arg, dir, home)).protected())
+            part.words.iter().skip(1).filter_map(Word::literal).filter(|arg| !arg.starts_with('-')).any(|arg| {
+                let probe = places.resolve(arg, dir, home);
+                crate::protected::is_protected(&probe.path) || crate::protected::is_protected(probe.real())
+            })
         })
     }
 
@@ -912,22 +939,22 @@ impl RulePolicy {
                     | "["
             )
         ) {
-            return dirs.all(|dir| dir.is_some_and(|d| Touched::one(d.clone()).inside(cwd, &self.additional_dirs)));
+            return dirs.all(|dir| dir.is_some_and(|d| d.inside(cwd, &self.additional_dirs)));
         }
         let subcommand = name.is_some_and(|name| SUBCOMMAND_PROGRAMS.contains(&name));
         dirs.all(|dir| {
             let Some(dir) = dir else { return false };
-            if !Touched::one(dir.clone()).inside(cwd, &self.additional_dirs) {
+            if !dir.inside(cwd, &self.additional_dirs) {
                 return false;
             }
             part.words.iter().skip(1).enumerate().all(|(k, word)| match word {
                 Word::Literal(arg) if arg.starts_with('-') || (k == 0 && subcommand) => true,
-                Word::Literal(arg) => Touched::one(resolve_named(arg, dir, home)).inside(cwd, &self.additional_dirs),
+                Word::Literal(arg) => places.resolve(arg, dir, home).inside(cwd, &self.additional_dirs),
                 // A pattern stays inside when its literal directories do and it does not
                 // climb out (`*/../..`); what it matches is below them.
                 Word::Pattern(arg) => {
                     !arg.split('/').any(|c| c == "..")
-                        && Touched::one(resolve_named(&literal_dirs(arg), dir, home)).inside(cwd, &self.additional_dirs)
+                        && places.resolve(&literal_dirs(arg), dir, home).inside(cwd, &self.additional_dirs)
                 }
                 Word::Dynamic(_) => false,
             })
@@ -1016,24 +1043,58 @@ struct Places {
     /// [`Analysis::dirs`] resolved; `None` where the directory is known only when the
     /// command runs.
     dirs: Vec<Option<Probe>>,
+    /// Paths already looked at on disk in this decision, by the directory they were
+    /// named from and the name: each is looked at once, whichever check asks.
+    seen: std::cell::RefCell<Vec<(Option<usize>, String, Probe)>>,
 }
 
 impl Places {
     fn new(analysis: &shell::Analysis, cwd: &Path, home: Option<&Path>) -> Places {
         let cwd = Probe { path: cwd.to_path_buf(), real: None, is_dir: true };
         let mut dirs: Vec<Option<Probe>> = Vec::with_capacity(analysis.dirs.len());
+        let mut named: Vec<Option<(Option<usize>, String)>> = Vec::with_capacity(analysis.dirs.len());
         for change in &analysis.dirs {
             let from = match change.from {
                 None => Some(&cwd),
                 Some(i) => dirs[i].as_ref(),
             };
             let place = match (from, &change.to) {
-                (Some(from), Some(to)) => Some(resolve_named(to, from, home)),
+                (Some(from), Some(to)) => Some((to.clone(), resolve_named(to, from, home))),
                 _ => None,
             };
-            dirs.push(place);
+            named.push(place.as_ref().map(|(to, _)| (change.from, to.clone())));
+            dirs.push(place.map(|(_, probe)| probe));
         }
-        Places { cwd, dirs }
+        // The directories `cd` went to are looked at already: remember them.
+        let seen = named
+            .into_iter()
+            .zip(&dirs)
+            .filter_map(|(named, probe)| {
+                let (from, to) = named?;
+                Some((from, to, probe.clone()?))
+            })
+            .collect();
+        Places { cwd, dirs, seen: std::cell::RefCell::new(seen) }
+    }
+
+    /// [`resolve_named`], looked at on disk once per decision.
+    fn resolve(&self, arg: &str, base: &Probe, home: Option<&Path>) -> Probe {
+        // (Keyed by the place: the call's directory or a `cd` target; a base from
+        // elsewhere is looked at anew.)
+        let place = if std::ptr::eq(base, &self.cwd) {
+            None
+        } else {
+            match self.dirs.iter().position(|d| d.as_ref().is_some_and(|d| std::ptr::eq(d, base))) {
+                Some(i) => Some(i),
+                None => return resolve_named(arg, base, home),
+            }
+        };
+        if let Some((_, _, probe)) = self.seen.borrow().iter().find(|(at, name, _)| *at == place && name == arg) {
+            return probe.clone();
+        }
+        let probe = resolve_named(arg, base, home);
+        self.seen.borrow_mut().push((place, arg.to_owned(), probe.clone()));
+        probe
     }
 
     /// The directories a part may run in; `None` for one known only when it runs.
@@ -1047,7 +1108,7 @@ impl Places {
     /// A file a redirection writes, from every directory the command may be in.
     fn written(&self, write: &str, home: Option<&Path>) -> Touched {
         let from = std::iter::once(&self.cwd).chain(self.dirs.iter().flatten());
-        Touched(from.map(|dir| resolve_named(write, dir, home)).collect())
+        Touched(from.map(|dir| self.resolve(write, dir, home)).collect())
     }
 
     /// A deny when the command changes to, or names, a path that `denied` finds a rule
@@ -1115,7 +1176,7 @@ impl Places {
                     let dirs: Vec<&Word> = if dirs.is_empty() { implicit.iter().collect() } else { dirs.clone() };
                     for word in dirs {
                         let Some(arg) = word.literal() else { continue };
-                        let probe = resolve_named(arg, dir, home);
+                        let probe = self.resolve(arg, dir, home);
                         if let Some(rule) = reaches(&probe) {
                             let why = format!(
                                 "{} (the command searches `{arg}`, which holds what it denies)",
@@ -1156,11 +1217,11 @@ impl Places {
     ) -> Option<Verdict> {
         let deny = |rule: &Rule| Some(Verdict::Deny(format!("{} (the command names `{arg}`)", reason_for(rule))));
         if !matches!(word, Word::Pattern(_)) {
-            return denied(&resolve_named(arg, dir, home)).and_then(deny);
+            return denied(&self.resolve(arg, dir, home)).and_then(deny);
         }
         let words = crate::expand::braces(arg).unwrap_or_else(|| vec![arg.to_owned()]);
         for expanded in &words {
-            let named = resolve_named(expanded, dir, home);
+            let named = self.resolve(expanded, dir, home);
             if !crate::expand::has_glob(expanded) {
                 if let Some(rule) = denied(&named) {
                     return deny(rule);
@@ -1224,7 +1285,9 @@ fn recursive_reads(part: &Command) -> Option<Vec<&Word>> {
             .is_some_and(|w| w.starts_with('-') && !w.starts_with("--") && w[1..].chars().any(|c| letters.contains(&c)))
     };
     let long = |word: &Word, names: &[&str]| {
-        word.literal().is_some_and(|w| names.iter().any(|n| w == *n || w.starts_with(&format!("{n}="))))
+        word.literal().is_some_and(|w| {
+            names.iter().any(|n| w.strip_prefix(n).is_some_and(|rest| rest.is_empty() || rest.starts_with('=')))
+        })
     };
     let operands: Vec<&Word> = args.iter().filter(|w| !flag(w)).collect();
     // For the searchers, the first operand is the pattern unless `-e`/`-f` gave it.
@@ -1425,6 +1488,14 @@ pub(crate) fn home() -> Option<PathBuf> {
     std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from)
 }
 
+/// Whether the normalised absolute `path` is `dir` or below it (on bytes: a sibling
+/// sharing a name prefix, `/work/proj2` for `/work/proj`, is not below it).
+fn within(path: &Path, dir: &Path) -> bool {
+    let (path, dir) = (path.as_os_str().as_encoded_bytes(), dir.as_os_str().as_encoded_bytes());
+    let dir = dir.strip_suffix(b"/").unwrap_or(dir);
+    path.strip_prefix(dir).is_some_and(|rest| rest.is_empty() || rest.starts_with(b"/"))
+}
+
 /// A path a call touches, with its link resolved once.
 #[derive(Debug, Clone)]
 struct Probe {
@@ -1435,6 +1506,12 @@ struct Probe {
 }
 
 impl Probe {
+    /// Whether the path, as named and as it finally is, is inside `cwd` or `extra`.
+    fn inside(&self, cwd: &Path, extra: &[PathBuf]) -> bool {
+        let one = |p: &Path| within(p, cwd) || extra.iter().any(|d| within(p, d));
+        one(&self.path) && self.real.as_deref().is_none_or(one)
+    }
+
     /// The path as finally named.
     fn real(&self) -> &Path {
         self.real.as_deref().unwrap_or(&self.path)
@@ -1445,10 +1522,6 @@ impl Probe {
 struct Touched(Vec<Probe>);
 
 impl Touched {
-    fn one(probe: Probe) -> Touched {
-        Touched(vec![probe])
-    }
-
     /// `path` named from `cwd`; for a search, also what is below it (a probe child
     /// lets a deny of `dir/**` catch a search of `dir`).
     fn named(path: &str, cwd: &Path, home: Option<&Path>, search: bool) -> Touched {
@@ -1464,9 +1537,7 @@ impl Touched {
 
     /// Whether every path, as named and as it finally is, is inside `cwd` or `extra`.
     fn inside(&self, cwd: &Path, extra: &[PathBuf]) -> bool {
-        self.0.iter().all(|p| {
-            [p.path.as_path(), p.real()].iter().all(|p| p.starts_with(cwd) || extra.iter().any(|d| p.starts_with(d)))
-        })
+        self.0.iter().all(|p| p.inside(cwd, extra))
     }
 
     /// Whether a path, as named or as it finally is, is protected.

@@ -102,12 +102,78 @@ pub fn read(path: &Path) -> Result<Option<SettingsFile>, SettingsError> {
     }
 }
 
+/// The managed settings files (an organisation's), lowest precedence first.
+pub const MANAGED_FILES: &[&str] = &["/etc/claude-code/managed-settings.json", "/etc/toolwright/settings.json"];
+
+/// Where a workspace's settings come from: the project, the user's home (`~/` in
+/// rules, `~/.claude/settings.json`) and the managed files. Every part can be given,
+/// so an embedding host never depends on `$HOME` or `/etc`.
+///
+/// ```
+/// use toolwright_permissions::settings::Settings;
+/// let project = tempfile::tempdir().unwrap();
+/// let home = tempfile::tempdir().unwrap();
+/// let settings = Settings::new(project.path()).with_home(Some(home.path().to_owned())).with_managed(Vec::new());
+/// assert_eq!(settings.files().len(), 6);
+/// let policy = settings.policy().unwrap();
+/// assert!(policy.warnings().is_empty());
+/// ```
+#[derive(Debug, Clone)]
+pub struct Settings {
+    project: PathBuf,
+    home: Option<PathBuf>,
+    managed: Vec<PathBuf>,
+}
+
+impl Settings {
+    /// The settings of `project`, with the home from `$HOME` and the usual managed files.
+    pub fn new(project: impl Into<PathBuf>) -> Settings {
+        Settings {
+            project: project.into(),
+            home: crate::policy::home(),
+            managed: MANAGED_FILES.iter().map(PathBuf::from).collect(),
+        }
+    }
+
+    /// The user's home directory (`None`: no user settings, and `~/` rules are refused).
+    pub fn with_home(mut self, home: Option<PathBuf>) -> Settings {
+        self.home = home;
+        self
+    }
+
+    /// The managed settings files, lowest precedence first.
+    pub fn with_managed(mut self, files: Vec<PathBuf>) -> Settings {
+        self.managed = files;
+        self
+    }
+
+    /// The files, lowest precedence first, with their sources.
+    pub fn files(&self) -> Vec<(Source, PathBuf)> {
+        let mut out: Vec<(Source, PathBuf)> = self.managed.iter().map(|p| (Source::Managed, p.clone())).collect();
+        out.extend(user_and_project(&self.project, self.home.as_deref()));
+        out
+    }
+
+    /// The policy of these files.
+    pub fn policy(&self) -> Result<RulePolicy, SettingsError> {
+        policy_with_home(&self.project, self.home.clone(), &self.files())
+    }
+
+    /// The command hooks of these files.
+    pub fn hooks(&self) -> Result<crate::hooks::CommandHooks, SettingsError> {
+        hooks_from_files(&self.files())
+    }
+}
+
 /// The settings files for `project`, lowest precedence first, with their sources.
 pub fn locations(project: &Path, home: Option<&Path>) -> Vec<(Source, PathBuf)> {
-    let mut out = vec![
-        (Source::Managed, PathBuf::from("/etc/claude-code/managed-settings.json")),
-        (Source::Managed, PathBuf::from("/etc/toolwright/settings.json")),
-    ];
+    let mut out: Vec<(Source, PathBuf)> = MANAGED_FILES.iter().map(|p| (Source::Managed, PathBuf::from(p))).collect();
+    out.extend(user_and_project(project, home));
+    out
+}
+
+fn user_and_project(project: &Path, home: Option<&Path>) -> Vec<(Source, PathBuf)> {
+    let mut out = Vec::new();
     if let Some(home) = home {
         out.push((Source::User, home.join(".claude/settings.json")));
         out.push((Source::User, home.join(".toolwright/settings.json")));
@@ -128,8 +194,18 @@ pub fn local_settings_path(project: &Path) -> PathBuf {
 /// naming the rule and the file), the last `defaultMode` given, the additional
 /// directories, and "always allow" saved to the local file.
 pub fn policy_from_files(project: &Path, files: &[(Source, PathBuf)]) -> Result<RulePolicy, SettingsError> {
-    let home = crate::policy::home();
-    let mut policy = RulePolicy::new().with_project(project).with_local_settings(local_settings_path(project));
+    policy_with_home(project, crate::policy::home(), files)
+}
+
+fn policy_with_home(
+    project: &Path,
+    home: Option<PathBuf>,
+    files: &[(Source, PathBuf)],
+) -> Result<RulePolicy, SettingsError> {
+    let mut policy = RulePolicy::new()
+        .with_home(home.clone())
+        .with_project(project)
+        .with_local_settings(local_settings_path(project));
     let anchors = Anchors { project: Some(project.to_owned()), home };
     for (source, path) in files {
         let Some(file) = read(path)? else { continue };
@@ -166,8 +242,7 @@ pub fn hooks_from_files(files: &[(Source, PathBuf)]) -> Result<crate::hooks::Com
 
 /// The policy for `project` from every settings location.
 pub fn load(project: &Path) -> Result<RulePolicy, SettingsError> {
-    let home = crate::policy::home();
-    policy_from_files(project, &locations(project, home.as_deref()))
+    Settings::new(project).policy()
 }
 
 /// Adds allow rules to a settings file, creating it if needed and keeping its other keys.
