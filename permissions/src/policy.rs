@@ -1634,6 +1634,28 @@ fn loose_forms(command: &Command) -> Vec<String> {
             forms.push(joined(["git", sub].into_iter().chain(rest.iter().copied())));
         }
     }
+    // Flags anywhere (`git push origin --force`, `rm x -rf`): the form with every flag
+    // moved to just after the command, or its subcommand, in the order written.
+    // (The words are the same in every form: most commands have no flag after an
+    // operand, and skip this.)
+    let skip = if SUBCOMMAND_PROGRAMS.contains(&base) { 2 } else { 1 };
+    let args = command.words.iter().skip(skip).map(Word::text).take_while(|w| *w != "--");
+    let misplaced = args
+        .scan(false, |operand, w| {
+            let flag = w.starts_with('-') && w.len() > 1;
+            let late = flag && *operand;
+            *operand |= !flag;
+            Some(late)
+        })
+        .any(|late| late);
+    for i in 0..forms.len() {
+        if !misplaced {
+            break;
+        }
+        if let Some(moved) = flags_first(&forms[i]) {
+            forms.push(moved);
+        }
+    }
     for i in 0..forms.len() {
         if let Some(canonical) = canonical_flags(&forms[i]) {
             forms.push(canonical);
@@ -1646,6 +1668,42 @@ fn loose_forms(command: &Command) -> Vec<String> {
         }
     }
     forms
+}
+
+/// `form` with its flags moved right after the command name (after the subcommand
+/// for programs that have one), if that changes it. `--` ends the flags.
+fn flags_first(form: &str) -> Option<String> {
+    // Most commands have no flag after an operand: nothing to move, nothing allocated.
+    let mut seen_operand = false;
+    let mut misplaced = false;
+    let skip = if form.split(' ').next().is_some_and(|name| SUBCOMMAND_PROGRAMS.contains(&name)) { 2 } else { 1 };
+    for word in form.split(' ').skip(skip) {
+        if word == "--" {
+            break;
+        }
+        if word.starts_with('-') && word.len() > 1 {
+            if seen_operand {
+                misplaced = true;
+                break;
+            }
+        } else {
+            seen_operand = true;
+        }
+    }
+    if !misplaced {
+        return None;
+    }
+    let words: Vec<&str> = form.split(' ').collect();
+    let head = skip;
+    if words.len() <= head + 1 {
+        return None;
+    }
+    let rest = &words[head..];
+    let end = rest.iter().position(|w| *w == "--").unwrap_or(rest.len());
+    let (flags, operands): (Vec<&str>, Vec<&str>) = rest[..end].iter().partition(|w| w.starts_with('-') && w.len() > 1);
+    let moved = words[..head].iter().chain(&flags).chain(&operands).chain(&rest[end..]).copied();
+    let moved = joined(moved);
+    (moved != form).then_some(moved)
 }
 
 /// Words joined by spaces, allocated once.

@@ -559,7 +559,8 @@ impl Walker<'_> {
                 "timeout" => skip_options(args, &["-s", "--signal", "-k", "--kill-after"]).map(|i| i + 1),
                 "time" => skip_options(args, &["-f", "--format", "-o", "--output"]),
                 "nice" => skip_options(args, &["-n", "--adjustment"]),
-                "nohup" | "builtin" | "exec" | "coproc" | "noglob" | "nocorrect" => Some(0),
+                // (`!` negates the status of what it runs, where the parser left it a word.)
+                "nohup" | "builtin" | "exec" | "coproc" | "noglob" | "nocorrect" | "!" => Some(0),
                 // Exec wrappers: they run their argument as a command, but a prefix rule
                 // for the wrapper must not approve whatever it runs (Claude Code: they
                 // always ask unless an exact rule names the whole command). The inner

@@ -168,6 +168,15 @@ const SHELL: &[(&str, &str, Want)] = &[
     ("deny:Bash(rm -rf *)", "rm -r -f /", D),
     ("deny:Bash(rm -rf *)", "rm -f -r /", D),
     ("deny:Bash(rm *)", "/bin/rm x", D),
+    // Flags in any position.
+    ("deny:Bash(git push --force *)", "git push origin main --force", D),
+    ("deny:Bash(git push --force *)", "git push origin --force main", D),
+    ("deny:Bash(rm -rf *)", "rm build -rf", D),
+    ("deny:Bash(rm -rf *)", "rm build -r -f", D),
+    ("deny:Bash(rm -rf *)", "rm build -fr", D),
+    ("ask:Bash(npm publish --access public *)", "npm publish . --access public", Q),
+    ("deny:Bash(git push --force *)", "git push origin main", Q),
+    ("deny:Bash(rm -rf *)", "rm -- -rf", Q),
     ("deny:Bash(rm *)", "/usr/bin/rm -rf x", D),
     // git in another directory can run that directory's hooks and config: it asks.
     ("allow:Bash(git status)", "git -C /other status", Q),
