@@ -108,3 +108,21 @@ fn bad_cli_input_is_one_line_and_a_failure() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success() && stderr.lines().count() == 1 && stderr.contains("not empty"), "{stderr}");
 }
+
+#[test]
+fn a_recording_cut_off_mid_call_runs_nothing_of_that_call() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    // A response whose stream ends after the command's input, before its block closes.
+    let session = dir.path().join("cut.anthropic.sse");
+    let events = [
+        r#"{"type":"message_start","message":{"id":"msg_cut","type":"message","role":"assistant","content":[],"stop_reason":null}}"#,
+        r#"{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_cut","name":"shell","input":{}}}"#,
+        r#"{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":"{\"command\": \"touch ran.txt\"}"}}"#,
+    ];
+    let text: String = events.iter().map(|e| format!("event: x\ndata: {e}\n\n")).collect();
+    std::fs::write(&session, text).unwrap();
+    let (_, out) = replay(&[session.to_str().unwrap(), "--yes"], &ws);
+    assert!(!ws.join("ran.txt").exists(), "the cut call ran:\n{out}");
+    assert!(out.contains("ended before this call's arguments were complete"), "{out}");
+}

@@ -183,7 +183,12 @@ async fn cancelling_mid_stream_answers_every_call() {
     drop(tx);
     assert_eq!(results.len(), 2);
     assert_eq!(results[0].output.text_content(), "where: cancelled while running");
-    assert_eq!(results[1].output.text_content(), "ping: cancelled before it started");
+    // The second call was still streaming: never run, and says why.
+    assert_eq!(results[1].error, Some(ErrorKind::Cancelled));
+    assert_eq!(
+        results[1].output.text_content(),
+        "ping: the turn was cancelled while the model was still writing this call's arguments"
+    );
 }
 
 #[test]
@@ -330,4 +335,84 @@ async fn tools_that_do_not_opt_in_report_nothing_while_streaming() {
     assert_eq!(partial_reports, 0);
     drop(turn);
     assert!(progress.try_recv().is_err());
+}
+
+/// Create a file (so a test can see whether the call ran).
+#[tool]
+pub struct Touch {
+    pub path: String,
+}
+impl Tool for Touch {
+    type Output = String;
+    async fn call(self, cx: &ToolContext) -> Result<String, ToolError> {
+        std::fs::write(cx.cwd().join(&self.path), "ran").map_err(|e| ToolError::io(&self.path, e))?;
+        Ok("touched".into())
+    }
+}
+
+/// Runs `events` through the streaming executor in `dir`, then closes the stream.
+async fn run_events(dir: &std::path::Path, events: Vec<StreamEvent>) -> Vec<ToolResult> {
+    let (tx, rx) = mpsc::channel(64);
+    for event in events {
+        tx.send(event).await.unwrap();
+    }
+    drop(tx);
+    let mut turn = TurnContext::new(dir);
+    orchestrator().run_streaming(rx, &mut turn, None, |_| {}).await
+}
+
+#[tokio::test]
+async fn a_call_the_stream_cut_off_is_answered_and_never_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let start = |slot, id: &str| StreamEvent::Start { slot, id: id.into(), name: "touch".into() };
+    let delta = |slot, json: &str| StreamEvent::Delta { slot, json: json.into() };
+    // The connection closed after a complete-looking input, but before the block closed.
+    let results = run_events(dir.path(), vec![start(0, "c0"), delta(0, r#"{"path": "cut.txt"}"#)]).await;
+    assert_eq!(results.len(), 1);
+    assert_eq!(results[0].error, Some(ErrorKind::InvalidInput));
+    assert!(results[0].output.text_content().contains("ended before this call's arguments were complete"));
+    assert!(!dir.path().join("cut.txt").exists(), "the cut call did not run");
+    // A decoder's cut, then a complete call after it: the complete one runs, in order.
+    let events = vec![
+        start(0, "c0"),
+        delta(0, r#"{"path": "a.txt"}"#),
+        StreamEvent::Cut { slot: 0 },
+        start(1, "c1"),
+        delta(1, r#"{"path": "b.txt"}"#),
+        StreamEvent::End { slot: 1 },
+    ];
+    let results = run_events(dir.path(), events).await;
+    assert_eq!(results.iter().map(|r| r.error).collect::<Vec<_>>(), [Some(ErrorKind::InvalidInput), None]);
+    assert!(!dir.path().join("a.txt").exists() && dir.path().join("b.txt").exists());
+}
+
+#[test]
+fn decoders_cut_what_the_stream_left_open() {
+    // Anthropic: a tool_use block with no content_block_stop.
+    let mut d = decode::Anthropic::default();
+    let mut events: Vec<StreamEvent> = [
+        json!({"type": "content_block_start", "index": 1, "content_block": {"type": "tool_use", "id": "t1", "name": "touch", "input": {}}}),
+        json!({"type": "content_block_delta", "index": 1, "delta": {"type": "input_json_delta", "partial_json": "{\"path\": \"x\"}"}}),
+    ]
+    .iter()
+    .flat_map(|e| d.push(e))
+    .collect();
+    events.extend(d.finish());
+    assert_eq!(events.last(), Some(&StreamEvent::Cut { slot: 1 }));
+    // OpenAI chat: out of tokens, or no finish at all.
+    let call = json!({"choices": [{"index": 0, "delta": {"tool_calls": [{"index": 0, "id": "c", "type": "function", "function": {"name": "touch", "arguments": "{\"path\": \"x\"}"}}]}}]});
+    for last in [Some(json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "length"}]})), None] {
+        let mut d = decode::OpenAiChat::default();
+        let mut events = d.push(&call);
+        events.extend(last.iter().flat_map(|chunk| d.push(chunk)));
+        events.extend(d.finish());
+        assert_eq!(events.last(), Some(&StreamEvent::Cut { slot: 0 }), "{last:?}");
+        assert!(!events.contains(&StreamEvent::End { slot: 0 }));
+    }
+    // OpenAI responses: no `.done`.
+    let mut d = decode::OpenAiResponses::default();
+    let mut events = d.push(&json!({"type": "response.output_item.added", "output_index": 0, "item": {"type": "function_call", "call_id": "c", "name": "touch"}}));
+    events.extend(d.push(&json!({"type": "response.function_call_arguments.delta", "output_index": 0, "delta": "{}"})));
+    events.extend(d.finish());
+    assert_eq!(events.last(), Some(&StreamEvent::Cut { slot: 0 }));
 }

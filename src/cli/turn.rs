@@ -30,7 +30,7 @@ impl CallLog {
                     self.calls[i].input.push_str(json);
                 }
             }
-            StreamEvent::End { .. } => {}
+            StreamEvent::End { .. } | StreamEvent::Cut { .. } => {}
         }
     }
 

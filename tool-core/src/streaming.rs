@@ -45,6 +45,35 @@ pub enum StreamEvent {
         /// The call's position.
         slot: usize,
     },
+    /// The stream ended before this call's arguments were known to be complete (the
+    /// connection closed, the model ran out of tokens): the call is answered with an
+    /// error the model can act on, and never run.
+    Cut {
+        /// The call's position.
+        slot: usize,
+    },
+}
+
+/// What a call that was cut off says.
+fn cut_result(id: &str, name: &str, cancelled: bool) -> ToolResult {
+    let (kind, why) = if cancelled {
+        (ErrorKind::Cancelled, "the turn was cancelled while the model was still writing this call's arguments")
+    } else {
+        (
+            ErrorKind::InvalidInput,
+            "the model's response ended before this call's arguments were complete (the stream was cut off), so \
+             it was not run; send the call again in full",
+        )
+    };
+    ToolResult {
+        call_id: Arc::from(id),
+        tool: Arc::from(name),
+        output: crate::output::ToolOutput::error(format!("{name}: {why}")),
+        error: Some(kind),
+        summary: None,
+        truncated: false,
+        duration: std::time::Duration::ZERO,
+    }
 }
 
 /// What the scheduler tells a staged call.
@@ -64,9 +93,20 @@ struct Watch {
 
 /// Where one call of the stream stands.
 enum Slot {
-    Streaming { id: String, name: String, input: String, watch: Option<Box<Watch>> },
-    Staged { flags: Arc<OnceLock<Option<Flags>>>, go: oneshot::Sender<Go>, generation: u64 },
+    Streaming {
+        id: String,
+        name: String,
+        input: String,
+        watch: Option<Box<Watch>>,
+    },
+    Staged {
+        flags: Arc<OnceLock<Option<Flags>>>,
+        go: oneshot::Sender<Go>,
+        generation: u64,
+    },
     Started,
+    /// Cut off before its input was complete: answered, never run.
+    Cut,
 }
 
 type Task<'e> = (usize, bool, Pin<Box<dyn Future<Output = ToolResult> + Send + 'e>>);
@@ -109,6 +149,11 @@ impl Orchestrator {
             }
             // Start calls in call order while the rules allow.
             while next_to_start < slots.len() {
+                // A call cut off is answered already; those after it go on.
+                if matches!(slots[next_to_start], Slot::Cut) {
+                    next_to_start += 1;
+                    continue;
+                }
                 let Slot::Staged { flags, .. } = &slots[next_to_start] else { break };
                 let Some(flags) = flags.get().copied() else { break };
                 let safe = flags.is_some_and(|f| f.concurrency_safe);
@@ -139,7 +184,7 @@ impl Orchestrator {
                 }
                 next_to_start += 1;
             }
-            if !stream_open && tasks.is_empty() && slots.iter().all(|s| matches!(s, Slot::Started)) {
+            if !stream_open && tasks.is_empty() && slots.iter().all(|s| matches!(s, Slot::Started | Slot::Cut)) {
                 break;
             }
 
@@ -222,14 +267,21 @@ impl Orchestrator {
                         observe(CallEvent::Queued { index });
                     }
                 }
+                Wake::Event(Some(StreamEvent::Cut { slot })) => {
+                    if let Some(index) = by_stream_slot.remove(&slot) {
+                        cut_slot(&mut slots, &mut tasks, index, false);
+                        observe(CallEvent::Queued { index });
+                    }
+                }
                 Wake::Event(None) => {
-                    // The stream ended (or the turn was cancelled): whatever is still
-                    // streaming is complete as it is; invalid JSON fails that call only.
+                    // The stream ended (or the turn was cancelled): a call still
+                    // streaming was never closed, so its input is not known to be
+                    // complete. It is answered, never run.
                     stream_open = false;
                     let mut open: Vec<usize> = by_stream_slot.drain().map(|(_, i)| i).collect();
                     open.sort_unstable();
                     for index in open {
-                        stage_slot(executor, &mut slots, &mut tasks, index, turn, pool, generation);
+                        cut_slot(&mut slots, &mut tasks, index, turn.cancellation().is_cancelled());
                         observe(CallEvent::Queued { index });
                     }
                 }
@@ -237,6 +289,15 @@ impl Orchestrator {
         }
         results.into_iter().map(|r| r.expect("every call gets a result")).collect()
     }
+}
+
+/// Answers a call the stream cut off: its result is ready at once, and it never runs.
+fn cut_slot(slots: &mut [Slot], tasks: &mut Vec<Task<'_>>, index: usize, cancelled: bool) {
+    let Slot::Streaming { id, name, .. } = std::mem::replace(&mut slots[index], Slot::Cut) else {
+        return;
+    };
+    let result = cut_result(&id, &name, cancelled);
+    tasks.push((index, false, Box::pin(async move { result })));
 }
 
 /// Turns a completely streamed call into a task that stages itself on its first
@@ -342,9 +403,10 @@ pub mod decode {
             }
         }
 
-        /// Ends calls the stream left open.
+        /// The stream ended: a block it left open (no `content_block_stop`) was cut
+        /// off, and is never run.
         pub fn finish(&mut self) -> Vec<StreamEvent> {
-            std::mem::take(&mut self.tool_blocks).into_iter().map(|slot| StreamEvent::End { slot }).collect()
+            std::mem::take(&mut self.tool_blocks).into_iter().map(|slot| StreamEvent::Cut { slot }).collect()
         }
     }
 
@@ -374,15 +436,20 @@ pub mod decode {
                     out.push(StreamEvent::Delta { slot, json: json.to_owned() });
                 }
             }
-            if choice["finish_reason"].is_string() {
-                out.extend(self.finish());
+            // A normal finish completes the last call; running out of tokens or a
+            // filter cuts it off.
+            match choice["finish_reason"].as_str() {
+                Some("length" | "content_filter") => out.extend(self.finish()),
+                Some(_) => out.extend(std::mem::take(&mut self.open).into_iter().map(|slot| StreamEvent::End { slot })),
+                None => {}
             }
             out
         }
 
-        /// Ends calls the stream left open.
+        /// The stream ended without a finish: the call it left open was cut off, and
+        /// is never run.
         pub fn finish(&mut self) -> Vec<StreamEvent> {
-            std::mem::take(&mut self.open).into_iter().map(|slot| StreamEvent::End { slot }).collect()
+            std::mem::take(&mut self.open).into_iter().map(|slot| StreamEvent::Cut { slot }).collect()
         }
     }
 
@@ -425,10 +492,11 @@ pub mod decode {
             }
         }
 
-        /// Ends calls the stream left open.
+        /// The stream ended: a call it left open (no `.done`) was cut off, and is
+        /// never run.
         pub fn finish(&mut self) -> Vec<StreamEvent> {
             self.streamed.clear();
-            std::mem::take(&mut self.open).into_iter().map(|slot| StreamEvent::End { slot }).collect()
+            std::mem::take(&mut self.open).into_iter().map(|slot| StreamEvent::Cut { slot }).collect()
         }
     }
 }
