@@ -416,3 +416,52 @@ fn decoders_cut_what_the_stream_left_open() {
     events.extend(d.finish());
     assert_eq!(events.last(), Some(&StreamEvent::Cut { slot: 0 }));
 }
+
+mod any_event_sequence {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// An event of a small alphabet: starts (repeated, reused slots), deltas that are
+    /// and are not JSON, ends and cuts, for slots that may never have started.
+    fn event() -> impl Strategy<Value = StreamEvent> {
+        let slot = 0..4usize;
+        prop_oneof![
+            (slot.clone(), 0..3u8).prop_map(|(slot, tool)| StreamEvent::Start {
+                slot,
+                id: format!("c{slot}"),
+                name: ["ping", "where", "no_such_tool"][tool as usize].into(),
+            }),
+            (slot.clone(), 0..4u8).prop_map(|(slot, piece)| StreamEvent::Delta {
+                slot,
+                json: ["{\"n\": 1", "}", "{\"ms\": 1}", "garbage"][piece as usize].into(),
+            }),
+            slot.clone().prop_map(|slot| StreamEvent::End { slot }),
+            slot.prop_map(|slot| StreamEvent::Cut { slot }),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(300))]
+        #[test]
+        fn every_start_is_answered_once_and_nothing_hangs(events in prop::collection::vec(event(), 0..30), cancel in any::<bool>()) {
+            let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+            let starts = events.iter().filter(|e| matches!(e, StreamEvent::Start { .. })).count();
+            let results = rt.block_on(async {
+                let (tx, rx) = mpsc::channel(64);
+                let mut turn = TurnContext::new(".");
+                if cancel {
+                    turn.cancellation().cancel();
+                }
+                for event in events {
+                    tx.send(event).await.unwrap();
+                }
+                drop(tx);
+                tokio::time::timeout(Duration::from_secs(10), orchestrator().run_streaming(rx, &mut turn, None, |_| {})).await
+            });
+            let results = results.expect("the run ended");
+            prop_assert_eq!(results.len(), starts);
+            let ids: Vec<&str> = results.iter().map(|r| &*r.call_id).collect();
+            prop_assert!(ids.iter().all(|id| id.starts_with('c')), "{:?}", ids);
+        }
+    }
+}

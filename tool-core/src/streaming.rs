@@ -232,7 +232,12 @@ impl Orchestrator {
                     results[index] = Some(*result);
                 }
                 Wake::Event(Some(StreamEvent::Start { slot, id, name })) => {
-                    by_stream_slot.insert(slot, slots.len());
+                    // A second start in a slot still streaming (a replayed event): the
+                    // first call never closed, so it is cut off, not lost.
+                    if let Some(earlier) = by_stream_slot.insert(slot, slots.len()) {
+                        cut_slot(&mut slots, &mut tasks, earlier, false);
+                        observe(CallEvent::Queued { index: earlier });
+                    }
                     let watch = watch_partial_input(executor, &name, pool);
                     slots.push(Slot::Streaming { id, name, input: String::new(), watch });
                     results.push(None);
