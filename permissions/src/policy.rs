@@ -795,6 +795,11 @@ impl RulePolicy {
             let question = format!("Allow `{}`? {why}", first_line(command));
             return if index.has_rules(Effect::Ask) { Verdict::AskRule(question) } else { Verdict::Ask(question) };
         }
+        // Removing a critical path (`rm -rf /`, `~`, the working directory or a parent
+        // of it) is approved by no rule and no mode: a person answers, every time.
+        if let Some(why) = parts.iter().find_map(|part| self.critical_removal(part, places(), cwd, home)) {
+            return Verdict::AskRule(format!("`{}` {why}; allow it?", first_line(command)));
+        }
         // A redirection to a protected path is approved only by a person.
         if let Some(write) =
             analysis.writes.iter().zip(written()).find(|(_, target)| target.protected()).map(|(w, _)| w)
@@ -882,6 +887,43 @@ impl RulePolicy {
             separator = ", ";
         }
         Verdict::Undecided { what: What::Command { read_only: all_read_only && self.read_only_shell_runs }, reason }
+    }
+
+    /// Why `part` is an `rm`/`rmdir` of a critical path, if it is (Claude Code's list):
+    /// the root, a top-level directory, the home directory, the working directory or a
+    /// parent of it, a glob directly under an additional directory, or a glob or
+    /// trailing slash directly under a variable (`"$DIR"/*` is `/*` when it is empty).
+    fn critical_removal(&self, part: &Command, places: &Places, cwd: &Path, home: Option<&Path>) -> Option<String> {
+        if !matches!(part.base_name(), Some("rm" | "rmdir")) {
+            return None;
+        }
+        for word in part.words.iter().skip(1) {
+            let text = word.text();
+            if text.starts_with('-') && matches!(word, Word::Literal(_)) {
+                continue;
+            }
+            if let Word::Dynamic(raw) = word
+                && (raw.ends_with("/*") || raw.ends_with('/') || raw.ends_with("/.*"))
+            {
+                return Some(format!("removes `{raw}`, which is the root's contents if the variable is empty"));
+            }
+            let glob = matches!(word, Word::Pattern(_));
+            let target = if glob { literal_dirs(text) } else { text.to_owned() };
+            for dir in places.of(part).flatten() {
+                let probe = places.resolve(&target, dir, home);
+                for path in [probe.path.as_path(), probe.real()] {
+                    let depth = path.components().filter(|c| matches!(c, Component::Normal(_))).count();
+                    let critical = depth <= 1
+                        || home.is_some_and(|h| path == h)
+                        || cwd.starts_with(path)
+                        || (glob && self.additional_dirs.iter().any(|d| d.starts_with(path)));
+                    if critical {
+                        return Some(format!("removes `{text}`, a critical path (`{}`)", path.display()));
+                    }
+                }
+            }
+        }
+        None
     }
 
     /// Whether a literal argument of `part` names a protected path.

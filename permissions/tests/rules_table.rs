@@ -285,7 +285,19 @@ const SHELL: &[(&str, &str, Want)] = &[
 
 /// `(rules, mode, command, expected)`: modes against shell rules.
 const SHELL_MODES: &[(&str, Mode, &str, Want)] = &[
-    // acceptEdits: Claude Code's filesystem commands, inside the working directories.
+    // Critical paths: no allow rule, hook or mode approves their removal; dontAsk denies.
+    ("allow:Bash(rm *)", Mode::BypassPermissions, "rm -rf /", Q),
+    ("allow:Bash(rm *)", Mode::BypassPermissions, "rm -rf ~", Q),
+    ("allow:Bash", Mode::BypassPermissions, "rm -rf /usr", Q),
+    ("allow:Bash(rm *)", Mode::Default, "rm -rf .", Q),
+    ("allow:Bash(rm *)", Mode::Default, "rm -rf ..", Q),
+    ("allow:Bash(rm *)", Mode::AcceptEdits, "rm -rf /work", Q),
+    ("allow:Bash(rm *)", Mode::Default, "rm -rf \"$DIR\"/*", Q),
+    ("allow:Bash(rm *)", Mode::BypassPermissions, "echo \"$(rm -rf ~)\"", Q),
+    ("allow:Bash(rm *)", Mode::DontAsk, "rm -rf /", D),
+    ("deny:Bash(rm *)", Mode::BypassPermissions, "rm -rf /", D),
+    ("allow:Bash(rm *)", Mode::Default, "rm -rf build", A),
+    ("", Mode::AcceptEdits, "rm -rf build", A),
     ("", Mode::AcceptEdits, "mkdir build && touch build/x", A),
     ("", Mode::AcceptEdits, "rm -rf build", A),
     ("", Mode::AcceptEdits, "LANG=C timeout 5 cp a b", A),
