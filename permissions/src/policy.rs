@@ -1180,9 +1180,8 @@ impl Places {
             }
         }
         // `cmd < file` reads the file, from wherever the command may be.
-        let everywhere: Vec<&Probe> = std::iter::once(&self.cwd).chain(self.dirs.iter().flatten()).collect();
         for read in &analysis.reads {
-            for dir in &everywhere {
+            for dir in std::iter::once(&self.cwd).chain(self.dirs.iter().flatten()) {
                 match read {
                     Word::Literal(arg) | Word::Pattern(arg) => {
                         if let Some(verdict) = self.word_paths(read, arg, dir, home, &denied, &reaches) {
@@ -1320,6 +1319,35 @@ fn literal_dirs(pattern: &str) -> String {
 /// reads the working directory.
 fn recursive_reads(part: &Command) -> Option<Vec<&Word>> {
     let name = part.base_name()?;
+    // Most commands read nothing recursively: decided on the name before anything is
+    // collected.
+    if !matches!(
+        name,
+        "grep"
+            | "egrep"
+            | "fgrep"
+            | "rg"
+            | "ag"
+            | "ack"
+            | "ack-grep"
+            | "ugrep"
+            | "pt"
+            | "sift"
+            | "find"
+            | "ls"
+            | "tree"
+            | "du"
+            | "cp"
+            | "scp"
+            | "rsync"
+            | "tar"
+            | "zip"
+            | "7z"
+            | "cpio"
+            | "git"
+    ) {
+        return None;
+    }
     let args = part.words.get(1..).unwrap_or_default();
     let flag = |word: &Word| word.literal().is_some_and(|w| w.starts_with('-') && w != "-");
     let short = |word: &Word, letters: &[char]| {
