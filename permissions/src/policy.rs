@@ -81,6 +81,8 @@ struct RuleSet {
     /// The rules about a tool as a whole or one of its parameters (no specifier, or a
     /// parameter one), deny then ask, as positions: the first step of every decision.
     whole: OnceLock<Vec<usize>>,
+    /// The `Read` deny path patterns, for the read filter every allowed call gets.
+    read_denies: OnceLock<Arc<[(crate::path::PathPattern, String)]>>,
 }
 
 impl RuleSet {
@@ -88,6 +90,22 @@ impl RuleSet {
         self.rules.extend(rules);
         self.shell = OnceLock::new();
         self.whole = OnceLock::new();
+        self.read_denies = OnceLock::new();
+    }
+
+    /// Whether a bare allow rule names the call's tool.
+    fn allows_whole_tool(&self, call: &CallNames<'_>) -> bool {
+        self.rules.iter().any(|r| r.effect == Effect::Allow && r.specifier.is_none() && r.tool.covers(call))
+    }
+
+    fn read_deny_patterns(&self) -> Arc<[(crate::path::PathPattern, String)]> {
+        Arc::clone(self.read_denies.get_or_init(|| {
+            self.rules
+                .iter()
+                .filter(|r| r.effect == Effect::Deny && r.tool.is_kind(Kind::Read))
+                .filter_map(|r| r.specifier.as_ref().and_then(path_pattern).map(|p| (p.clone(), r.text.clone())))
+                .collect()
+        }))
     }
 
     fn whole_tool_rules(&self) -> &[usize] {
@@ -423,14 +441,8 @@ impl RulePolicy {
     /// `Read(./secrets/**)` is denied). The executor installs it in every call's
     /// context ([`PermissionPolicy::read_filter`]); nothing needs wiring.
     pub fn read_denials(&self, cwd: &Path) -> ReadDenials {
-        let patterns = self
-            .read_rules()
-            .rules
-            .iter()
-            .filter(|r| r.effect == Effect::Deny && r.tool.is_kind(Kind::Read))
-            .filter_map(|r| r.specifier.as_ref().and_then(path_pattern).map(|p| (p.clone(), r.text.clone())))
-            .collect();
-        ReadDenials { patterns, cwd: cwd.to_owned() }
+        // (The patterns are collected once per rule set: this runs for every allowed call.)
+        ReadDenials { patterns: self.read_rules().read_deny_patterns(), cwd: cwd.to_owned() }
     }
 
     /// Whether a bare deny rule removes a tool with these names from the pool
@@ -505,8 +517,7 @@ impl RulePolicy {
                 }
             }
             if !request.access.is_declared() {
-                if set.rules.iter().any(|r| r.effect == Effect::Allow && r.specifier.is_none() && r.tool.covers(&call))
-                {
+                if set.allows_whole_tool(&call) {
                     return PermissionDecision::Allow;
                 }
                 let what = What::Other { read_only };
@@ -605,7 +616,7 @@ impl RulePolicy {
             }
             Access::Mcp { server, tool } => {
                 let set = self.read_rules();
-                if set.rules.iter().any(|r| r.effect == Effect::Allow && r.specifier.is_none() && r.tool.covers(call)) {
+                if set.allows_whole_tool(call) {
                     return Verdict::Allow;
                 }
                 let reason = format!("{} calls `{tool}` of the MCP server `{server}`", call.tool);
@@ -613,7 +624,7 @@ impl RulePolicy {
             }
             Access::Opaque(what) => {
                 let set = self.read_rules();
-                if set.rules.iter().any(|r| r.effect == Effect::Allow && r.specifier.is_none() && r.tool.covers(call)) {
+                if set.allows_whole_tool(call) {
                     return Verdict::Allow;
                 }
                 Verdict::Undecided { what: What::Other { read_only }, reason: format!("{}: {what}", call.tool) }
@@ -746,23 +757,19 @@ impl RulePolicy {
             // Arguments naming files a Read deny covers: `cat .env` reads `.env`.
             if effect == Effect::Deny && !index.read_denies.is_empty() {
                 // A deny needs either the path as named or where it finally is.
-                let denied = |named: &Probe| {
+                // The first Read deny whose pattern `hits` the path as named or as it
+                // finally is (a deny needs either).
+                let read_deny = |probe: &Probe, hits: fn(&crate::path::PathPattern, &Path, &Path) -> bool| {
                     index.read_denies.iter().map(|&i| &set.rules[i]).find(|rule| {
                         rule.specifier.as_ref().and_then(path_pattern).is_some_and(|pattern| {
-                            pattern.matches_at_or_below(&named.path, cwd)
-                                || named.real.as_deref().is_some_and(|real| pattern.matches_at_or_below(real, cwd))
+                            hits(pattern, &probe.path, cwd)
+                                || probe.real.as_deref().is_some_and(|real| hits(pattern, real, cwd))
                         })
                     })
                 };
+                let denied = |named: &Probe| read_deny(named, crate::path::PathPattern::matches_at_or_below);
                 // A recursive read of a directory reaches whatever a deny could match below it.
-                let reaches = |probe: &Probe| {
-                    index.read_denies.iter().map(|&i| &set.rules[i]).find(|rule| {
-                        rule.specifier.as_ref().and_then(path_pattern).is_some_and(|pattern| {
-                            pattern.may_match_below(&probe.path, cwd)
-                                || probe.real.as_deref().is_some_and(|real| pattern.may_match_below(real, cwd))
-                        })
-                    })
-                };
+                let reaches = |probe: &Probe| read_deny(probe, crate::path::PathPattern::may_match_below);
                 match places().named_paths(&analysis, command, home, denied, reaches) {
                     Some(deny @ Verdict::Deny(_)) => return deny,
                     other => path_ask = other,
@@ -1483,7 +1490,7 @@ fn resolve_named(arg: &str, base: &Probe, home: Option<&Path>) -> Probe {
 /// Paths the `Read` deny rules cover, for a given working directory.
 #[derive(Debug, Clone, Default)]
 pub struct ReadDenials {
-    patterns: Vec<(crate::path::PathPattern, String)>,
+    patterns: Arc<[(crate::path::PathPattern, String)]>,
     cwd: PathBuf,
 }
 
