@@ -105,3 +105,28 @@ fn check_validates_every_provider_and_sizes_the_definitions() {
         assert!(stdout.lines().any(|l| l.starts_with(&format!("{name} "))), "{name} missing:\n{stdout}");
     }
 }
+
+#[test]
+fn call_skips_what_the_workspace_settings_deny_reading_with_no_wiring() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    std::fs::create_dir_all(root.join(".claude")).unwrap();
+    std::fs::write(root.join(".claude/settings.json"), r#"{"permissions": {"deny": ["Read(./secrets/**)"]}}"#).unwrap();
+    std::fs::create_dir(root.join("secrets")).unwrap();
+    std::fs::write(root.join("secrets/key.txt"), "TOKEN=abc").unwrap();
+    std::fs::write(root.join("app.txt"), "TOKEN=placeholder").unwrap();
+    // A search of the whole workspace runs, and skips the denied directory.
+    let out = toolwright(&["call", "grep", r#"{"pattern": "TOKEN", "output_mode": "files_with_matches"}"#], root, None);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert_eq!(text(&out.stdout).trim(), "app.txt");
+    let out = toolwright(&["call", "glob", r#"{"pattern": "**/*.txt"}"#], root, None);
+    assert_eq!(text(&out.stdout).trim(), "app.txt");
+    // Reading it directly is denied by the rule.
+    let out = toolwright(&["call", "read_file", r#"{"path": "secrets/key.txt"}"#], root, None);
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stdout).contains("Read(./secrets/**)") && !text(&out.stdout).contains("abc"),
+        "{}",
+        text(&out.stdout)
+    );
+}
