@@ -6,6 +6,7 @@ use crate::pattern::{CommandPattern, canonical_flags};
 use crate::rule::{self, Anchors, CallNames, Effect, Kind, Rule, Source, Specifier, ToolName, kind_of_name};
 use crate::shell::{self, Command, Word};
 use serde_json::Value;
+use smallvec::SmallVec;
 use std::cell::OnceCell;
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
@@ -159,8 +160,26 @@ fn domain_pattern(specifier: &Specifier) -> Option<&crate::domain::DomainPattern
 }
 
 /// Programs whose first argument names a subcommand (`git diff`, `npm test`), not a file.
-const SUBCOMMAND_PROGRAMS: &[&str] =
-    &["git", "npm", "pnpm", "yarn", "cargo", "docker", "podman", "kubectl", "go", "gh", "pip", "pip3", "uv", "poetry"];
+fn has_subcommands(program: &str) -> bool {
+    // (A `match`: compiled to a switch on the length, asked for every part.)
+    matches!(
+        program,
+        "git"
+            | "npm"
+            | "pnpm"
+            | "yarn"
+            | "cargo"
+            | "docker"
+            | "podman"
+            | "kubectl"
+            | "go"
+            | "gh"
+            | "pip"
+            | "pip3"
+            | "uv"
+            | "poetry"
+    )
+}
 
 /// The rules that can decide a shell call, by list, as positions in the rule set: a
 /// call tries only the patterns whose literal first word starts one of its commands.
@@ -247,8 +266,10 @@ impl ShellIndex {
 
     /// The patterns of each list starting with `word`.
     fn starting_with(&self, word: &str) -> Option<&[Vec<usize>; 3]> {
-        let at = self.by_first_word.binary_search_by(|(w, _)| shell::by_length_then_text(w, word));
-        at.ok().map(|at| &self.by_first_word[at].1)
+        // The words of that length (integer comparisons), then the few of them.
+        let words = &self.by_first_word;
+        let from = words.partition_point(|(w, _)| w.len() < word.len());
+        words[from..].iter().take_while(|(w, _)| w.len() == word.len()).find(|(w, _)| w == word).map(|(_, lists)| lists)
     }
 
     /// Into `found`, the rules of the `effect` list to try, in the order they were
@@ -259,24 +280,37 @@ impl ShellIndex {
         effect: Effect,
         starting: &[Option<&[Vec<usize>; 3]>],
         every_pattern: bool,
-        found: &mut Vec<(usize, Option<usize>)>,
+        found: &mut Candidates,
     ) {
         let list = self.list(effect);
         found.clear();
         found.extend(list.any_command.iter().map(|&i| (i, None)));
+        // Each source is in rule order: only more than one needs sorting.
+        let mut sources = usize::from(!found.is_empty());
         if every_pattern {
             found.extend(list.patterns.iter().map(|&i| (i, None)));
+            sources += 1;
         } else {
             for (s, lists) in starting.iter().enumerate() {
-                if let Some(lists) = lists {
+                if let Some(lists) = lists.filter(|lists| !lists[list_slot(effect)].is_empty()) {
                     found.extend(lists[list_slot(effect)].iter().map(|&i| (i, Some(s))));
+                    sources += 1;
                 }
             }
         }
-        found.sort_unstable_by_key(|&(i, _)| i);
-        found.dedup_by_key(|&mut (i, _)| i);
+        if sources > 1 {
+            found.sort_unstable_by_key(|&(i, _)| i);
+            found.dedup_by_key(|&mut (i, _)| i);
+        }
     }
 }
+
+/// The rules to try for a call, each with the index of the first word it was found
+/// by (`None`: any). (Inline: a call tries a few.)
+type Candidates = SmallVec<[(usize, Option<usize>); 16]>;
+
+/// A part's forms for the deny and ask rules; most parts have one.
+type Forms = SmallVec<[String; 2]>;
 
 fn list_slot(effect: Effect) -> usize {
     match effect {
@@ -287,7 +321,7 @@ fn list_slot(effect: Effect) -> usize {
 }
 
 /// Where `word` is in `list`, added if it is not.
-fn index_in<'a>(list: &mut Vec<&'a str>, word: &'a str) -> usize {
+fn index_in<'a>(list: &mut SmallVec<[&'a str; 8]>, word: &'a str) -> usize {
     list.iter().position(|w| *w == word).unwrap_or_else(|| {
         list.push(word);
         list.len() - 1
@@ -714,8 +748,8 @@ impl RulePolicy {
         // The distinct first words the parts' forms start with (as written, or without
         // the program's directory): only the patterns starting with one are tried, and
         // only on the parts that start with it.
-        let mut starts: Vec<&str> = Vec::with_capacity(2 * parts.len());
-        let views: Vec<([usize; 2], OnceCell<Vec<String>>)> = parts
+        let mut starts: SmallVec<[&str; 8]> = SmallVec::new();
+        let views: SmallVec<[([usize; 2], OnceCell<Forms>); 4]> = parts
             .iter()
             .map(|part| {
                 let written = first_token(part.words.first().map_or("", Word::text));
@@ -732,8 +766,8 @@ impl RulePolicy {
         let unknown = !analysis.unknowns.is_empty();
         // `Bash` rules govern every command; others only the tools they name.
         let applies = |rule: &Rule| rule.tool.is_kind(Kind::Shell) || rule.tool.covers(call);
-        let starting: Vec<_> = starts.iter().map(|word| index.starting_with(word)).collect();
-        let mut candidates = Vec::with_capacity(16);
+        let starting: SmallVec<[_; 8]> = starts.iter().map(|word| index.starting_with(word)).collect();
+        let mut candidates = Candidates::new();
         // An ask about the paths named waits until every deny has been looked for.
         let mut path_ask: Option<Verdict> = None;
         // Deny, then ask: each part, in every form it could be written.
@@ -817,8 +851,8 @@ impl RulePolicy {
         // Allow: every part by a rule, or by the read-only classifier.
         let allow = index.list(Effect::Allow);
         // What no rule allows: parts, then files written.
-        let mut open: Vec<&Command> = Vec::new();
-        let mut open_writes: Vec<&str> = Vec::new();
+        let mut open: SmallVec<[&Command; 4]> = SmallVec::new();
+        let mut open_writes: SmallVec<[&str; 2]> = SmallVec::new();
         let mut all_read_only = true;
         for part in parts {
             // `cd` changes no file (the shell tool keeps the directory inside the
@@ -990,7 +1024,7 @@ impl RulePolicy {
         ) {
             return dirs.all(|dir| dir.is_some_and(|d| d.inside(cwd, &self.additional_dirs)));
         }
-        let subcommand = name.is_some_and(|name| SUBCOMMAND_PROGRAMS.contains(&name));
+        let subcommand = name.is_some_and(has_subcommands);
         dirs.all(|dir| {
             let Some(dir) = dir else { return false };
             if !dir.inside(cwd, &self.additional_dirs) {
@@ -1087,47 +1121,77 @@ fn kind_of_rule(rule: &Rule) -> Option<Kind> {
 
 /// Where a command's parts may run: the call's directory and each directory a `cd`
 /// changes to, as named and as it finally is (symlinks), looked at on disk once.
-struct Places {
+struct Places<'a> {
     cwd: Probe,
     /// [`Analysis::dirs`] resolved; `None` where the directory is known only when the
     /// command runs.
-    dirs: Vec<Option<Probe>>,
+    dirs: SmallVec<[Option<Probe>; 2]>,
+    /// The name each of `dirs` was changed to, from where (`None`: the call's
+    /// directory): a later look at the same name from there is the same directory.
+    dir_names: SmallVec<[(Option<usize>, &'a str); 2]>,
     /// Paths already looked at on disk in this decision, by the directory they were
-    /// named from and the name: each is looked at once, whichever check asks.
-    seen: std::cell::RefCell<Vec<(Option<usize>, String, Probe)>>,
+    /// named from and the name: each is looked at once, whichever check asks. (Slots
+    /// that are set stay put, so what they hold can be lent out for the decision.)
+    seen: [OnceCell<Seen>; SEEN_SLOTS],
 }
 
-impl Places {
-    fn new(analysis: &shell::Analysis, cwd: &Path, home: Option<&Path>) -> Places {
+/// How many looked-at paths a decision remembers; past that, a path is looked at
+/// again (a command naming more than this many paths is rare).
+const SEEN_SLOTS: usize = 16;
+
+/// A path looked at: from where (`None`: the call's directory), its name (inline:
+/// names are short), and what was found.
+struct Seen {
+    place: Option<usize>,
+    name: SmallVec<[u8; 32]>,
+    probe: Probe,
+}
+
+/// A looked-at path, kept by [`Places`] or, past its slots, owned.
+enum Looked<'p> {
+    Kept(&'p Probe),
+    Owned(Probe),
+}
+
+impl std::ops::Deref for Looked<'_> {
+    type Target = Probe;
+
+    fn deref(&self) -> &Probe {
+        match self {
+            Looked::Kept(probe) => probe,
+            Looked::Owned(probe) => probe,
+        }
+    }
+}
+
+impl<'a> Places<'a> {
+    fn new(analysis: &'a shell::Analysis, cwd: &Path, home: Option<&Path>) -> Places<'a> {
         let cwd = Probe { path: cwd.to_path_buf(), real: None, is_dir: true };
-        let mut dirs: Vec<Option<Probe>> = Vec::with_capacity(analysis.dirs.len());
-        let mut named: Vec<Option<(Option<usize>, String)>> = Vec::with_capacity(analysis.dirs.len());
+        let mut dirs: SmallVec<[Option<Probe>; 2]> = SmallVec::new();
+        let mut dir_names = SmallVec::new();
         for change in &analysis.dirs {
             let from = match change.from {
                 None => Some(&cwd),
                 Some(i) => dirs[i].as_ref(),
             };
             let place = match (from, &change.to) {
-                (Some(from), Some(to)) => Some((to.clone(), resolve_named(to, from, home))),
-                _ => None,
+                (Some(from), Some(to)) => {
+                    dir_names.push((change.from, to.as_str()));
+                    Some(resolve_named(to, from, home))
+                }
+                _ => {
+                    // (Keeps `dir_names` in step with `dirs`: no name matches it.)
+                    dir_names.push((Some(usize::MAX), ""));
+                    None
+                }
             };
-            named.push(place.as_ref().map(|(to, _)| (change.from, to.clone())));
-            dirs.push(place.map(|(_, probe)| probe));
+            dirs.push(place);
         }
-        // The directories `cd` went to are looked at already: remember them.
-        let seen = named
-            .into_iter()
-            .zip(&dirs)
-            .filter_map(|(named, probe)| {
-                let (from, to) = named?;
-                Some((from, to, probe.clone()?))
-            })
-            .collect();
-        Places { cwd, dirs, seen: std::cell::RefCell::new(seen) }
+        Places { cwd, dirs, dir_names, seen: Default::default() }
     }
 
     /// [`resolve_named`], looked at on disk once per decision.
-    fn resolve(&self, arg: &str, base: &Probe, home: Option<&Path>) -> Probe {
+    fn resolve(&self, arg: &str, base: &Probe, home: Option<&Path>) -> Looked<'_> {
         // (Keyed by the place: the call's directory or a `cd` target; a base from
         // elsewhere is looked at anew.)
         let place = if std::ptr::eq(base, &self.cwd) {
@@ -1135,19 +1199,33 @@ impl Places {
         } else {
             match self.dirs.iter().position(|d| d.as_ref().is_some_and(|d| std::ptr::eq(d, base))) {
                 Some(i) => Some(i),
-                None => return resolve_named(arg, base, home),
+                None => return Looked::Owned(resolve_named(arg, base, home)),
             }
         };
-        if let Some((_, _, probe)) = self.seen.borrow().iter().find(|(at, name, _)| *at == place && name == arg) {
-            return probe.clone();
+        // The directories `cd` went to are looked at already.
+        if let Some(i) = self.dir_names.iter().position(|&(from, name)| from == place && name == arg)
+            && let Some(dir) = &self.dirs[i]
+        {
+            return Looked::Kept(dir);
         }
-        let probe = resolve_named(arg, base, home);
-        self.seen.borrow_mut().push((place, arg.to_owned(), probe.clone()));
-        probe
+        for slot in &self.seen {
+            match slot.get() {
+                Some(seen) if seen.place == place && seen.name.as_slice() == arg.as_bytes() => {
+                    return Looked::Kept(&seen.probe);
+                }
+                Some(_) => {}
+                None => {
+                    let probe = resolve_named(arg, base, home);
+                    let kept = slot.get_or_init(|| Seen { place, name: SmallVec::from_slice(arg.as_bytes()), probe });
+                    return Looked::Kept(&kept.probe);
+                }
+            }
+        }
+        Looked::Owned(resolve_named(arg, base, home))
     }
 
     /// The directories a part may run in; `None` for one known only when it runs.
-    fn of<'a>(&'a self, part: &Command) -> impl Iterator<Item = Option<&'a Probe>> {
+    fn of<'p>(&'p self, part: &Command) -> impl Iterator<Item = Option<&'p Probe>> {
         part.dirs.iter().map(|dir| match dir {
             None => Some(&self.cwd),
             Some(i) => self.dirs[*i].as_ref(),
@@ -1157,7 +1235,7 @@ impl Places {
     /// A file a redirection writes, from every directory the command may be in.
     fn written(&self, write: &str, home: Option<&Path>) -> Touched {
         let from = std::iter::once(&self.cwd).chain(self.dirs.iter().flatten());
-        Touched(from.map(|dir| self.resolve(write, dir, home)).collect())
+        Touched(from.map(|dir| Probe::clone(&self.resolve(write, dir, home))).collect())
     }
 
     /// A deny when the command changes to, or names, a path that `denied` finds a rule
@@ -1205,7 +1283,7 @@ impl Places {
             let words = if changes_dir { &[][..] } else { part.words.get(1..).unwrap_or_default() };
             // `git diff`, `npm test`: the word right after these programs names a
             // subcommand, not a file.
-            let subcommand = part.base_name().is_some_and(|name| SUBCOMMAND_PROGRAMS.contains(&name));
+            let subcommand = part.base_name().is_some_and(has_subcommands);
             let recursive = recursive_reads(part);
             for dir in self.of(part) {
                 let Some(dir) = dir else {
@@ -1366,10 +1444,17 @@ fn recursive_reads(part: &Command) -> Option<Vec<&Word>> {
             names.iter().any(|n| w.strip_prefix(n).is_some_and(|rest| rest.is_empty() || rest.starts_with('=')))
         })
     };
-    let operands: Vec<&Word> = args.iter().filter(|w| !flag(w)).collect();
+    // (Collected only for a command that does read recursively.)
+    let operands = || -> Vec<&Word> { args.iter().filter(|w| !flag(w)).collect() };
     // For the searchers, the first operand is the pattern unless `-e`/`-f` gave it.
-    let after_pattern = |given: bool| if given { operands.clone() } else { operands.iter().skip(1).copied().collect() };
-    let pattern_given = args.iter().any(|w| short(w, &['e', 'f']) || long(w, &["--regexp", "--file", "--files"]));
+    let after_pattern = || {
+        let given = args.iter().any(|w| short(w, &['e', 'f']) || long(w, &["--regexp", "--file", "--files"]));
+        let mut operands = operands();
+        if !given && !operands.is_empty() {
+            operands.remove(0);
+        }
+        operands
+    };
     match name {
         "grep" | "egrep" | "fgrep"
             if args.iter().any(|w| {
@@ -1378,22 +1463,22 @@ fn recursive_reads(part: &Command) -> Option<Vec<&Word>> {
                     || w.literal() == Some("--directories=recurse")
             }) =>
         {
-            Some(after_pattern(pattern_given))
+            Some(after_pattern())
         }
-        "rg" | "ag" | "ack" | "ack-grep" | "ugrep" | "pt" | "sift" => Some(after_pattern(pattern_given)),
+        "rg" | "ag" | "ack" | "ack-grep" | "ugrep" | "pt" | "sift" => Some(after_pattern()),
         "find" => Some(
             args.iter()
                 .take_while(|w| w.literal().is_none_or(|w| !w.starts_with('-') && w != "(" && w != "!"))
                 .collect(),
         ),
-        "ls" if args.iter().any(|w| short(w, &['R']) || long(w, &["--recursive"])) => Some(operands),
-        "tree" | "du" => Some(operands),
+        "ls" if args.iter().any(|w| short(w, &['R']) || long(w, &["--recursive"])) => Some(operands()),
+        "tree" | "du" => Some(operands()),
         "cp" | "scp" | "rsync"
             if args.iter().any(|w| short(w, &['r', 'R', 'a']) || long(w, &["--recursive", "--archive"])) =>
         {
-            Some(operands)
+            Some(operands())
         }
-        "tar" | "zip" | "7z" | "cpio" => Some(operands),
+        "tar" | "zip" | "7z" | "cpio" => Some(operands()),
         "git" if part.words.get(1).and_then(Word::literal) == Some("grep") => Some(Vec::new()),
         _ => None,
     }
@@ -1419,14 +1504,13 @@ fn resolve_named(arg: &str, base: &Probe, home: Option<&Path>) -> Probe {
         path.push(arg);
         let real = base.real.as_ref().map(|real| real.join(arg));
         let looked_at = real.as_deref().unwrap_or(&path);
-        return match std::fs::symlink_metadata(looked_at) {
-            Ok(meta) if meta.file_type().is_symlink() => {
+        return match look_at(looked_at) {
+            Some(Found::Link) => {
                 let real = resolve_link(looked_at);
                 let is_dir = real.is_dir();
                 Probe { real: (real != path).then_some(real), path, is_dir }
             }
-            Ok(meta) => Probe { path, real, is_dir: meta.is_dir() },
-            Err(_) => Probe { path, real, is_dir: false },
+            found => Probe { path, real, is_dir: found == Some(Found::Dir) },
         };
     }
     let expanded: std::borrow::Cow<'_, Path> = match (arg.strip_prefix('~'), home) {
@@ -1452,8 +1536,8 @@ fn resolve_named(arg: &str, base: &Probe, home: Option<&Path>) -> Probe {
                 if !exists {
                     continue;
                 }
-                match std::fs::symlink_metadata(&at) {
-                    Ok(meta) if meta.file_type().is_symlink() => {
+                match look_at(&at) {
+                    Some(Found::Link) => {
                         // (Joining an empty rest would add a `/`, which a file refuses.)
                         let rest = components.as_path();
                         at = resolve_link(&if rest.as_os_str().is_empty() { at } else { at.join(rest) });
@@ -1461,11 +1545,11 @@ fn resolve_named(arg: &str, base: &Probe, home: Option<&Path>) -> Probe {
                         is_dir = at.is_dir();
                         break;
                     }
-                    Ok(meta) => {
-                        is_dir = meta.is_dir();
+                    Some(found) => {
+                        is_dir = found == Found::Dir;
                         exists = is_dir;
                     }
-                    Err(_) => {
+                    None => {
                         exists = false;
                         is_dir = false;
                     }
@@ -1485,6 +1569,41 @@ fn resolve_named(arg: &str, base: &Probe, home: Option<&Path>) -> Probe {
     let path = absolute(arg, &base.path, home);
     let real = Some(at).filter(|real| *real != path);
     Probe { path, real, is_dir }
+}
+
+/// What a path names, its last symlink not followed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Found {
+    Link,
+    Dir,
+    Other,
+}
+
+/// What is at `path` (`None`: nothing, or it cannot be looked at). On Linux one
+/// `statx` asking for the type alone: a decision looks paths up, and on this kind of
+/// VM that is a fifth cheaper than the full `lstat` std makes (1.25 against 1.55 us).
+fn look_at(path: &Path) -> Option<Found> {
+    #[cfg(target_os = "linux")]
+    {
+        use rustix::fs::{AtFlags, CWD, FileType, StatxFlags, statx};
+        let stat = statx(CWD, path, AtFlags::SYMLINK_NOFOLLOW, StatxFlags::TYPE).ok()?;
+        Some(match FileType::from_raw_mode(stat.stx_mode.into()) {
+            FileType::Symlink => Found::Link,
+            FileType::Directory => Found::Dir,
+            _ => Found::Other,
+        })
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let kind = std::fs::symlink_metadata(path).ok()?.file_type();
+        Some(if kind.is_symlink() {
+            Found::Link
+        } else if kind.is_dir() {
+            Found::Dir
+        } else {
+            Found::Other
+        })
+    }
 }
 
 /// Paths the `Read` deny rules cover, for a given working directory.
@@ -1556,7 +1675,8 @@ fn concat(pieces: &[&str]) -> String {
 }
 
 fn first_line(command: &str) -> &str {
-    let line = command.lines().next().unwrap_or("");
+    let line = memchr::memchr(b'\n', command.as_bytes()).map_or(command, |end| &command[..end]);
+    let line = line.strip_suffix('\r').unwrap_or(line);
     line.get(..200).unwrap_or(line)
 }
 
@@ -1693,9 +1813,9 @@ fn display_form(command: &Command, text: &mut String) {
 /// The forms a deny or ask rule is matched against: past any assignment; as written,
 /// with the name's directory dropped, with `git`'s global options dropped, and with
 /// short flags merged and sorted (`rm -r -f` is `rm -fr`).
-fn loose_forms(command: &Command) -> Vec<String> {
-    let Some(name) = command.words.first().map(Word::text) else { return Vec::new() };
-    let mut forms = Vec::with_capacity(4);
+fn loose_forms(command: &Command) -> Forms {
+    let Some(name) = command.words.first().map(Word::text) else { return Forms::new() };
+    let mut forms = Forms::new();
     forms.push(joined(command.words.iter().map(Word::text)));
     let base = command.base_name().unwrap_or(name);
     if base != name {
@@ -1715,7 +1835,7 @@ fn loose_forms(command: &Command) -> Vec<String> {
     // moved to just after the command, or its subcommand, in the order written.
     // (The words are the same in every form: most commands have no flag after an
     // operand, and skip this.)
-    let skip = if SUBCOMMAND_PROGRAMS.contains(&base) { 2 } else { 1 };
+    let skip = if has_subcommands(base) { 2 } else { 1 };
     let args = command.words.iter().skip(skip).map(Word::text).take_while(|w| *w != "--");
     let misplaced = args
         .scan(false, |operand, w| {
@@ -1753,7 +1873,7 @@ fn flags_first(form: &str) -> Option<String> {
     // Most commands have no flag after an operand: nothing to move, nothing allocated.
     let mut seen_operand = false;
     let mut misplaced = false;
-    let skip = if form.split(' ').next().is_some_and(|name| SUBCOMMAND_PROGRAMS.contains(&name)) { 2 } else { 1 };
+    let skip = if form.split(' ').next().is_some_and(has_subcommands) { 2 } else { 1 };
     for word in form.split(' ').skip(skip) {
         if word == "--" {
             break;
