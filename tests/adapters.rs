@@ -85,7 +85,7 @@ async fn anthropic_round_trip() {
         json!({"type": "tool_result", "tool_use_id": "toolu_01", "content": [{"type": "text", "text": "5"}]})
     );
     assert_eq!(content[1]["is_error"], json!(true));
-    assert_eq!(content[1]["content"][0]["text"], "add: invalid input: a: invalid type: string \"two\", expected i64");
+    assert_eq!(content[1]["content"][0]["text"], "add: invalid input: a: expected an integer, got a string \"two\"");
     assert_eq!(
         content[2]["content"][1],
         json!({"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0K"}})
@@ -152,6 +152,9 @@ async fn gemini_round_trip() {
     let parts = next["parts"].as_array().unwrap();
     assert_eq!(parts[0], json!({"functionResponse": {"name": "add", "response": {"output": "2"}}}));
     assert_eq!(parts[1], json!({"functionResponse": {"id": "fc-7", "name": "report", "response": {"files": 3}}}));
-    assert_eq!(parts[2]["functionResponse"]["response"], json!({"error": "add: invalid input: missing field `b`"}));
+    assert_eq!(
+        parts[2]["functionResponse"]["response"],
+        json!({"error": "add: invalid input: missing field `b`: expected an object with fields `a`, `b` (all required)"})
+    );
     assert_eq!(next["role"], Value::from("user"));
 }

@@ -57,7 +57,7 @@ fn call_reports_error_results_with_a_failing_exit() {
     let dir = tempfile::tempdir().unwrap();
     let out = toolwright(&["call", "read_file", r#"{"path": 5}"#], dir.path(), None);
     assert!(!out.status.success());
-    assert!(text(&out.stdout).contains("path: invalid type: integer `5`"), "{}", text(&out.stdout));
+    assert!(text(&out.stdout).contains("path: expected a string, got an integer 5"), "{}", text(&out.stdout));
     assert!(text(&out.stderr).contains("(invalid_input)"));
 
     let out = toolwright(&["call", "reed_file", "{}"], dir.path(), None);

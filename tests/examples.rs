@@ -25,7 +25,7 @@ fn quickstart() {
     let out = run("quickstart");
     assert!(out.contains(r#""name":"add""#) && out.contains(r#""strict":true"#), "{out}");
     assert!(out.contains("add(2, 40) = 42"), "{out}");
-    assert!(out.contains("bad call: add: invalid input: a: invalid type: string \"two\""), "{out}");
+    assert!(out.contains("bad call: add: invalid input: a: expected a number, got a string \"two\""), "{out}");
 }
 
 #[test]

@@ -148,10 +148,19 @@ fn erased_calls_parse_once_and_explain_bad_input() {
     let out = rt.block_on(toolwright::call_raw(echo.as_ref(), br#"{"text":"hi"}"#, &cx));
     assert_eq!((out.text_content().as_str(), out.is_error), ("hi (as say)", false));
     let cases: [(&[u8], &str); 4] = [
-        (br#"{"text": 5}"#, "echo: invalid input: text: invalid type: integer `5`, expected a string"),
-        (br#"{}"#, "echo: invalid input: missing field `text`"),
-        (br#"{"text":"a","loud":true}"#, "echo: invalid input: unknown field `loud`, expected `text`"),
-        (br#"{"text":"a""#, "echo: invalid input: invalid JSON: EOF while parsing an object (line 1, column 11)"),
+        (
+            br#"{"text": 5}"#,
+            "echo: invalid input: text: expected a string, got an integer 5. Send it as a string, in quotes",
+        ),
+        (br#"{}"#, "echo: invalid input: missing field `text`: expected an object with field `text`"),
+        (
+            br#"{"text":"a","loud":true}"#,
+            "echo: invalid input: unknown field `loud`: expected an object with field `text`",
+        ),
+        (
+            br#"{"text":"a""#,
+            "echo: invalid input: invalid JSON at `text`: EOF while parsing an object (line 1, column 11)",
+        ),
     ];
     for (input, expected) in cases {
         let out = rt.block_on(toolwright::call_raw(echo.as_ref(), input, &cx));

@@ -10,8 +10,11 @@ use std::fmt;
 #[non_exhaustive]
 pub enum InputError {
     /// The bytes are not JSON.
-    #[error("invalid JSON: {message} (line {line}, column {column})")]
+    #[error("invalid JSON{}: {message} (line {line}, column {column})", at_path(path))]
     Syntax {
+        /// The field path to where the text broke off (`edits[2].old_string`), as far
+        /// as the text before it tells; empty at the root.
+        path: String,
         /// What the JSON parser said.
         message: String,
         /// 1-based line of the error.
@@ -27,6 +30,10 @@ pub enum InputError {
         /// What was wrong: expected type and received value, missing or unknown field.
         message: String,
     },
+}
+
+fn at_path(path: &str) -> String {
+    if path.is_empty() { String::new() } else { format!(" at `{path}`") }
 }
 
 fn path_prefix(path: &str) -> String {

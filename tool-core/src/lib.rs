@@ -56,6 +56,7 @@ pub mod streaming;
 pub mod suggest;
 mod tool;
 pub mod truncate;
+pub mod validate;
 
 #[doc(hidden)]
 #[path = "private.rs"]

@@ -4,7 +4,6 @@
 use crate::access::Accesses;
 use crate::context::{ToolContext, TurnContext};
 use crate::error::{InputError, ToolError};
-use crate::input::parse_input_with_schema;
 use crate::output::{IntoToolOutput, ToolOutput};
 use crate::spec::{Flags, ToolSpec};
 use schemars::JsonSchema;
@@ -219,12 +218,16 @@ pub trait PreparedCall: Send {
     fn call<'a>(self: Box<Self>, cx: &'a ToolContext) -> BoxFuture<'a, Result<ToolOutput, ToolError>>;
 }
 
-/// The [`DynTool`] of a `#[tool]` struct.
-pub(crate) struct TypedTool<T>(PhantomData<fn() -> T>);
+/// The [`DynTool`] of a `#[tool]` struct, with its schema compiled for checking input
+/// on the first call.
+pub(crate) struct TypedTool<T> {
+    validator: OnceLock<crate::validate::Validator>,
+    tool: PhantomData<fn() -> T>,
+}
 
 impl<T: Tool> TypedTool<T> {
     pub(crate) fn erased() -> Arc<dyn DynTool> {
-        Arc::new(TypedTool::<T>(PhantomData))
+        Arc::new(TypedTool::<T> { validator: OnceLock::new(), tool: PhantomData })
     }
 }
 
@@ -242,7 +245,9 @@ impl<T: Tool> DynTool for TypedTool<T> {
     }
 
     fn prepare(&self, raw_input: &[u8]) -> Result<Box<dyn PreparedCall>, InputError> {
-        Ok(Box::new(Prepared(parse_input_with_schema::<T>(raw_input, || self.input_schema())?)))
+        // The schema the model is shown is the one the input is held to.
+        let validator = self.validator.get_or_init(|| crate::validate::Validator::new(&self.input_schema()));
+        Ok(Box::new(Prepared(validator.parse::<T>(raw_input)?)))
     }
 
     fn is_enabled(&self, turn: &TurnContext) -> bool {

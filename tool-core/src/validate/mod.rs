@@ -1,0 +1,799 @@
+//! A tool's input checked against the tool's own JSON schema: the schema the model is
+//! shown is the one the input is held to.
+//!
+//! serde checks the types of a derived struct, but not what the schema adds: numeric
+//! bounds, string lengths, patterns and formats, item counts, enums and consts. Nor does
+//! it refuse a JSON array where the schema says object (a derived struct takes its
+//! fields by position). A [`Validator`] is compiled once per tool from its schema; a
+//! schema with none of those constraints costs one look at the input's first byte, and
+//! one with them costs a walk over the input, borrowed, after serde's parse.
+//!
+//! On any failure, the walk also explains it in JSON terms: the field path (through
+//! maps, tuples and enums of every tagging), what was expected ("an integer from 1 to
+//! 20", "one of `fast`, `careful`"), what was received (clipped), and a hint where one
+//! helps.
+//!
+//! ```
+//! use toolwright_core::validate::Validator;
+//! let schema = serde_json::json!({
+//!     "type": "object",
+//!     "properties": {"depth": {"type": "integer", "minimum": 1, "maximum": 20}},
+//!     "additionalProperties": false
+//! });
+//! let validator = Validator::new(&schema);
+//! assert!(validator.check(br#"{"depth": 3}"#).is_ok());
+//! let err = validator.check(br#"{"depth": 100}"#).unwrap_err();
+//! assert_eq!(err.to_string(), "depth: expected an integer from 1 to 20, got 100");
+//! ```
+//!
+//! Why not the `jsonschema` crate: it validates a `serde_json::Value`, so every call
+//! would be parsed twice into owned trees, its error messages are not the ones above,
+//! and it brings a dozen crates; the subset here is what `schemars` emits and what the
+//! providers accept (types, `properties`/`required`/`additionalProperties`, `items` and
+//! `prefixItems`, `$ref` into `$defs`, `anyOf`/`oneOf`/`allOf`, the numeric, length,
+//! count, `pattern`, `format`, `enum` and `const` keywords). Anything else in a schema
+//! is not checked.
+
+mod describe;
+mod format;
+pub(crate) mod json;
+
+use crate::error::InputError;
+use json::{Json, Number};
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+use std::collections::HashMap;
+
+/// How much of a received value a message quotes.
+const RECEIVED_LIMIT: usize = 200;
+
+/// A tool's input schema, compiled for checking input. See the module docs.
+#[derive(Debug)]
+pub struct Validator {
+    nodes: Vec<Node>,
+    root: usize,
+    /// Whether the schema has a constraint serde does not check: only then is a parsed
+    /// input walked.
+    walk: bool,
+    /// Whether the root is an object (an array there is refused before parsing).
+    root_object: bool,
+}
+
+/// The JSON types a schema allows, as bits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+struct Types(u8);
+
+impl Types {
+    const NULL: u8 = 1;
+    const BOOLEAN: u8 = 2;
+    const INTEGER: u8 = 4;
+    const NUMBER: u8 = 8;
+    const STRING: u8 = 16;
+    const ARRAY: u8 = 32;
+    const OBJECT: u8 = 64;
+
+    fn of_name(name: &str) -> u8 {
+        match name {
+            "null" => Self::NULL,
+            "boolean" => Self::BOOLEAN,
+            "integer" => Self::INTEGER,
+            "number" => Self::NUMBER,
+            "string" => Self::STRING,
+            "array" => Self::ARRAY,
+            "object" => Self::OBJECT,
+            _ => 0,
+        }
+    }
+
+    fn any(self) -> bool {
+        self.0 == 0
+    }
+
+    fn has(self, bit: u8) -> bool {
+        self.0 & bit != 0
+    }
+
+    fn allows(self, value: &Json<'_>) -> bool {
+        self.any()
+            || match value {
+                Json::Null => self.has(Self::NULL),
+                Json::Bool(_) => self.has(Self::BOOLEAN),
+                Json::Number(n) => self.has(Self::NUMBER) || (self.has(Self::INTEGER) && n.is_integer()),
+                Json::String(_) => self.has(Self::STRING),
+                Json::Array(_) => self.has(Self::ARRAY),
+                Json::Object(_) => self.has(Self::OBJECT),
+            }
+    }
+}
+
+/// A numeric bound.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Bound {
+    value: f64,
+    exclusive: bool,
+}
+
+/// What an object allows beyond its named properties.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+enum Additional {
+    #[default]
+    Any,
+    None,
+    Schema(usize),
+}
+
+/// One compiled schema.
+#[derive(Debug, Default)]
+struct Node {
+    /// `false`: nothing is accepted.
+    never: bool,
+    types: Types,
+    /// An integer `format` (`uint8`): its range, checked as serde would.
+    integer_range: Option<(f64, f64)>,
+    minimum: Option<Bound>,
+    maximum: Option<Bound>,
+    multiple_of: Option<f64>,
+    min_length: Option<u64>,
+    max_length: Option<u64>,
+    pattern: Option<(String, regex::Regex)>,
+    format: Option<format::Format>,
+    enumeration: Option<Vec<Value>>,
+    constant: Option<Value>,
+    items: Option<usize>,
+    /// `items: false` after `prefixItems`: nothing past them.
+    no_more_items: bool,
+    prefix_items: Vec<usize>,
+    min_items: Option<u64>,
+    max_items: Option<u64>,
+    unique_items: bool,
+    properties: Vec<(String, usize)>,
+    /// Each required name, with its place among `properties` if it is one.
+    required: Vec<(String, Option<usize>)>,
+    additional: Additional,
+    min_properties: Option<u64>,
+    max_properties: Option<u64>,
+    any_of: Vec<usize>,
+    one_of: Vec<usize>,
+    all_of: Vec<usize>,
+    reference: Option<usize>,
+}
+
+impl Node {
+    /// Whether this node (not its children) adds a check serde does not make.
+    fn constrains(&self, below_root: bool) -> bool {
+        self.never
+            || self.minimum.is_some()
+            || self.maximum.is_some()
+            || self.multiple_of.is_some()
+            || self.min_length.is_some()
+            || self.max_length.is_some()
+            || self.pattern.is_some()
+            || self.format.is_some()
+            || self.enumeration.is_some()
+            || self.constant.is_some()
+            || self.min_items.is_some()
+            || self.max_items.is_some()
+            || self.unique_items
+            || self.min_properties.is_some()
+            || self.max_properties.is_some()
+            // A derived struct below the root takes an array by position.
+            || (below_root && self.types.has(Types::OBJECT))
+    }
+}
+
+/// Where a value is, built only when a message needs it.
+#[derive(Clone, Copy)]
+enum Seg<'a> {
+    Root,
+    Key(&'a Seg<'a>, &'a str),
+    Index(&'a Seg<'a>, usize),
+}
+
+impl Seg<'_> {
+    fn render(&self) -> String {
+        let mut out = String::new();
+        self.render_into(&mut out);
+        out
+    }
+
+    fn render_into(&self, out: &mut String) {
+        match self {
+            Seg::Root => {}
+            Seg::Key(parent, key) => {
+                parent.render_into(out);
+                push_key(out, key);
+            }
+            Seg::Index(parent, index) => {
+                parent.render_into(out);
+                out.push_str(&format!("[{index}]"));
+            }
+        }
+    }
+
+    fn depth(&self) -> usize {
+        match self {
+            Seg::Root => 0,
+            Seg::Key(parent, _) | Seg::Index(parent, _) => parent.depth() + 1,
+        }
+    }
+}
+
+/// `key` appended to a dotted path: `a.b`, or `a["odd key"]` for a key that is not a
+/// plain name.
+pub(crate) fn push_key(out: &mut String, key: &str) {
+    let plain = !key.is_empty() && key.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '-');
+    if plain {
+        if !out.is_empty() {
+            out.push('.');
+        }
+        out.push_str(key);
+    } else {
+        out.push('[');
+        out.push_str(&serde_json::to_string(key).unwrap_or_default());
+        out.push(']');
+    }
+}
+
+/// A failed check: where, what, and whether it is a tag mismatch (in a tagged enum,
+/// the sign of a branch the model did not mean).
+#[derive(Debug)]
+struct Violation {
+    path: String,
+    depth: usize,
+    /// A `const` or `enum` mismatch: in a tagged enum, the sign of the wrong branch.
+    tag_mismatch: bool,
+    message: String,
+}
+
+impl Violation {
+    fn into_error(self) -> InputError {
+        InputError::Data { path: self.path, message: self.message }
+    }
+}
+
+impl Validator {
+    /// Compiles `schema` (draft 2020-12, as `schemars` emits it; `$ref`s into `$defs` or
+    /// `definitions`). A `pattern` the regex engine cannot compile is not checked (and
+    /// logged).
+    pub fn new(schema: &Value) -> Validator {
+        let mut compiler = Compiler { root: schema, nodes: Vec::new(), refs: HashMap::new() };
+        let root = compiler.compile(schema);
+        let nodes = compiler.nodes;
+        let walk = needs_walk(&nodes, root);
+        let root_object = {
+            let mut node = &nodes[root];
+            while let Some(target) = node.reference {
+                node = &nodes[target];
+            }
+            node.types == Types(Types::OBJECT)
+        };
+        Validator { nodes, root, walk, root_object }
+    }
+
+    /// Whether the schema has constraints beyond the types serde checks: only then is
+    /// a successfully parsed input walked.
+    pub fn has_constraints(&self) -> bool {
+        self.walk
+    }
+
+    /// Parses `raw` into `T` and holds it to the schema. Empty input counts as `{}`.
+    pub fn parse<T: DeserializeOwned>(&self, raw: &[u8]) -> Result<T, InputError> {
+        let raw: &[u8] = if raw.iter().all(u8::is_ascii_whitespace) { b"{}" } else { raw };
+        // A derived struct takes an array by position; the schema says object.
+        if self.root_object && raw.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
+            return Err(self.explain(raw, None));
+        }
+        if self.walk {
+            // One parse into a borrowed tree, the walk over it, and the type built from
+            // the tree (a type serde_json alone can build, a `RawValue` field, is
+            // parsed from the text instead).
+            let value: Json<'_> = serde_json::from_slice(raw).map_err(|err| syntax(raw, &err))?;
+            self.visit(self.root, &value, &Seg::Root).map_err(Violation::into_error)?;
+            if let Ok(parsed) = T::deserialize(&value) {
+                return Ok(parsed);
+            }
+        }
+        match serde_json::from_slice::<T>(raw) {
+            Ok(value) => Ok(value),
+            Err(err) if err.is_syntax() || err.is_eof() => Err(syntax(raw, &err)),
+            Err(err) => Err(self.explain(raw, Some(&err))),
+        }
+    }
+
+    /// Holds `raw` to the schema, without parsing it into a type (for a tool that
+    /// takes its input as JSON). Empty input counts as `{}`.
+    pub fn check(&self, raw: &[u8]) -> Result<(), InputError> {
+        let raw: &[u8] = if raw.iter().all(u8::is_ascii_whitespace) { b"{}" } else { raw };
+        let value: Json<'_> = match serde_json::from_slice(raw) {
+            Ok(value) => value,
+            Err(err) => return Err(syntax(raw, &err)),
+        };
+        match self.visit(self.root, &value, &Seg::Root) {
+            Ok(()) => Ok(()),
+            Err(violation) => Err(violation.into_error()),
+        }
+    }
+
+    /// Why `raw` does not fit: the walk's first violation, or serde's own message
+    /// where the walk finds nothing (a type with its own `Deserialize`).
+    #[cold]
+    fn explain(&self, raw: &[u8], serde_error: Option<&serde_json::Error>) -> InputError {
+        match self.check(raw) {
+            Err(err) => err,
+            Ok(()) => match serde_error {
+                Some(err) => InputError::Data { path: String::new(), message: crate::input::strip_position(err) },
+                None => InputError::Data { path: String::new(), message: "the input does not fit the schema".into() },
+            },
+        }
+    }
+
+    fn visit(&self, id: usize, value: &Json<'_>, at: &Seg<'_>) -> Result<(), Violation> {
+        let node = &self.nodes[id];
+        if let Some(target) = node.reference {
+            self.visit(target, value, at)?;
+        }
+        if node.never {
+            return Err(self.violation(at, false, format!("no value is accepted here, got {}", received(value))));
+        }
+        if !node.types.allows(value) {
+            let mut message =
+                format!("expected {}, got {} {}", self.describe(id), value.kind(), value.clipped(RECEIVED_LIMIT));
+            if let Some(hint) = describe::type_hint(node.types, value) {
+                message.push_str(". ");
+                message.push_str(&hint);
+            }
+            return Err(self.violation(at, false, message));
+        }
+        if let Some(allowed) = &node.enumeration
+            && !allowed.iter().any(|a| value.same_as(a))
+        {
+            let mut message = format!("expected {}, got {}", describe::one_of(allowed), received(value));
+            if let Some(hint) = describe::enum_hint(allowed, value) {
+                message.push_str(". ");
+                message.push_str(&hint);
+            }
+            return Err(self.violation(at, true, message));
+        }
+        if let Some(constant) = &node.constant
+            && !value.same_as(constant)
+        {
+            let message = format!("expected exactly {}, got {}", describe::literal(constant), received(value));
+            return Err(self.violation(at, true, message));
+        }
+        match value {
+            Json::Number(n) => self.visit_number(id, node, *n, at)?,
+            Json::String(s) => self.visit_string(id, node, s, at)?,
+            Json::Array(items) => self.visit_array(id, node, items, at)?,
+            Json::Object(fields) => self.visit_object(id, node, fields, at)?,
+            Json::Null | Json::Bool(_) => {}
+        }
+        for &branch in &node.all_of {
+            self.visit(branch, value, at)?;
+        }
+        if !node.any_of.is_empty() {
+            self.visit_choice(id, &node.any_of, value, at, false)?;
+        }
+        if !node.one_of.is_empty() {
+            self.visit_choice(id, &node.one_of, value, at, true)?;
+        }
+        Ok(())
+    }
+
+    fn visit_number(&self, id: usize, node: &Node, n: Number, at: &Seg<'_>) -> Result<(), Violation> {
+        let x = n.as_f64();
+        let below = |bound: Option<Bound>| bound.is_some_and(|b| if b.exclusive { x <= b.value } else { x < b.value });
+        let above = |bound: Option<Bound>| bound.is_some_and(|b| if b.exclusive { x >= b.value } else { x > b.value });
+        let out_of_type = node.integer_range.is_some_and(|(min, max)| x < min || x > max);
+        if below(node.minimum) || above(node.maximum) || out_of_type {
+            return Err(self.violation(at, false, format!("expected {}, got {n}", self.describe(id))));
+        }
+        if let Some(step) = node.multiple_of {
+            let quotient = x / step;
+            if (quotient - quotient.round()).abs() > 1e-9 {
+                return Err(self.violation(at, false, format!("expected {}, got {n}", self.describe(id))));
+            }
+        }
+        Ok(())
+    }
+
+    fn visit_string(&self, id: usize, node: &Node, s: &str, at: &Seg<'_>) -> Result<(), Violation> {
+        if node.min_length.is_some() || node.max_length.is_some() {
+            // JSON Schema counts characters (code points), not bytes.
+            let length = s.chars().count() as u64;
+            if node.min_length.is_some_and(|min| length < min) || node.max_length.is_some_and(|max| length > max) {
+                let message = format!(
+                    "expected {}, got {} ({length} character{})",
+                    self.describe(id),
+                    Json::String(s.into()).clipped(RECEIVED_LIMIT),
+                    if length == 1 { "" } else { "s" }
+                );
+                return Err(self.violation(at, false, message));
+            }
+        }
+        if let Some((_, pattern)) = &node.pattern
+            && !pattern.is_match(s)
+        {
+            let message =
+                format!("expected {}, got {}", self.describe(id), Json::String(s.into()).clipped(RECEIVED_LIMIT));
+            return Err(self.violation(at, false, message));
+        }
+        if let Some(format) = node.format
+            && !format.accepts(s)
+        {
+            let message =
+                format!("expected {}, got {}", self.describe(id), Json::String(s.into()).clipped(RECEIVED_LIMIT));
+            return Err(self.violation(at, false, message));
+        }
+        Ok(())
+    }
+
+    fn visit_array(&self, id: usize, node: &Node, items: &[Json<'_>], at: &Seg<'_>) -> Result<(), Violation> {
+        let count = items.len() as u64;
+        let too_few = node.min_items.is_some_and(|min| count < min);
+        let too_many = node.max_items.is_some_and(|max| count > max)
+            || (node.no_more_items && items.len() > node.prefix_items.len());
+        if too_few || too_many {
+            let message = format!(
+                "expected {}, got {count} item{}: {}",
+                self.describe(id),
+                if count == 1 { "" } else { "s" },
+                Json::clipped_items(items, RECEIVED_LIMIT)
+            );
+            return Err(self.violation(at, false, message));
+        }
+        for (i, item) in items.iter().enumerate() {
+            let schema = node.prefix_items.get(i).copied().or(node.items);
+            if let Some(schema) = schema {
+                self.visit(schema, item, &Seg::Index(at, i))?;
+            }
+        }
+        if node.unique_items {
+            for (i, item) in items.iter().enumerate() {
+                if let Some(j) = items[..i].iter().position(|earlier| earlier.equals(item)) {
+                    let message = format!(
+                        "expected items that are all different, got {} at [{j}] and again at [{i}]",
+                        item.clipped(RECEIVED_LIMIT)
+                    );
+                    return Err(self.violation(at, false, message));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn visit_object(
+        &self,
+        id: usize,
+        node: &Node,
+        fields: &[(std::borrow::Cow<'_, str>, Json<'_>)],
+        at: &Seg<'_>,
+    ) -> Result<(), Violation> {
+        // Which properties were given, by position (for the required ones after).
+        let mut given: u64 = 0;
+        // Models send fields in the schema's order: the search starts after the last
+        // field found, and mostly ends at its first comparison.
+        let mut next = 0;
+        let find = |key: &str, from: usize| {
+            let n = node.properties.len();
+            (0..n).map(|k| (from + k) % n).find(|&i| node.properties[i].0 == key)
+        };
+        for (key, value) in fields {
+            let found = find(key, next);
+            if let Some(i) = found {
+                next = i + 1;
+            }
+            match found {
+                Some(i) => {
+                    given |= 1u64.checked_shl(i as u32).unwrap_or(0);
+                    self.visit(node.properties[i].1, value, &Seg::Key(at, key))?
+                }
+                None => match node.additional {
+                    Additional::Any => {}
+                    Additional::Schema(schema) => self.visit(schema, value, &Seg::Key(at, key))?,
+                    Additional::None => {
+                        let names: Vec<&str> = node.properties.iter().map(|(name, _)| name.as_str()).collect();
+                        let mut message = format!("unknown field `{key}`: expected {}", self.describe(id));
+                        if let Some(hint) = describe::name_hint(key, &names) {
+                            message.push_str(". ");
+                            message.push_str(&hint);
+                        }
+                        return Err(self.violation(at, false, message));
+                    }
+                },
+            }
+        }
+        let present = |(name, at): &(String, Option<usize>)| match at {
+            Some(i) if *i < 64 => given & (1 << i) != 0,
+            _ => fields.iter().any(|(key, _)| key == name.as_str()),
+        };
+        if let Some((missing, _)) = node.required.iter().find(|required| !present(required)) {
+            let message = format!("missing field `{missing}`: expected {}", self.describe(id));
+            return Err(self.violation(at, false, message));
+        }
+        let count = fields.len() as u64;
+        if node.min_properties.is_some_and(|min| count < min) || node.max_properties.is_some_and(|max| count > max) {
+            let message =
+                format!("expected {}, got {count} field{}", self.describe(id), if count == 1 { "" } else { "s" });
+            return Err(self.violation(at, false, message));
+        }
+        Ok(())
+    }
+
+    /// `anyOf` (at least one branch) or `oneOf` (exactly one). When none fits, the
+    /// branch the model most likely meant explains: the one whose failure is deepest
+    /// (and not a tag mismatch); a `null` branch never does.
+    fn visit_choice(
+        &self,
+        id: usize,
+        branches: &[usize],
+        value: &Json<'_>,
+        at: &Seg<'_>,
+        exactly_one: bool,
+    ) -> Result<(), Violation> {
+        let mut fits = 0;
+        let mut failures: Vec<(usize, Violation)> = Vec::new();
+        for &branch in branches {
+            match self.visit(branch, value, at) {
+                Ok(()) => {
+                    fits += 1;
+                    if !exactly_one {
+                        return Ok(());
+                    }
+                }
+                Err(violation) if !self.is_null_only(branch) => failures.push((branch, violation)),
+                Err(_) => {}
+            }
+        }
+        match fits {
+            1 => Ok(()),
+            0 => {
+                let here = at.depth();
+                // A branch that took the value and failed deeper in it (not at a tag)...
+                let deepest = failures
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, (_, v))| v.depth > here && !v.tag_mismatch)
+                    .max_by_key(|(i, (_, v))| (v.depth, std::cmp::Reverse(*i)))
+                    .map(|(i, _)| i);
+                // ...or the only branch of the value's type, failing on its own terms.
+                let typed: Vec<usize> = (0..failures.len())
+                    .filter(|&i| {
+                        self.resolved(failures[i].0).types.allows(value) || self.resolved(failures[i].0).types.any()
+                    })
+                    .collect();
+                let only_typed = match typed.as_slice() {
+                    [i] if !failures[*i].1.tag_mismatch => Some(*i),
+                    _ => None,
+                };
+                match deepest.or(only_typed) {
+                    Some(i) => Err(failures.swap_remove(i).1),
+                    None => Err(self.choice_violation(id, value, at)),
+                }
+            }
+            _ => Err(self.violation(
+                at,
+                false,
+                format!("expected {}, but {} fits more than one of them", self.describe(id), received(value)),
+            )),
+        }
+    }
+
+    fn choice_violation(&self, id: usize, value: &Json<'_>, at: &Seg<'_>) -> Violation {
+        let mut message =
+            format!("expected {}, got {} {}", self.describe(id), value.kind(), value.clipped(RECEIVED_LIMIT));
+        // The hints of the choices together: the JSON types they take, the names
+        // their enums allow.
+        let node = &self.nodes[id];
+        let branches = node.any_of.iter().chain(&node.one_of).map(|&b| self.resolved(b));
+        let types = Types(branches.clone().map(|b| b.types.0).fold(0, |a, b| a | b));
+        let names: Vec<Value> = branches.flat_map(|b| b.enumeration.iter().flatten().cloned()).collect();
+        let hint = describe::enum_hint(&names, value).or_else(|| describe::type_hint(types, value));
+        if let Some(hint) = hint {
+            message.push_str(". ");
+            message.push_str(&hint);
+        }
+        self.violation(at, false, message)
+    }
+
+    fn resolved(&self, mut id: usize) -> &Node {
+        let mut hops = 0;
+        while let Some(target) = self.nodes[id].reference {
+            id = target;
+            hops += 1;
+            if hops > 64 {
+                break;
+            }
+        }
+        &self.nodes[id]
+    }
+
+    fn is_null_only(&self, id: usize) -> bool {
+        self.resolved(id).types == Types(Types::NULL)
+    }
+
+    fn violation(&self, at: &Seg<'_>, tag_mismatch: bool, message: String) -> Violation {
+        Violation { path: at.render(), depth: at.depth(), tag_mismatch, message }
+    }
+
+    fn describe(&self, id: usize) -> String {
+        describe::node(self, id, 0)
+    }
+}
+
+/// What was received, clipped: `100`, `"abc"`.
+fn received(value: &Json<'_>) -> String {
+    value.clipped(RECEIVED_LIMIT)
+}
+
+/// A syntax error, with the path to where it is (a JSON text nested past the
+/// parser's depth limit included).
+fn syntax(raw: &[u8], err: &serde_json::Error) -> InputError {
+    let mut error = crate::input::syntax_ref(err);
+    if let InputError::Syntax { path, .. } = &mut error {
+        *path = json::path_at(raw, byte_offset(raw, err.line(), err.column()));
+    }
+    error
+}
+
+/// The byte offset of a 1-based line and column.
+fn byte_offset(raw: &[u8], line: usize, column: usize) -> usize {
+    let mut start = 0;
+    for _ in 1..line {
+        match memchr::memchr(b'\n', &raw[start..]) {
+            Some(newline) => start += newline + 1,
+            None => break,
+        }
+    }
+    (start + column.saturating_sub(1)).min(raw.len())
+}
+
+/// Whether any node reachable from `root` constrains more than serde checks.
+fn needs_walk(nodes: &[Node], root: usize) -> bool {
+    let mut seen = vec![false; nodes.len()];
+    let mut stack = vec![(root, false)];
+    while let Some((id, below_root)) = stack.pop() {
+        if std::mem::replace(&mut seen[id], true) {
+            continue;
+        }
+        let node = &nodes[id];
+        if node.constrains(below_root) {
+            return true;
+        }
+        // A reference is the same place; everything else is below.
+        stack.extend(node.reference.map(|r| (r, below_root)));
+        let children =
+            node.items.iter().chain(&node.prefix_items).chain(node.properties.iter().map(|(_, id)| id)).chain(
+                match &node.additional {
+                    Additional::Schema(id) => std::slice::from_ref(id),
+                    _ => &[],
+                },
+            );
+        stack.extend(children.map(|&c| (c, true)));
+        stack.extend(node.any_of.iter().chain(&node.one_of).chain(&node.all_of).map(|&c| (c, below_root)));
+    }
+    false
+}
+
+/// Compiles schemas into nodes, `$ref`s once each (recursion allowed).
+struct Compiler<'s> {
+    root: &'s Value,
+    nodes: Vec<Node>,
+    refs: HashMap<String, usize>,
+}
+
+impl<'s> Compiler<'s> {
+    fn compile(&mut self, schema: &'s Value) -> usize {
+        let id = self.nodes.len();
+        self.nodes.push(Node::default());
+        let map = match schema {
+            Value::Bool(accepts) => {
+                self.nodes[id].never = !accepts;
+                return id;
+            }
+            Value::Object(map) => map,
+            // Not a schema: accept anything rather than refuse every call.
+            _ => return id,
+        };
+        let mut node = Node::default();
+        if let Some(reference) = map.get("$ref").and_then(Value::as_str) {
+            node.reference = self.reference(reference);
+        }
+        match map.get("type") {
+            Some(Value::String(name)) => node.types = Types(Types::of_name(name)),
+            Some(Value::Array(names)) => {
+                node.types = Types(names.iter().filter_map(Value::as_str).map(Types::of_name).fold(0, |a, b| a | b));
+            }
+            _ => {}
+        }
+        let number = |key: &str| map.get(key).and_then(Value::as_f64);
+        let count = |key: &str| map.get(key).and_then(Value::as_u64);
+        let format = map.get("format").and_then(Value::as_str);
+        node.integer_range = format.and_then(format::integer_range);
+        node.format = format.and_then(format::Format::of_name);
+        // The bounds a Rust integer type implies are serde's to check already.
+        let implied = |bound: f64, at: usize| node.integer_range.is_some_and(|range| [range.0, range.1][at] == bound);
+        node.minimum = match (number("minimum"), number("exclusiveMinimum")) {
+            (_, Some(value)) => Some(Bound { value, exclusive: true }),
+            (Some(value), None) if !implied(value, 0) => Some(Bound { value, exclusive: false }),
+            _ => None,
+        };
+        node.maximum = match (number("maximum"), number("exclusiveMaximum")) {
+            (_, Some(value)) => Some(Bound { value, exclusive: true }),
+            (Some(value), None) if !implied(value, 1) => Some(Bound { value, exclusive: false }),
+            _ => None,
+        };
+        node.multiple_of = number("multipleOf").filter(|m| *m > 0.0);
+        node.min_length = count("minLength").filter(|n| *n > 0);
+        node.max_length = count("maxLength");
+        if let Some(pattern) = map.get("pattern").and_then(Value::as_str) {
+            match regex::Regex::new(pattern) {
+                Ok(compiled) => node.pattern = Some((pattern.to_owned(), compiled)),
+                Err(e) => tracing::warn!("the schema's pattern `{pattern}` is not checked: {e}"),
+            }
+        }
+        node.enumeration = map.get("enum").and_then(Value::as_array).cloned();
+        node.constant = map.get("const").cloned();
+        match map.get("items") {
+            Some(Value::Bool(false)) => node.no_more_items = true,
+            Some(items @ (Value::Object(_) | Value::Bool(true))) => node.items = Some(self.compile(items)),
+            // Draft 7 tuples: `items` as an array.
+            Some(Value::Array(tuple)) => {
+                node.prefix_items = tuple.iter().map(|item| self.compile(item)).collect();
+                node.no_more_items = map.get("additionalItems") == Some(&Value::Bool(false));
+            }
+            _ => {}
+        }
+        if let Some(tuple) = map.get("prefixItems").and_then(Value::as_array) {
+            node.prefix_items = tuple.iter().map(|item| self.compile(item)).collect();
+        }
+        node.min_items = count("minItems").filter(|n| *n > 0);
+        node.max_items = count("maxItems");
+        node.unique_items = map.get("uniqueItems") == Some(&Value::Bool(true));
+        if let Some(properties) = map.get("properties").and_then(Value::as_object) {
+            node.properties = properties.iter().map(|(name, schema)| (name.clone(), self.compile(schema))).collect();
+        }
+        node.required = map
+            .get("required")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .map(|name| (name.to_owned(), node.properties.iter().position(|(p, _)| p == name)))
+            .collect();
+        node.additional = match map.get("additionalProperties") {
+            Some(Value::Bool(false)) => Additional::None,
+            Some(schema @ Value::Object(_)) => Additional::Schema(self.compile(schema)),
+            _ => Additional::Any,
+        };
+        node.min_properties = count("minProperties").filter(|n| *n > 0);
+        node.max_properties = count("maxProperties");
+        let branches = |compiler: &mut Self, key: &str| -> Vec<usize> {
+            map.get(key).and_then(Value::as_array).into_iter().flatten().map(|b| compiler.compile(b)).collect()
+        };
+        node.any_of = branches(self, "anyOf");
+        node.one_of = branches(self, "oneOf");
+        node.all_of = branches(self, "allOf");
+        self.nodes[id] = node;
+        id
+    }
+
+    /// The node of a local `$ref` (`#`, `#/$defs/Name`, `#/definitions/Name`, or any
+    /// JSON pointer into the root), compiled once.
+    fn reference(&mut self, reference: &str) -> Option<usize> {
+        if let Some(&id) = self.refs.get(reference) {
+            return Some(id);
+        }
+        let pointer = reference.strip_prefix('#')?;
+        let target = if pointer.is_empty() { self.root } else { self.root.pointer(pointer)? };
+        // Reserve the place first: a recursive type refers to itself.
+        let placeholder = self.nodes.len();
+        self.nodes.push(Node::default());
+        self.refs.insert(reference.to_owned(), placeholder);
+        let compiled = self.compile(target);
+        self.nodes[placeholder].reference = Some(compiled);
+        Some(placeholder)
+    }
+}
+
+#[cfg(test)]
+mod tests;
