@@ -70,11 +70,13 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .run_streaming(rx, &mut turn, None, |event| {
             let at = started.elapsed().as_millis();
             match event {
-                CallEvent::Queued { index } => println!("{at:>5} ms  call {index} input complete"),
-                CallEvent::Started { index, concurrency_safe } => {
-                    println!("{at:>5} ms  call {index} started (concurrency-safe: {concurrency_safe})")
+                CallEvent::Queued { index, call } => {
+                    println!("{at:>5} ms  call {index} input complete: {}", call.summary_line())
                 }
-                CallEvent::Finished { index, result } => {
+                CallEvent::Started { index, call, concurrency_safe, .. } => {
+                    println!("{at:>5} ms  call {index} ({}) started (concurrency-safe: {concurrency_safe})", call.name)
+                }
+                CallEvent::Finished { index, result, .. } => {
                     println!("{at:>5} ms  call {index} finished: {}", result.result_line())
                 }
                 _ => {}

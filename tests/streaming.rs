@@ -10,7 +10,8 @@ use toolwright::permission::AllowAll;
 use toolwright::prelude::*;
 use toolwright::streaming::decode;
 use toolwright::{
-    CallEvent, ContextModifier, ErrorKind, Executor, Extensions, Orchestrator, StreamEvent, ToolResult, TurnContext,
+    CallEvent, ContextModifier, ErrorKind, Executor, Extensions, Orchestrator, StreamEvent, ToolCall, ToolResult,
+    TurnContext,
 };
 
 /// Tell the test it started, then finish.
@@ -463,5 +464,101 @@ mod any_event_sequence {
             let ids: Vec<&str> = results.iter().map(|r| &*r.call_id).collect();
             prop_assert!(ids.iter().all(|id| id.starts_with('c')), "{:?}", ids);
         }
+
+        /// Cancelled at any point (while events still arrive, while calls run, or
+        /// never), the run ends within the grace period, every call is reported
+        /// finished exactly once with its own id, and each start has its finish.
+        #[test]
+        fn cancelling_in_any_state_answers_every_call_once(
+            events in prop::collection::vec(event(), 0..24),
+            cancel_after in prop::option::of(0..24usize),
+        ) {
+            let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+            let starts = events.iter().filter(|e| matches!(e, StreamEvent::Start { .. })).count();
+            let outcome = rt.block_on(async {
+                let (tx, rx) = mpsc::channel(4);
+                let mut turn = TurnContext::new(".");
+                let token = turn.cancellation().clone();
+                let feeder = async move {
+                    for (i, event) in events.into_iter().enumerate() {
+                        if cancel_after == Some(i) {
+                            token.cancel();
+                        }
+                        if tx.send(event).await.is_err() {
+                            break;
+                        }
+                        tokio::task::yield_now().await;
+                    }
+                    if cancel_after.is_some() {
+                        token.cancel();
+                    }
+                };
+                let mut finished: Vec<(usize, String)> = Vec::new();
+                let mut started: Vec<usize> = Vec::new();
+                let orchestrator = orchestrator();
+                let run = orchestrator.run_streaming(rx, &mut turn, None, |event| match event {
+                    CallEvent::Started { index, .. } => started.push(index),
+                    CallEvent::Finished { index, call, result } => {
+                        assert_eq!(call.id, result.call_id, "a finish carries its own call");
+                        finished.push((index, call.id.to_string()));
+                    }
+                    _ => {}
+                });
+                let (results, ()) = tokio::time::timeout(Duration::from_secs(10), async { tokio::join!(run, feeder) })
+                    .await
+                    .expect("the run ended within the grace period");
+                (results, finished, started)
+            });
+            let (results, mut finished, started) = outcome;
+            // Cancelling stops reading the stream: the calls read by then are answered.
+            if cancel_after.is_none() {
+                prop_assert_eq!(results.len(), starts);
+            }
+            prop_assert!(results.len() <= starts);
+            finished.sort();
+            let indexes: Vec<usize> = finished.iter().map(|(i, _)| *i).collect();
+            prop_assert_eq!(indexes, (0..results.len()).collect::<Vec<_>>(), "each call finished exactly once");
+            prop_assert!(started.iter().all(|i| finished.iter().any(|(f, _)| f == i)));
+            for (i, id) in &finished {
+                prop_assert_eq!(&*results[*i].call_id, id.as_str());
+            }
+        }
     }
+}
+
+/// The batch API is the same scheduler fed whole calls: cancelled before or during the
+/// run, every call is answered in order.
+#[tokio::test]
+async fn whole_calls_are_answered_when_cancelled_mid_run() {
+    let calls: Vec<ToolCall> = (0..6)
+        .map(|i| match i % 2 {
+            0 => ToolCall::new(format!("c{i}"), "where", json!({"ms": 200}).to_string()),
+            _ => ToolCall::new(format!("c{i}"), "chdir", json!({"dir": "."}).to_string()),
+        })
+        .collect();
+    let mut turn = TurnContext::new(".");
+    let token = turn.cancellation().clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        token.cancel();
+    });
+    let mut finished = Vec::new();
+    let results = tokio::time::timeout(
+        Duration::from_secs(10),
+        orchestrator().run_observed(&calls, &mut turn, None, |event| {
+            if let CallEvent::Finished { index, .. } = event {
+                finished.push(index)
+            }
+        }),
+    )
+    .await
+    .expect("the run ended");
+    assert_eq!(results.iter().map(|r| r.call_id.to_string()).collect::<Vec<_>>(), ["c0", "c1", "c2", "c3", "c4", "c5"]);
+    finished.sort();
+    assert_eq!(finished, [0, 1, 2, 3, 4, 5]);
+    assert!(
+        results[1..].iter().all(|r| r.error.is_some()),
+        "{:?}",
+        results.iter().map(|r| r.output.text_content()).collect::<Vec<_>>()
+    );
 }

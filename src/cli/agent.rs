@@ -2,11 +2,11 @@
 //! streaming each response into the executor as it arrives.
 
 use super::trace::{Mode, Trace};
-use super::turn::{CallLog, executor, run_calls, runtime, traced_turn};
+use super::turn::{executor, run_calls, runtime, traced_turn};
 use super::wire::{Item, TurnDecoder, Wire};
 use serde_json::{Value, json};
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 use toolwright::adapters::{anthropic, openai_chat};
 use toolwright::orchestrate::Orchestrator;
 use toolwright::rules::settings;
@@ -178,10 +178,8 @@ async fn one_turn(
         return Err(format!("{} answered {status}: {message}", endpoint.url));
     }
     trace.turn(n, endpoint.wire.name(), None);
-    let log = Arc::new(Mutex::new(CallLog::default()));
     let (tx, rx) = tokio::sync::mpsc::channel(1024);
     let mut decoder = TurnDecoder::new(endpoint.wire);
-    let reader_log = Arc::clone(&log);
     let reader_trace = Arc::clone(trace);
     let reader = async move {
         let mut text = String::new();
@@ -201,7 +199,6 @@ async fn one_turn(
                     Item::Text(t) => text.push_str(&t),
                     Item::Call(event) => {
                         flush(&mut text);
-                        reader_log.lock().unwrap_or_else(PoisonError::into_inner).record(&event);
                         let _ = tx.send(event).await;
                     }
                 }
@@ -214,7 +211,7 @@ async fn one_turn(
         drop(tx);
         Ok::<_, String>((decoder.assistant_message(), decoder.stop.clone()))
     };
-    let (read, results) = tokio::join!(reader, run_calls(orchestrator, turn, trace, &log, rx));
+    let (read, results) = tokio::join!(reader, run_calls(orchestrator, turn, trace, rx));
     let (assistant, stop) = read?;
     Ok((assistant, results, stop))
 }

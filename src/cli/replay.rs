@@ -3,7 +3,7 @@
 
 use super::sample;
 use super::trace::{Mode, Trace};
-use super::turn::{CallLog, executor, run_calls, runtime, traced_turn};
+use super::turn::{executor, run_calls, runtime, traced_turn};
 use super::wire::{Item, recorded_turns};
 use serde_json::json;
 use std::path::PathBuf;
@@ -81,20 +81,17 @@ pub fn run(args: ReplayArgs) -> Result<(), String> {
             let (tx, rx) = tokio::sync::mpsc::channel(1024);
             let events: Vec<StreamEvent> =
                 items.into_iter().filter_map(|i| if let Item::Call(e) = i { Some(e) } else { None }).collect();
-            let log = Arc::new(std::sync::Mutex::new(CallLog::default()));
-            let feeder_log = Arc::clone(&log);
             let feeder = tokio::spawn(async move {
                 for event in events {
                     if !pace.is_zero() {
                         tokio::time::sleep(pace).await;
                     }
-                    feeder_log.lock().unwrap_or_else(std::sync::PoisonError::into_inner).record(&event);
                     if tx.send(event).await.is_err() {
                         break;
                     }
                 }
             });
-            run_calls(&orchestrator, &mut turn, &trace, &log, rx).await;
+            run_calls(&orchestrator, &mut turn, &trace, rx).await;
             let _ = feeder.await;
         }
         drop(turn);

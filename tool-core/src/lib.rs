@@ -50,6 +50,7 @@ pub mod partial;
 pub mod permission;
 mod pipeline;
 mod registry;
+mod schedule;
 pub mod schema;
 mod spec;
 pub mod streaming;

@@ -2,38 +2,49 @@
 //! Consecutive concurrency-safe calls share a batch and run concurrently (bounded);
 //! every other call runs alone and never overlaps with anything.
 //!
-//! Calls run as futures inside the orchestrator's own future (no spawned tasks), so
-//! when [`Orchestrator::run`] returns, nothing it started is still running, and
-//! dropping its future drops every call.
+//! Whole calls ([`Orchestrator::run`]) and streamed ones
+//! ([`Orchestrator::run_streaming`]) go through the same scheduler: the batch rules,
+//! the abort rules and cancellation are in one place. Calls run as futures inside the
+//! orchestrator's own future (no spawned tasks), so when a run returns, nothing it
+//! started is still running, and dropping its future drops every call.
 
-use crate::call::{ErrorKind, ToolCall, ToolResult};
+use crate::call::{ToolCall, ToolResult};
 use crate::context::TurnContext;
-use crate::pipeline::{Executor, Staged};
+use crate::pipeline::Executor;
 use crate::registry::ToolPool;
-use std::collections::VecDeque;
-use std::future::{Future, poll_fn};
-use std::pin::Pin;
 use std::sync::Arc;
-use std::task::Poll;
 
 /// The default bound on concurrent calls in a batch.
 pub const DEFAULT_MAX_CONCURRENCY: usize = 10;
 /// Overrides the default bound on concurrent calls.
 pub const MAX_CONCURRENCY_ENV: &str = "TOOLWRIGHT_MAX_TOOL_USE_CONCURRENCY";
 
-/// What the orchestrator reports while a turn runs, for UIs and logs.
+/// What the orchestrator reports while a turn runs, for UIs and logs. Each event about
+/// a call carries the call (its id, name and complete input), so a UI needs no record
+/// of its own.
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum CallEvent<'a> {
-    /// A batch is about to run: the indexes of its calls, in call order.
+    /// A batch is about to run: the indexes of its calls, in call order. (In a stream,
+    /// a safe call that completes while the batch runs joins it.)
     Batch {
         /// Call indexes.
         calls: &'a [usize],
+    },
+    /// A call's input is complete (or it was cut off, and is answered without
+    /// running); it waits for its turn to run.
+    Queued {
+        /// Its index in the turn.
+        index: usize,
+        /// The call.
+        call: &'a ToolCall,
     },
     /// A call started running.
     Started {
         /// Its index in the turn.
         index: usize,
+        /// The call.
+        call: &'a ToolCall,
         /// Whether its input made it concurrency-safe: consecutive safe calls form
         /// one batch and may overlap; an unsafe call runs alone.
         concurrency_safe: bool,
@@ -47,23 +58,22 @@ pub enum CallEvent<'a> {
         /// The tool's report.
         progress: &'a crate::context::Progress,
     },
-    /// A streamed call's input is complete; it waits for its turn to run.
-    Queued {
+    /// A call has its result.
+    Finished {
         /// Its index in the turn.
         index: usize,
+        /// The call.
+        call: &'a ToolCall,
+        /// The result.
+        result: &'a ToolResult,
     },
     /// A call has its result, and so do all calls before it: it can be handed on in
     /// call order.
     Yielded {
         /// Its index in the turn.
         index: usize,
-    },
-    /// A call has its result.
-    Finished {
-        /// Its index in the turn.
-        index: usize,
-        /// The result.
-        result: &'a ToolResult,
+        /// The call.
+        call: &'a ToolCall,
     },
 }
 
@@ -120,104 +130,9 @@ impl Orchestrator {
         calls: &[ToolCall],
         turn: &mut TurnContext,
         pool: Option<&ToolPool>,
-        mut observe: impl FnMut(CallEvent<'_>),
+        observe: impl FnMut(CallEvent<'_>),
     ) -> Vec<ToolResult> {
-        let mut results: Vec<Option<ToolResult>> = (0..calls.len()).map(|_| None).collect();
-        let mut next = 0;
-        // A call staged while looking for the end of a batch, kept for the next one.
-        let mut carried: Option<(usize, Staged<'_>)> = None;
-        while next < calls.len() || carried.is_some() {
-            let (first, staged) = match carried.take() {
-                Some(c) => c,
-                None => {
-                    next += 1;
-                    (next - 1, self.executor.stage(&calls[next - 1], turn, pool))
-                }
-            };
-            let mut batch = vec![(first, staged)];
-            if is_safe(&batch[0].1) {
-                while next < calls.len() {
-                    let staged = self.executor.stage(&calls[next], turn, pool);
-                    next += 1;
-                    if is_safe(&staged) {
-                        batch.push((next - 1, staged));
-                    } else {
-                        carried = Some((next - 1, staged));
-                        break;
-                    }
-                }
-            }
-            let indexes: Vec<usize> = batch.iter().map(|(i, _)| *i).collect();
-            observe(CallEvent::Batch { calls: &indexes });
-            self.run_batch(batch, turn, &mut results, &mut observe).await;
-            let modified = self.apply_modifiers(&indexes, &mut results, turn);
-            // The carried call was staged before this batch's changes; stage it again.
-            if modified && let Some((i, _)) = carried.take() {
-                carried = Some((i, self.executor.stage(&calls[i], turn, pool)));
-            }
-        }
-        results.into_iter().map(|r| r.expect("every call gets a result")).collect()
-    }
-
-    async fn run_batch<'a>(
-        &'a self,
-        batch: Vec<(usize, Staged<'a>)>,
-        turn: &TurnContext,
-        results: &mut [Option<ToolResult>],
-        observe: &mut impl FnMut(CallEvent<'_>),
-    ) {
-        type Running<'f> = (usize, Pin<Box<dyn Future<Output = ToolResult> + Send + 'f>>);
-        let mut queue: VecDeque<(usize, Staged<'a>)> = batch.into();
-        let mut running: Vec<Running<'a>> = Vec::with_capacity(self.max_concurrency.min(queue.len()));
-        let mut aborted_by: Option<String> = None;
-        loop {
-            while running.len() < self.max_concurrency
-                && let Some((index, staged)) = queue.pop_front()
-            {
-                let stop = skip_reason(turn, aborted_by.as_deref()).map(|why| (ErrorKind::Cancelled, why));
-                match stop {
-                    Some((kind, why)) => {
-                        let result = self.executor.finish_unstarted(staged, kind, &why).await;
-                        observe(CallEvent::Finished { index, result: &result });
-                        results[index] = Some(result);
-                    }
-                    None => {
-                        observe(CallEvent::Started { index, concurrency_safe: is_safe(&staged) });
-                        running.push((index, Box::pin(self.executor.finish(staged))));
-                    }
-                }
-            }
-            if running.is_empty() {
-                break;
-            }
-            let (slot, result) = poll_fn(|cx| {
-                for (slot, (_, future)) in running.iter_mut().enumerate() {
-                    if let Poll::Ready(result) = future.as_mut().poll(cx) {
-                        return Poll::Ready((slot, result));
-                    }
-                }
-                Poll::Pending
-            })
-            .await;
-            let (index, _) = running.swap_remove(slot);
-            if result.error.is_some() && self.abort_on_failure_of.iter().any(|t| **t == *result.tool) {
-                aborted_by.get_or_insert_with(|| result.tool.to_string());
-            }
-            observe(CallEvent::Finished { index, result: &result });
-            results[index] = Some(result);
-        }
-    }
-
-    /// Applies the batch's context modifiers in call order; whether there were any.
-    fn apply_modifiers(&self, indexes: &[usize], results: &mut [Option<ToolResult>], turn: &mut TurnContext) -> bool {
-        let mut any = false;
-        for &i in indexes {
-            if let Some(modifier) = results[i].as_mut().and_then(|r| r.output.modifier.take()) {
-                turn.apply(&modifier);
-                any = true;
-            }
-        }
-        any
+        self.schedule(crate::schedule::Calls(calls.iter()), turn, pool, observe).await
     }
 }
 
@@ -228,10 +143,6 @@ pub(crate) fn skip_reason(turn: &TurnContext, aborted_by: Option<&str>) -> Optio
         return Some("cancelled before it started".to_owned());
     }
     aborted_by.map(|tool| format!("cancelled before it started, because a `{tool}` call in the same batch failed"))
-}
-
-pub(crate) fn is_safe(staged: &Staged<'_>) -> bool {
-    staged.flags().is_some_and(|f| f.concurrency_safe)
 }
 
 /// `TOOLWRIGHT_MAX_TOOL_USE_CONCURRENCY` if it is a positive whole number, else the

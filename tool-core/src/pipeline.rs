@@ -549,11 +549,16 @@ pub(crate) struct Staged<'a> {
     ready: Result<Ready<'a>, Failure>,
 }
 
-impl Staged<'_> {
+impl<'a> Staged<'a> {
     /// The flags for this input; `None` if the call already failed (it then runs
     /// alone, and only to report its error).
     pub(crate) fn flags(&self) -> Option<Flags> {
         self.ready.as_ref().ok().map(|r| r.flags)
+    }
+
+    /// The call staged.
+    pub(crate) fn call(&self) -> &'a ToolCall {
+        self.call
     }
 }
 
