@@ -154,7 +154,7 @@ async fn gemini_round_trip() {
     assert_eq!(parts[1], json!({"functionResponse": {"id": "fc-7", "name": "report", "response": {"files": 3}}}));
     assert_eq!(
         parts[2]["functionResponse"]["response"],
-        json!({"error": "add: invalid input: missing field `b`: expected an object with fields `a`, `b` (all required)"})
+        json!({"error": "add: invalid input: missing field `b`: expected an object with fields `a`, `b` (all required), got {\"a\":1}"})
     );
     assert_eq!(next["role"], Value::from("user"));
 }

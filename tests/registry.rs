@@ -152,14 +152,14 @@ fn erased_calls_parse_once_and_explain_bad_input() {
             br#"{"text": 5}"#,
             "echo: invalid input: text: expected a string, got an integer 5. Send it as a string, in quotes",
         ),
-        (br#"{}"#, "echo: invalid input: missing field `text`: expected an object with field `text`"),
+        (br#"{}"#, "echo: invalid input: missing field `text`: expected an object with field `text`, got {}"),
         (
             br#"{"text":"a","loud":true}"#,
-            "echo: invalid input: unknown field `loud`: expected an object with field `text`",
+            "echo: invalid input: unknown field `loud`: expected an object with field `text`, got {\"text\":\"a\",\"loud\":true}",
         ),
         (
             br#"{"text":"a""#,
-            "echo: invalid input: invalid JSON at `text`: EOF while parsing an object (line 1, column 11)",
+            "echo: invalid input: invalid JSON at `text`: EOF while parsing an object, after `{\"text\":\"a\"` (line 1, column 11)",
         ),
     ];
     for (input, expected) in cases {

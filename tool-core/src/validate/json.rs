@@ -91,6 +91,24 @@ impl Json<'_> {
         clip(out, limit)
     }
 
+    /// Compact JSON text of an object's fields, cut after about `limit` characters.
+    pub(crate) fn clipped_fields(fields: &[(Cow<'_, str>, Json<'_>)], limit: usize) -> String {
+        let mut out = String::from("{");
+        for (i, (key, value)) in fields.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            out.push_str(&serde_json::to_string(key.as_ref()).unwrap_or_default());
+            out.push(':');
+            value.write(&mut out, limit);
+            if out.len() > limit {
+                break;
+            }
+        }
+        out.push('}');
+        clip(out, limit)
+    }
+
     fn write(&self, out: &mut String, limit: usize) {
         // Past the limit nothing more is shown: stop building.
         if out.len() > limit {

@@ -492,7 +492,11 @@ impl Validator {
                     Additional::Schema(schema) => self.visit(schema, value, &Seg::Key(at, key))?,
                     Additional::None => {
                         let names: Vec<&str> = node.properties.iter().map(|(name, _)| name.as_str()).collect();
-                        let mut message = format!("unknown field `{key}`: expected {}", self.describe(id));
+                        let mut message = format!(
+                            "unknown field `{key}`: expected {}, got {}",
+                            self.describe(id),
+                            Json::clipped_fields(fields, RECEIVED_LIMIT)
+                        );
                         if let Some(hint) = describe::name_hint(key, &names) {
                             message.push_str(". ");
                             message.push_str(&hint);
@@ -507,7 +511,11 @@ impl Validator {
             _ => fields.iter().any(|(key, _)| key == name.as_str()),
         };
         if let Some((missing, _)) = node.required.iter().find(|required| !present(required)) {
-            let message = format!("missing field `{missing}`: expected {}", self.describe(id));
+            let message = format!(
+                "missing field `{missing}`: expected {}, got {}",
+                self.describe(id),
+                Json::clipped_fields(fields, RECEIVED_LIMIT)
+            );
             return Err(self.violation(at, false, message));
         }
         let count = fields.len() as u64;
@@ -629,11 +637,22 @@ fn received(value: &Json<'_>) -> String {
 /// parser's depth limit included).
 fn syntax(raw: &[u8], err: &serde_json::Error) -> InputError {
     let mut error = crate::input::syntax_ref(err);
-    if let InputError::Syntax { path, .. } = &mut error {
-        *path = json::path_at(raw, byte_offset(raw, err.line(), err.column()));
+    if let InputError::Syntax { path, message, .. } = &mut error {
+        // (At the end of the text serde names the last character, not past it.)
+        let offset = if err.is_eof() { raw.len() } else { byte_offset(raw, err.line(), err.column()) };
+        *path = json::path_at(raw, offset);
+        // What came just before: the model sees where its text went wrong.
+        let before = String::from_utf8_lossy(&raw[offset.saturating_sub(SYNTAX_CONTEXT)..offset]);
+        let before: String = before.chars().filter(|c| !c.is_control()).collect();
+        if !before.trim().is_empty() {
+            message.push_str(&format!(", after `{}`", before.trim_start()));
+        }
     }
     error
 }
+
+/// How much of the text before a syntax error its message quotes (bytes).
+const SYNTAX_CONTEXT: usize = 40;
 
 /// The byte offset of a 1-based line and column.
 fn byte_offset(raw: &[u8], line: usize, column: usize) -> usize {

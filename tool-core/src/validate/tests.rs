@@ -69,11 +69,11 @@ fn constraints_are_enforced_with_json_messages() {
         ),
         (
             r#"{"text":"hi","tims":2}"#,
-            "unknown field `tims`: expected an object with fields `text`, `times`, `tag`, `email`, `items`, `colour` (`text`, `times` required). Did you mean `times`?",
+            "unknown field `tims`: expected an object with fields `text`, `times`, `tag`, `email`, `items`, `colour` (`text`, `times` required), got {\"text\":\"hi\",\"tims\":2}. Did you mean `times`?",
         ),
         (
             r#"{"text":"hi"}"#,
-            "missing field `times`: expected an object with fields `text`, `times`, `tag`, `email`, `items`, `colour` (`text`, `times` required)",
+            "missing field `times`: expected an object with fields `text`, `times`, `tag`, `email`, `items`, `colour` (`text`, `times` required), got {\"text\":\"hi\"}",
         ),
     ];
     for (raw, expected) in cases {
@@ -212,7 +212,7 @@ fn syntax_errors_name_where_they_are_even_past_the_depth_limit() {
     assert!(message.contains("recursion limit exceeded"), "{message}");
     assert_eq!(
         error::<Echo>(r#"{"text":"a","items":[1,}"#),
-        "invalid JSON at `items[1]`: expected value (line 1, column 24)"
+        "invalid JSON at `items[1]`: expected value, after `{\"text\":\"a\",\"items\":[1,` (line 1, column 24)"
     );
 }
 
