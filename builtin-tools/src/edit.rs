@@ -58,7 +58,18 @@ fn apply(text: &str, edit: &Edit, display: &str) -> Result<(String, usize), Stri
         1 => Ok((text.replacen(&old, &new, 1), 1)),
         n if edit.replace_all => Ok((text.replace(&old, &new), n)),
         n => {
-            let lines: Vec<String> = starts.iter().map(|&at| line_of(text, at).to_string()).collect();
+            // The first few lines, counted in one pass (not from the start for each).
+            const LISTED: usize = 10;
+            let (mut line, mut from) = (1, 0);
+            let mut lines: Vec<String> = Vec::with_capacity(LISTED + 1);
+            for &at in starts.iter().take(LISTED) {
+                line += memchr::memchr_iter(b'\n', &text.as_bytes()[from..at]).count();
+                from = at;
+                lines.push(line.to_string());
+            }
+            if n > LISTED {
+                lines.push(format!("and {} more", n - LISTED));
+            }
             Err(format!(
                 "`old_string` occurs {n} times in `{display}` (lines {}); add surrounding lines to make it unique, \
                  or set `replace_all`",
@@ -66,10 +77,6 @@ fn apply(text: &str, edit: &Edit, display: &str) -> Result<(String, usize), Stri
             ))
         }
     }
-}
-
-fn line_of(text: &str, at: usize) -> usize {
-    text[..at].bytes().filter(|&b| b == b'\n').count() + 1
 }
 
 /// "Not found", with the lines that come closest to the first line of `old`.

@@ -77,11 +77,50 @@ impl TextFile {
     }
 }
 
-/// A unified diff of `before` and `after`, three lines of context.
+/// How long a diff may take: past it, the diff algorithm settles for a coarser answer
+/// (a larger, still correct diff) instead of going quadratic on a full rewrite.
+const DIFF_TIME_LIMIT: std::time::Duration = std::time::Duration::from_millis(250);
+
+/// How much diff text is built: past it, the rest is summed up in one line (the
+/// model gets the change's size, not megabytes of `-`/`+` lines).
+const DIFF_TEXT_LIMIT: usize = 64 * 1024;
+
+/// A unified diff of `before` and `after`, three lines of context, bounded in time and
+/// size.
 pub(crate) fn unified_diff(display: &str, before: &str, after: &str) -> String {
-    similar::TextDiff::from_lines(before, after)
-        .unified_diff()
-        .context_radius(3)
-        .header(&format!("a/{display}"), &format!("b/{display}"))
-        .to_string()
+    use std::fmt::Write as _;
+    let diff = similar::TextDiff::configure().timeout(DIFF_TIME_LIMIT).diff_lines(before, after);
+    let mut out = String::new();
+    let mut unified = diff.unified_diff();
+    unified.context_radius(3);
+    // Line by line, as `similar` writes a unified diff, up to the limit (a hunk of a
+    // full rewrite is the whole file).
+    for hunk in unified.iter_hunks() {
+        for (i, change) in hunk.iter_changes().enumerate() {
+            if out.len() > DIFF_TEXT_LIMIT {
+                let (removed, added) = diff.iter_all_changes().fold((0usize, 0usize), |(r, a), c| match c.tag() {
+                    similar::ChangeTag::Delete => (r + 1, a),
+                    similar::ChangeTag::Insert => (r, a + 1),
+                    similar::ChangeTag::Equal => (r, a),
+                });
+                let _ = writeln!(
+                    out,
+                    "... the rest of the diff is left out (over {} KB): {removed} lines removed and {added} added in all",
+                    DIFF_TEXT_LIMIT / 1024
+                );
+                return out;
+            }
+            if out.is_empty() {
+                let _ = writeln!(out, "--- a/{display}\n+++ b/{display}");
+            }
+            if i == 0 {
+                let _ = writeln!(out, "{}", hunk.header());
+            }
+            let _ = write!(out, "{}{}", change.tag(), change.value());
+            if change.missing_newline() {
+                out.push_str("\n\\ No newline at end of file\n");
+            }
+        }
+    }
+    out
 }

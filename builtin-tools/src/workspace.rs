@@ -129,6 +129,12 @@ impl Workspace {
     /// Resolves `requested` for writing: it may not exist yet (nor its parents), but
     /// everything that does exist, links included, must stay inside a root.
     pub(crate) fn for_write(&self, cx: &ToolContext, requested: &str) -> Result<Resolved, ToolError> {
+        // `dir/` names a directory, whatever is there: never a file called `dir`.
+        if requested.ends_with('/') || requested.ends_with("/.") || requested.ends_with("/..") {
+            return Err(ToolError::msg(format!(
+                "`{requested}` names a directory (it ends with `/`); give the path of a file in it"
+            )));
+        }
         let joined = self.join(cx, requested)?;
         let mut existing = joined.as_path();
         let mut missing: Vec<&std::ffi::OsStr> = Vec::new();

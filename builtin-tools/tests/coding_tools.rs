@@ -28,6 +28,17 @@ fn write_creates_files_and_directories_with_usual_permissions() {
 }
 
 #[test]
+fn a_path_ending_in_a_slash_is_a_directory_not_a_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = Session::new(dir.path());
+    for path in ["newdir/", "newdir/.", "src/sub/"] {
+        let e = s.err("write_file", json!({"path": path, "content": "x"}));
+        assert!(e.contains("names a directory (it ends with `/`)"), "{path}: {e}");
+    }
+    assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 0, "nothing was created");
+}
+
+#[test]
 fn overwriting_needs_a_fresh_read_and_keeps_permissions() {
     use std::os::unix::fs::PermissionsExt;
     let dir = tempfile::tempdir().unwrap();
@@ -384,4 +395,36 @@ fn searches_skip_what_the_permission_rules_deny_reading() {
     assert_eq!(s.ok("list_dir", json!({})), "./\n  app.txt\n  secrets/");
     let e = s.err("read_file", json!({"path": "secrets/key.txt"}));
     assert!(e.contains("permission denied") && e.contains("`Read(./secrets/**)`"), "{e}");
+}
+
+#[test]
+fn rewriting_a_large_file_gives_a_bounded_diff() {
+    let dir = tempfile::tempdir().unwrap();
+    let before: String = (0..400_000).map(|i| format!("line {i}\n")).collect();
+    fs::write(dir.path().join("big.txt"), &before).unwrap();
+    let mut s = Session::new(dir.path());
+    s.ok("read_file", json!({"path": "big.txt", "limit": 1}));
+    let after: String = (0..400_000).map(|i| format!("new {i}\n")).collect();
+    let started = std::time::Instant::now();
+    let out = s.ok("write_file", json!({"path": "big.txt", "content": after}));
+    eprintln!("a 4.7 MB full rewrite took {:?} and reported {} bytes", started.elapsed(), out.len());
+    assert!(out.len() < 100_000, "{} bytes", out.len());
+    assert!(out.contains("lines removed and") || out.contains("cut from the middle"), "{}", &out[out.len() - 300..]);
+    assert_eq!(fs::read_to_string(dir.path().join("big.txt")).unwrap(), after);
+}
+
+#[test]
+fn an_edit_of_many_occurrences_is_quick_and_its_report_bounded() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("occ.txt"), "ab\n".repeat(20_000)).unwrap();
+    let mut s = Session::new(dir.path());
+    s.ok("read_file", json!({"path": "occ.txt", "limit": 1}));
+    let e = s.err("edit_file", json!({"path": "occ.txt", "old_string": "ab", "new_string": "cd"}));
+    assert!(e.len() < 2_000, "{} bytes: {}", e.len(), &e[..300]);
+    let started = std::time::Instant::now();
+    let out =
+        s.ok("edit_file", json!({"path": "occ.txt", "old_string": "ab", "new_string": "cd", "replace_all": true}));
+    eprintln!("20,000 replacements took {:?}, reported {} bytes", started.elapsed(), out.len());
+    assert!(out.len() < 100_000, "{} bytes", out.len());
+    assert_eq!(fs::read_to_string(dir.path().join("occ.txt")).unwrap(), "cd\n".repeat(20_000));
 }
