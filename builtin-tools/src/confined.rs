@@ -169,6 +169,23 @@ pub(crate) fn read_all(file: &Resolved) -> Result<Vec<u8>, ToolError> {
     Ok(bytes)
 }
 
+/// The content hash of the checked file, read in pieces (a file of any size costs a
+/// buffer, not its size).
+pub(crate) fn hash_file(file: &Resolved) -> Result<u64, ToolError> {
+    use std::hash::Hasher as _;
+    let (mut opened, _) = open_read(file)?;
+    let mut hasher = crate::session::ContentHasher::default();
+    let mut buffer = vec![0u8; 256 * 1024];
+    loop {
+        match std::io::Read::read(&mut opened, &mut buffer) {
+            Ok(0) => return Ok(hasher.finish()),
+            Ok(n) => hasher.write(&buffer[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(ToolError::io(format!("cannot read `{}`", file.display), e)),
+        }
+    }
+}
+
 fn escaped_or(e: std::io::Error, display: &str) -> ToolError {
     // `openat2(RESOLVE_BENEATH)` answers EXDEV for a path that would leave the root;
     // cap-std's own walk (older kernels) a permission error saying so.

@@ -91,6 +91,17 @@ pub(crate) fn stamp_now(path: &Path, content: Option<&[u8]>, lines: Option<(u64,
 /// Checks that an existing file may be overwritten: it was read in this session and
 /// has not changed since. `current` is its content now.
 pub(crate) fn check_fresh(cx: &ToolContext, path: &Path, display: &str, current: &[u8]) -> Result<(), ToolError> {
+    check_fresh_by(cx, path, display, || Ok(content_hash(current)))
+}
+
+/// [`check_fresh`], with the file's content hash computed only if it is needed
+/// (`current_hash` may stream a large file).
+pub(crate) fn check_fresh_by(
+    cx: &ToolContext,
+    path: &Path,
+    display: &str,
+    current_hash: impl FnOnce() -> Result<u64, ToolError>,
+) -> Result<(), ToolError> {
     let Some(states) = cx.extension::<FileStates>() else {
         return Err(ToolError::msg(format!(
             "`{display}` exists, and this session keeps no record of reads, so it cannot be overwritten safely \
@@ -106,7 +117,7 @@ pub(crate) fn check_fresh(cx: &ToolContext, path: &Path, display: &str, current:
     // The content hash, when the whole file was seen, is the authority (a touch is not
     // a change, and a change within the clock's granularity is); else the stamp.
     let fresh = match seen.hash {
-        Some(hash) => hash == content_hash(current),
+        Some(hash) => hash == current_hash()?,
         None => seen.modified == meta.modified().ok() && seen.len == meta.len(),
     };
     if fresh {

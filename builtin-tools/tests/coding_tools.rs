@@ -428,3 +428,19 @@ fn an_edit_of_many_occurrences_is_quick_and_its_report_bounded() {
     assert!(out.len() < 100_000, "{} bytes", out.len());
     assert_eq!(fs::read_to_string(dir.path().join("occ.txt")).unwrap(), "cd\n".repeat(20_000));
 }
+
+#[test]
+fn a_file_too_large_to_diff_is_replaced_after_a_streamed_check() {
+    let dir = tempfile::tempdir().unwrap();
+    let big = dir.path().join("big.log");
+    fs::write(&big, "x\n".repeat(9 * 1024 * 1024)).unwrap();
+    let mut s = Session::new(dir.path());
+    s.ok("read_file", json!({"path": "big.log", "limit": 5}));
+    let out = s.ok("write_file", json!({"path": "big.log", "content": "short\n"}));
+    assert!(out.contains("no diff is shown for files over 16 MB"), "{out}");
+    assert_eq!(fs::read_to_string(&big).unwrap(), "short\n");
+    // Changed behind the session's back: refused, as for any file.
+    fs::write(&big, "y\n".repeat(9 * 1024 * 1024)).unwrap();
+    let e = s.err("write_file", json!({"path": "big.log", "content": "again\n"}));
+    assert!(e.contains("has changed since it was last read"), "{e}");
+}

@@ -1,9 +1,13 @@
 //! `write_file`: create or overwrite a file, atomically.
 
 use crate::fsio::{TextFile, unified_diff, write_atomic};
-use crate::session::check_fresh;
+use crate::session::{check_fresh, check_fresh_by};
 use crate::workspace::resolve_for_write;
 use toolwright_core::{Tool, ToolContext, ToolError, tool};
+
+/// Past this size an existing file is replaced without a diff (and without being read
+/// whole: its freshness is checked by a streamed hash).
+const DIFF_FILE_LIMIT: u64 = 16 * 1024 * 1024;
 
 /// Write a file in the workspace, creating it (and its directories) or replacing it.
 ///
@@ -31,6 +35,19 @@ impl Tool for WriteFile {
         match std::fs::metadata(&target.path) {
             Ok(meta) if meta.is_dir() => {
                 Err(ToolError::msg(format!("`{}` is a directory; give a file path", target.display)))
+            }
+            // A file too large to diff is checked by a streamed hash, and replaced
+            // without a diff: the call's memory is bounded by what it writes.
+            Ok(meta) if meta.len() > DIFF_FILE_LIMIT => {
+                check_fresh_by(cx, &target.path, &target.display, || crate::confined::hash_file(&target))?;
+                write_atomic(cx, &target, self.content.as_bytes())?;
+                let lines = self.content.lines().count();
+                Ok(format!(
+                    "Overwrote `{}` ({lines} lines). It was {} bytes: no diff is shown for files over {} MB.",
+                    target.display,
+                    meta.len(),
+                    DIFF_FILE_LIMIT / (1024 * 1024)
+                ))
             }
             Ok(_) => {
                 let existing = TextFile::load(&target);
