@@ -52,6 +52,11 @@ fn long_lines_are_cut_and_bad_utf8_is_shown_lossily() {
     fs::write(dir.path().join("long.txt"), format!("{}\n", "é".repeat(2500))).unwrap();
     let out = ok(read(dir.path(), "long.txt", None, None));
     assert!(out.ends_with("… [line cut: 500 more characters]"), "{}", &out[out.len() - 60..]);
+    // A line far longer than what is shown streams past: its length is still counted
+    // (here 3 MB of two-byte characters, cut inside one), and the next line is read.
+    fs::write(dir.path().join("huge.txt"), format!("{}\nnext\n", "é".repeat(3_000_000))).unwrap();
+    let out = ok(read(dir.path(), "huge.txt", None, None));
+    assert!(out.contains("… [line cut: 2998000 more characters]\n     2\tnext"), "{}", &out[out.len() - 80..]);
     fs::write(dir.path().join("latin1.txt"), b"caf\xe9\n").unwrap();
     assert_eq!(
         ok(read(dir.path(), "latin1.txt", None, None)),

@@ -169,12 +169,16 @@ fn read_lines(file: &Resolved, offset: u64, limit: u32) -> Result<Lines, ToolErr
     let mut more = false;
     loop {
         line.clear();
-        let n = reader.read_until(b'\n', &mut line).map_err(|e| ToolError::io(format!("cannot read `{display}`"), e))?;
+        // A line is kept up to what can be shown; the rest streams past, counted (a
+        // 2 GB line costs a buffer, not 2 GB).
+        let (n, mut dropped) = read_line_capped(&mut reader, &mut line, 4 * MAX_LINE_CHARS + 4, |bytes| {
+            if hash_it {
+                hasher.write(bytes);
+            }
+        })
+        .map_err(|e| ToolError::io(format!("cannot read `{display}`"), e))?;
         if n == 0 {
             break;
-        }
-        if hash_it {
-            hasher.write(&line);
         }
         number += 1;
         if number < offset {
@@ -187,6 +191,14 @@ fn read_lines(file: &Resolved, offset: u64, limit: u32) -> Result<Lines, ToolErr
         while matches!(line.last(), Some(b'\n' | b'\r')) {
             line.pop();
         }
+        if dropped > 0 {
+            // Cut where it was kept: not inside a character.
+            let valid = std::str::from_utf8(&line).map_or_else(|e| e.valid_up_to(), str::len);
+            if line.len() > valid && line.len() - valid < 4 {
+                line.truncate(valid);
+                dropped += 1;
+            }
+        }
         let text = match std::str::from_utf8(&line) {
             Ok(text) => std::borrow::Cow::Borrowed(text),
             Err(_) => {
@@ -194,7 +206,7 @@ fn read_lines(file: &Resolved, offset: u64, limit: u32) -> Result<Lines, ToolErr
                 String::from_utf8_lossy(&line)
             }
         };
-        push_numbered(&mut out, number, &text);
+        push_numbered(&mut out, number, &text, dropped);
         shown += 1;
     }
     if number < offset {
@@ -215,7 +227,7 @@ fn read_lines(file: &Resolved, offset: u64, limit: u32) -> Result<Lines, ToolErr
     Ok(Lines { text: out, last_line: offset + u64::from(shown).saturating_sub(1), whole_hash })
 }
 
-fn push_numbered(out: &mut String, number: u64, text: &str) {
+fn push_numbered(out: &mut String, number: u64, text: &str, dropped: u64) {
     use std::fmt::Write as _;
     if !out.is_empty() {
         out.push('\n');
@@ -223,10 +235,52 @@ fn push_numbered(out: &mut String, number: u64, text: &str) {
     let _ = write!(out, "{number:>6}\t");
     match text.char_indices().nth(MAX_LINE_CHARS) {
         Some((cut, _)) => {
-            let rest = text[cut..].chars().count();
+            let rest = text[cut..].chars().count() as u64 + dropped;
             out.push_str(&text[..cut]);
             let _ = write!(out, "… [line cut: {rest} more characters]");
         }
+        None if dropped > 0 => {
+            out.push_str(text);
+            let _ = write!(out, "… [line cut: {dropped} more characters]");
+        }
         None => out.push_str(text),
     }
+}
+
+/// Reads one line (through its `\n`) into `line`, keeping at most `keep` bytes of it;
+/// every byte read is passed to `seen`. Returns the bytes read and the characters not
+/// kept (line endings not counted).
+fn read_line_capped(
+    reader: &mut impl BufRead,
+    line: &mut Vec<u8>,
+    keep: usize,
+    mut seen: impl FnMut(&[u8]),
+) -> std::io::Result<(usize, u64)> {
+    let (mut total, mut dropped) = (0usize, 0u64);
+    loop {
+        let buf = match reader.fill_buf() {
+            Ok(buf) => buf,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if buf.is_empty() {
+            break;
+        }
+        let (chunk, done) = match memchr::memchr(b'\n', buf) {
+            Some(end) => (&buf[..=end], true),
+            None => (buf, false),
+        };
+        seen(chunk);
+        let kept = keep.saturating_sub(line.len()).min(chunk.len());
+        line.extend_from_slice(&chunk[..kept]);
+        // Characters are counted by their first bytes.
+        dropped += chunk[kept..].iter().filter(|&&b| (b & 0xC0) != 0x80 && b != b'\n' && b != b'\r').count() as u64;
+        let n = chunk.len();
+        total += n;
+        reader.consume(n);
+        if done {
+            break;
+        }
+    }
+    Ok((total, dropped))
 }
