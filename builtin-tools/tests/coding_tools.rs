@@ -444,3 +444,18 @@ fn a_file_too_large_to_diff_is_replaced_after_a_streamed_check() {
     let e = s.err("write_file", json!({"path": "big.log", "content": "again\n"}));
     assert!(e.contains("has changed since it was last read"), "{e}");
 }
+
+#[test]
+fn grep_keeps_a_page_of_a_file_where_every_line_matches() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("a.log"), "hit\n".repeat(100_000)).unwrap();
+    fs::write(dir.path().join("b.log"), "hit once\n\nhit twice").unwrap();
+    let mut s = Session::new(dir.path());
+    let out = s.ok("grep", json!({"pattern": "hit", "output_mode": "content", "head_limit": 3}));
+    assert_eq!(out.lines().count(), 4, "{out}");
+    assert!(out.starts_with("a.log:1:hit\na.log:2:hit\na.log:3:hit\n"), "{out}");
+    assert!(out.ends_with("(showing lines 1-3 of 100002 in 2 files; use `offset` and `head_limit` for more)"), "{out}");
+    // The last page comes from the file that sorts last.
+    let out = s.ok("grep", json!({"pattern": "hit", "output_mode": "content", "head_limit": 3, "offset": 99_999}));
+    assert!(out.starts_with("a.log:100000:hit\nb.log:1:hit once\nb.log:3:hit twice\n"), "{out}");
+}

@@ -102,15 +102,21 @@ impl Tool for Grep {
     }
 }
 
-/// One file's part of the output.
+/// One file's part of the output: its first entries, and how many it has in all.
 struct FileHits {
     display: String,
     entries: Vec<String>,
+    total: usize,
 }
 
 impl Grep {
     fn mode(&self) -> GrepOutput {
         self.output_mode.unwrap_or_default()
+    }
+
+    /// The entries skipped and the entries shown.
+    fn page(&self) -> (usize, usize) {
+        (self.offset.unwrap_or(0) as usize, self.head_limit.unwrap_or(DEFAULT_HEAD_LIMIT) as usize)
     }
 
     fn matcher(&self) -> Result<grep_regex::RegexMatcher, ToolError> {
@@ -206,15 +212,19 @@ impl Grep {
         let files = found.len();
         let content = self.mode() == GrepOutput::Content;
         let mut entries: Vec<String> = Vec::new();
+        let mut total = 0;
+        let (offset, limit) = self.page();
         for (i, hits) in found.into_iter().enumerate() {
             if content && i > 0 && (self.before.or(self.after).or(self.context).unwrap_or(0) > 0) {
+                total += 1;
                 entries.push("--".to_owned());
             }
-            entries.extend(hits.entries);
+            total += hits.total;
+            // Each file kept its first entries; the page's come from the files in order.
+            if entries.len() < offset + limit {
+                entries.extend(hits.entries);
+            }
         }
-        let total = entries.len();
-        let offset = self.offset.unwrap_or(0) as usize;
-        let limit = self.head_limit.unwrap_or(DEFAULT_HEAD_LIMIT) as usize;
         let shown: Vec<String> = entries.into_iter().skip(offset).take(limit).collect();
         let mut out = shown.join("\n");
         let what = match self.mode() {
@@ -234,23 +244,58 @@ impl Grep {
     }
 }
 
-/// Collects one file's output in the requested mode.
+/// Collects one file's output in the requested mode: at most as many entries as a
+/// page can show (a file where every line matches costs a page, not its size), and
+/// the count of the rest.
 struct Collect<'a> {
     grep: &'a Grep,
     display: &'a str,
     entries: Vec<String>,
+    /// Entries beyond those kept.
+    more: usize,
+    keep: usize,
     matches: u64,
     line_numbers: bool,
 }
 
+/// How much of a matching line an entry shows (characters).
+const MAX_ENTRY_CHARS: usize = 2000;
+
 impl<'a> Collect<'a> {
     fn new(grep: &'a Grep, display: &'a str) -> Self {
-        Collect { grep, display, entries: Vec::new(), matches: 0, line_numbers: grep.line_numbers.unwrap_or(true) }
+        let (offset, limit) = grep.page();
+        Collect {
+            grep,
+            display,
+            entries: Vec::new(),
+            more: 0,
+            keep: offset + limit,
+            matches: 0,
+            line_numbers: grep.line_numbers.unwrap_or(true),
+        }
+    }
+
+    fn push_entry(&mut self, entry: String) {
+        if self.entries.len() < self.keep {
+            self.entries.push(entry);
+        } else {
+            self.more += 1;
+        }
     }
 
     fn push_lines(&mut self, first: Option<u64>, bytes: &[u8], separator: char) {
+        // Past the page, lines are only counted.
+        if self.entries.len() >= self.keep {
+            // (Counted as `lines()` splits them: a last line may lack its newline.)
+            self.more += memchr::memchr_iter(b'\n', bytes).count() + usize::from(!bytes.ends_with(b"\n") && !bytes.is_empty());
+            return;
+        }
         let text = String::from_utf8_lossy(bytes);
         for (i, line) in text.lines().enumerate() {
+            let line = match line.char_indices().nth(MAX_ENTRY_CHARS) {
+                Some((cut, _)) => &line[..cut],
+                None => line,
+            };
             let mut entry = String::with_capacity(self.display.len() + line.len() + 8);
             entry.push_str(self.display);
             entry.push(separator);
@@ -260,7 +305,7 @@ impl<'a> Collect<'a> {
                 let _ = write!(entry, "{}{separator}", first + i as u64);
             }
             entry.push_str(line);
-            self.entries.push(entry);
+            self.push_entry(entry);
         }
     }
 
@@ -268,12 +313,15 @@ impl<'a> Collect<'a> {
         if self.matches == 0 {
             return None;
         }
-        let entries = match self.grep.mode() {
-            GrepOutput::Content => self.entries,
-            GrepOutput::FilesWithMatches => vec![self.display.to_owned()],
-            GrepOutput::Count => vec![format!("{}:{}", self.display, self.matches)],
+        let (entries, total) = match self.grep.mode() {
+            GrepOutput::Content => {
+                let total = self.entries.len() + self.more;
+                (self.entries, total)
+            }
+            GrepOutput::FilesWithMatches => (vec![self.display.to_owned()], 1),
+            GrepOutput::Count => (vec![format!("{}:{}", self.display, self.matches)], 1),
         };
-        Some(FileHits { display: self.display.to_owned(), entries })
+        Some(FileHits { display: self.display.to_owned(), entries, total })
     }
 }
 
@@ -299,7 +347,7 @@ impl Sink for Collect<'_> {
     }
 
     fn context_break(&mut self, _searcher: &Searcher) -> Result<bool, std::io::Error> {
-        self.entries.push("--".to_owned());
+        self.push_entry("--".to_owned());
         Ok(true)
     }
 }
