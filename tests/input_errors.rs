@@ -199,3 +199,27 @@ fn only_schemas_with_constraints_are_walked() {
         .collect();
     insta::assert_snapshot!("walked_builtins", walked.join("\n"));
 }
+
+/// A tool without parameters.
+#[tool(pure)]
+struct Nothing;
+
+impl Tool for Nothing {
+    type Output = String;
+    async fn call(self, _cx: &ToolContext) -> Result<String, ToolError> {
+        Ok("done".into())
+    }
+}
+
+#[test]
+fn a_tool_without_parameters_takes_nothing_null_or_an_empty_object() {
+    let registry = Registry::builder().register::<Nothing>().build().unwrap();
+    let tool = registry.get("nothing").unwrap();
+    for ok in [&b""[..], b"  ", b"null", b"{}", b" { } "] {
+        assert!(tool.prepare(ok).is_ok(), "{}", String::from_utf8_lossy(ok));
+    }
+    let err = tool.prepare(br#"{"tz":"UTC"}"#).err().unwrap().to_string();
+    assert_eq!(err, r#"unknown field `tz`: expected an empty object (the tool takes no parameters), got {"tz":"UTC"}"#);
+    let err = tool.prepare(b"[]").err().unwrap().to_string();
+    assert!(err.starts_with("expected an empty object"), "{err}");
+}

@@ -18,7 +18,7 @@ fn main() {
     assert!(now.prepare(b"null").is_ok());
     assert!(now.prepare(b"").is_ok());
     let err = now.prepare(br#"{"tz":"UTC"}"#).err().unwrap().to_string();
-    assert!(err.contains("unknown field `tz`: `now` takes no parameters"), "{err}");
+    assert!(err.contains("unknown field `tz`") && err.contains("takes no parameters"), "{err}");
     let rendered = tool.definition("now", Provider::ANTHROPIC).unwrap().unwrap();
     assert!(rendered.ends_with(r#""input_schema":{"type":"object","properties":{},"additionalProperties":false}}"#), "{rendered}");
     let gemini = tool.definition("now", Provider::Gemini).unwrap().unwrap();

@@ -86,7 +86,7 @@ fn object(validator: &Validator, id: usize, depth: usize) -> String {
             Additional::Schema(values) if depth < MAX_DEPTH => {
                 format!("an object whose values are {}", self::node(validator, values, depth + 1))
             }
-            Additional::None => "an empty object".into(),
+            Additional::None => "an empty object (the tool takes no parameters)".into(),
             _ => "an object".into(),
         };
     }

@@ -276,9 +276,10 @@ impl Validator {
         self.walk
     }
 
-    /// Parses `raw` into `T` and holds it to the schema. Empty input counts as `{}`.
+    /// Parses `raw` into `T` and holds it to the schema. Empty input (or `null`) counts
+    /// as `{}`.
     pub fn parse<T: DeserializeOwned>(&self, raw: &[u8]) -> Result<T, InputError> {
-        let raw: &[u8] = if raw.iter().all(u8::is_ascii_whitespace) { b"{}" } else { raw };
+        let raw = empty_as_object(raw);
         // A derived struct takes an array by position; the schema says object.
         if self.root_object && raw.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
             return Err(self.explain(raw, None));
@@ -303,7 +304,7 @@ impl Validator {
     /// Holds `raw` to the schema, without parsing it into a type (for a tool that
     /// takes its input as JSON). Empty input counts as `{}`.
     pub fn check(&self, raw: &[u8]) -> Result<(), InputError> {
-        let raw: &[u8] = if raw.iter().all(u8::is_ascii_whitespace) { b"{}" } else { raw };
+        let raw = empty_as_object(raw);
         let value: Json<'_> = match serde_json::from_slice(raw) {
             Ok(value) => value,
             Err(err) => return Err(syntax(raw, &err)),
@@ -626,6 +627,13 @@ impl Validator {
     fn describe(&self, id: usize) -> String {
         describe::node(self, id, 0)
     }
+}
+
+/// Empty input, or `null`, counts as `{}`: models send either for a tool without
+/// parameters (OpenAI's `""`, others' `null`).
+fn empty_as_object(raw: &[u8]) -> &[u8] {
+    let trimmed = raw.trim_ascii();
+    if trimmed.is_empty() || trimmed == b"null" { b"{}" } else { raw }
 }
 
 /// What was received, clipped: `100`, `"abc"`.
