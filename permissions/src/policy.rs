@@ -1126,9 +1126,9 @@ struct Places<'a> {
     /// [`Analysis::dirs`] resolved; `None` where the directory is known only when the
     /// command runs.
     dirs: SmallVec<[Option<Probe>; 2]>,
-    /// The name each of `dirs` was changed to, from where (`None`: the call's
-    /// directory): a later look at the same name from there is the same directory.
-    dir_names: SmallVec<[(Option<usize>, &'a str); 2]>,
+    /// The changes `dirs` resolves, from where to which name: a later look at the same
+    /// name from the same place is the same directory.
+    changes: &'a [shell::DirChange],
     /// Paths already looked at on disk in this decision, by the directory they were
     /// named from and the name: each is looked at once, whichever check asks. (Slots
     /// that are set stay put, so what they hold can be lent out for the decision.)
@@ -1168,26 +1168,18 @@ impl<'a> Places<'a> {
     fn new(analysis: &'a shell::Analysis, cwd: &Path, home: Option<&Path>) -> Places<'a> {
         let cwd = Probe { path: cwd.to_path_buf(), real: None, is_dir: true };
         let mut dirs: SmallVec<[Option<Probe>; 2]> = SmallVec::new();
-        let mut dir_names = SmallVec::new();
         for change in &analysis.dirs {
             let from = match change.from {
                 None => Some(&cwd),
                 Some(i) => dirs[i].as_ref(),
             };
             let place = match (from, &change.to) {
-                (Some(from), Some(to)) => {
-                    dir_names.push((change.from, to.as_str()));
-                    Some(resolve_named(to, from, home))
-                }
-                _ => {
-                    // (Keeps `dir_names` in step with `dirs`: no name matches it.)
-                    dir_names.push((Some(usize::MAX), ""));
-                    None
-                }
+                (Some(from), Some(to)) => Some(resolve_named(to, from, home)),
+                _ => None,
             };
             dirs.push(place);
         }
-        Places { cwd, dirs, dir_names, seen: Default::default() }
+        Places { cwd, dirs, changes: &analysis.dirs, seen: Default::default() }
     }
 
     /// [`resolve_named`], looked at on disk once per decision.
@@ -1203,7 +1195,7 @@ impl<'a> Places<'a> {
             }
         };
         // The directories `cd` went to are looked at already.
-        if let Some(i) = self.dir_names.iter().position(|&(from, name)| from == place && name == arg)
+        if let Some(i) = self.changes.iter().position(|c| c.from == place && c.to.as_deref() == Some(arg))
             && let Some(dir) = &self.dirs[i]
         {
             return Looked::Kept(dir);

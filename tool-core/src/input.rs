@@ -38,7 +38,7 @@ fn parse_after_error<T: DeserializeOwned>(raw: &[u8], first: serde_json::Error) 
 
 fn explain<T: DeserializeOwned>(raw: &[u8], first: serde_json::Error) -> InputError {
     if first.is_syntax() || first.is_eof() {
-        return syntax(first);
+        return syntax(&first);
     }
     let mut de = serde_json::Deserializer::from_slice(raw);
     match serde_path_to_error::deserialize::<_, T>(&mut de) {
@@ -51,11 +51,7 @@ fn explain<T: DeserializeOwned>(raw: &[u8], first: serde_json::Error) -> InputEr
     }
 }
 
-pub(crate) fn syntax(err: serde_json::Error) -> InputError {
-    syntax_ref(&err)
-}
-
-pub(crate) fn syntax_ref(err: &serde_json::Error) -> InputError {
+pub(crate) fn syntax(err: &serde_json::Error) -> InputError {
     InputError::Syntax { path: String::new(), message: strip_position(err), line: err.line(), column: err.column() }
 }
 

@@ -136,15 +136,6 @@ impl Orchestrator {
     }
 }
 
-/// Why a call that has not started must not start: the turn is cancelled, or a
-/// sibling in its batch failed in a way that makes the rest moot.
-pub(crate) fn skip_reason(turn: &TurnContext, aborted_by: Option<&str>) -> Option<String> {
-    if turn.cancellation().is_cancelled() {
-        return Some("cancelled before it started".to_owned());
-    }
-    aborted_by.map(|tool| format!("cancelled before it started, because a `{tool}` call in the same batch failed"))
-}
-
 /// `TOOLWRIGHT_MAX_TOOL_USE_CONCURRENCY` if it is a positive whole number, else the
 /// default (a bad value is logged, not fatal).
 fn max_concurrency_from_env() -> usize {

@@ -402,7 +402,7 @@ impl Orchestrator {
             // A new batch: an unsafe call, or the first safe one after anything else.
             let begins = !safe || !batches.in_safe_batch;
             let aborted = if begins { None } else { batches.aborted_by.as_deref() };
-            let skip = crate::orchestrate::skip_reason(turn, aborted);
+            let skip = skip_reason(turn, aborted);
             let may_start = skip.is_some()
                 || (safe && !batches.exclusive && batches.running < self.max_concurrency)
                 || (!safe && batches.running == 0);
@@ -532,6 +532,15 @@ impl Orchestrator {
             }
         }
     }
+}
+
+/// Why a call that has not started must not start: the turn is cancelled, or a
+/// sibling in its batch failed in a way that makes the rest moot.
+fn skip_reason(turn: &TurnContext, aborted_by: Option<&str>) -> Option<String> {
+    if turn.cancellation().is_cancelled() {
+        return Some("cancelled before it started".to_owned());
+    }
+    aborted_by.map(|tool| format!("cancelled before it started, because a `{tool}` call in the same batch failed"))
 }
 
 /// A call that stands in while a slot changes state (never seen outside).

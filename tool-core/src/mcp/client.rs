@@ -575,7 +575,7 @@ impl DynTool for McpTool {
                         message: format!("expected an object of arguments, got {}", json_kind(&other)),
                     });
                 }
-                Err(e) => return Err(crate::input::syntax(e)),
+                Err(e) => return Err(crate::input::syntax(&e)),
             }
         };
         Ok(Box::new(McpCall {

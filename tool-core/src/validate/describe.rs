@@ -125,21 +125,15 @@ fn array(validator: &Validator, id: usize, depth: usize) -> String {
         } else {
             Vec::new()
         };
-        let n = node.prefix_items.len();
+        let n = node.prefix_items.len() as u64;
         return if items.is_empty() {
-            format!("an array of {n} item{}", if n == 1 { "" } else { "s" })
+            format!("an array of {n} item{}", plural(n))
         } else {
-            format!("an array of {n} item{} ({})", if n == 1 { "" } else { "s" }, items.join(", "))
+            format!("an array of {n} item{} ({})", plural(n), items.join(", "))
         };
     }
     let mut text = String::from("an array");
-    match (node.min_items, node.max_items) {
-        (Some(min), Some(max)) if min == max => text.push_str(&format!(" of exactly {min} item{}", plural(min))),
-        (Some(min), Some(max)) => text.push_str(&format!(" of {min} to {max} items")),
-        (Some(min), None) => text.push_str(&format!(" of at least {min} item{}", plural(min))),
-        (None, Some(max)) => text.push_str(&format!(" of at most {max} item{}", plural(max))),
-        (None, None) => {}
-    }
+    text.push_str(&counted(node.min_items, node.max_items, "item"));
     if let Some(items) = node.items
         && depth < MAX_DEPTH
     {
@@ -159,13 +153,7 @@ fn string(node: &super::Node) -> String {
         Some(format) => format.noun().to_owned(),
         None => "a string".to_owned(),
     };
-    match (node.min_length, node.max_length) {
-        (Some(min), Some(max)) if min == max => text.push_str(&format!(" of exactly {min} character{}", plural(min))),
-        (Some(min), Some(max)) => text.push_str(&format!(" of {min} to {max} characters")),
-        (Some(min), None) => text.push_str(&format!(" of at least {min} character{}", plural(min))),
-        (None, Some(max)) => text.push_str(&format!(" of at most {max} character{}", plural(max))),
-        (None, None) => {}
-    }
+    text.push_str(&counted(node.min_length, node.max_length, "character"));
     if let Some((pattern, _)) = &node.pattern {
         text.push_str(&format!(" matching the pattern `{pattern}`"));
     }
@@ -274,7 +262,18 @@ pub(super) fn name_hint(wanted: &str, names: &[&str]) -> Option<String> {
     best.first().map(|name| format!("Did you mean `{name}`?"))
 }
 
-fn plural(n: u64) -> &'static str {
+/// " of 1 to 5 items", " of at least 1 character", ...; empty without bounds.
+fn counted(min: Option<u64>, max: Option<u64>, unit: &str) -> String {
+    match (min, max) {
+        (Some(min), Some(max)) if min == max => format!(" of exactly {min} {unit}{}", plural(min)),
+        (Some(min), Some(max)) => format!(" of {min} to {max} {unit}s"),
+        (Some(min), None) => format!(" of at least {min} {unit}{}", plural(min)),
+        (None, Some(max)) => format!(" of at most {max} {unit}{}", plural(max)),
+        (None, None) => String::new(),
+    }
+}
+
+pub(super) fn plural(n: u64) -> &'static str {
     if n == 1 { "" } else { "s" }
 }
 

@@ -77,35 +77,15 @@ impl Json<'_> {
     /// Compact JSON text of an array's items, cut after about `limit` characters
     /// (without copying them: the array may be huge).
     pub(crate) fn clipped_items(items: &[Json<'_>], limit: usize) -> String {
-        let mut out = String::from("[");
-        for (i, item) in items.iter().enumerate() {
-            if i > 0 {
-                out.push(',');
-            }
-            item.write(&mut out, limit);
-            if out.len() > limit {
-                break;
-            }
-        }
-        out.push(']');
+        let mut out = String::new();
+        write_items(items, &mut out, limit);
         clip(out, limit)
     }
 
     /// Compact JSON text of an object's fields, cut after about `limit` characters.
     pub(crate) fn clipped_fields(fields: &[(Cow<'_, str>, Json<'_>)], limit: usize) -> String {
-        let mut out = String::from("{");
-        for (i, (key, value)) in fields.iter().enumerate() {
-            if i > 0 {
-                out.push(',');
-            }
-            out.push_str(&serde_json::to_string(key.as_ref()).unwrap_or_default());
-            out.push(':');
-            value.write(&mut out, limit);
-            if out.len() > limit {
-                break;
-            }
-        }
-        out.push('}');
+        let mut out = String::new();
+        write_fields(fields, &mut out, limit);
         clip(out, limit)
     }
 
@@ -123,34 +103,8 @@ impl Json<'_> {
                 let head: String = s.chars().take(limit + 1).collect();
                 out.push_str(&serde_json::to_string(&head).unwrap_or_default());
             }
-            Json::Array(items) => {
-                out.push('[');
-                for (i, item) in items.iter().enumerate() {
-                    if i > 0 {
-                        out.push(',');
-                    }
-                    item.write(out, limit);
-                    if out.len() > limit {
-                        return;
-                    }
-                }
-                out.push(']');
-            }
-            Json::Object(fields) => {
-                out.push('{');
-                for (i, (key, value)) in fields.iter().enumerate() {
-                    if i > 0 {
-                        out.push(',');
-                    }
-                    out.push_str(&serde_json::to_string(key.as_ref()).unwrap_or_default());
-                    out.push(':');
-                    value.write(out, limit);
-                    if out.len() > limit {
-                        return;
-                    }
-                }
-                out.push('}');
-            }
+            Json::Array(items) => write_items(items, out, limit),
+            Json::Object(fields) => write_fields(fields, out, limit),
         }
     }
 
@@ -185,6 +139,38 @@ impl Json<'_> {
             _ => false,
         }
     }
+}
+
+/// An array's items as compact JSON, up to about `limit` characters of `out`.
+fn write_items(items: &[Json<'_>], out: &mut String, limit: usize) {
+    out.push('[');
+    for (i, item) in items.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        item.write(out, limit);
+        if out.len() > limit {
+            return;
+        }
+    }
+    out.push(']');
+}
+
+/// An object's fields as compact JSON, up to about `limit` characters of `out`.
+fn write_fields(fields: &[(Cow<'_, str>, Json<'_>)], out: &mut String, limit: usize) {
+    out.push('{');
+    for (i, (key, value)) in fields.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str(&serde_json::to_string(key.as_ref()).unwrap_or_default());
+        out.push(':');
+        value.write(out, limit);
+        if out.len() > limit {
+            return;
+        }
+    }
+    out.push('}');
 }
 
 /// `out` cut at about `limit` bytes (on a character boundary), with an ellipsis.

@@ -260,14 +260,9 @@ impl Validator {
         let root = compiler.compile(schema);
         let nodes = compiler.nodes;
         let walk = needs_walk(&nodes, root);
-        let root_object = {
-            let mut node = &nodes[root];
-            while let Some(target) = node.reference {
-                node = &nodes[target];
-            }
-            node.types == Types(Types::OBJECT)
-        };
-        Validator { nodes, root, walk, root_object }
+        let mut validator = Validator { nodes, root, walk, root_object: false };
+        validator.root_object = validator.resolved(root).types == Types(Types::OBJECT);
+        validator
     }
 
     /// Whether the schema has constraints beyond the types serde checks: only then is
@@ -305,14 +300,8 @@ impl Validator {
     /// takes its input as JSON). Empty input counts as `{}`.
     pub fn check(&self, raw: &[u8]) -> Result<(), InputError> {
         let raw = empty_as_object(raw);
-        let value: Json<'_> = match serde_json::from_slice(raw) {
-            Ok(value) => value,
-            Err(err) => return Err(syntax(raw, &err)),
-        };
-        match self.visit(self.root, &value, &Seg::Root) {
-            Ok(()) => Ok(()),
-            Err(violation) => Err(violation.into_error()),
-        }
+        let value: Json<'_> = serde_json::from_slice(raw).map_err(|err| syntax(raw, &err))?;
+        self.visit(self.root, &value, &Seg::Root).map_err(Violation::into_error)
     }
 
     /// Why `raw` does not fit: the walk's first violation, or serde's own message
@@ -406,7 +395,7 @@ impl Validator {
                     "expected {}, got {} ({length} character{})",
                     self.describe(id),
                     Json::String(s.into()).clipped(RECEIVED_LIMIT),
-                    if length == 1 { "" } else { "s" }
+                    describe::plural(length)
                 );
                 return Err(self.violation(at, false, message));
             }
@@ -437,7 +426,7 @@ impl Validator {
             let message = format!(
                 "expected {}, got {count} item{}: {}",
                 self.describe(id),
-                if count == 1 { "" } else { "s" },
+                describe::plural(count),
                 Json::clipped_items(items, RECEIVED_LIMIT)
             );
             return Err(self.violation(at, false, message));
@@ -521,8 +510,7 @@ impl Validator {
         }
         let count = fields.len() as u64;
         if node.min_properties.is_some_and(|min| count < min) || node.max_properties.is_some_and(|max| count > max) {
-            let message =
-                format!("expected {}, got {count} field{}", self.describe(id), if count == 1 { "" } else { "s" });
+            let message = format!("expected {}, got {count} field{}", self.describe(id), describe::plural(count));
             return Err(self.violation(at, false, message));
         }
         Ok(())
@@ -644,7 +632,7 @@ fn received(value: &Json<'_>) -> String {
 /// A syntax error, with the path to where it is (a JSON text nested past the
 /// parser's depth limit included).
 fn syntax(raw: &[u8], err: &serde_json::Error) -> InputError {
-    let mut error = crate::input::syntax_ref(err);
+    let mut error = crate::input::syntax(err);
     if let InputError::Syntax { path, message, .. } = &mut error {
         // (At the end of the text serde names the last character, not past it.)
         let offset = if err.is_eof() { raw.len() } else { byte_offset(raw, err.line(), err.column()) };
