@@ -55,7 +55,7 @@ mod serve {
     use std::net::SocketAddr;
     use std::path::PathBuf;
     use std::sync::Arc;
-    use toolwright::mcp::{AskMode, McpConfig, McpMounts, McpServer, MountOptions};
+    use toolwright::mcp::{AskMode, McpConfig, McpMounts, McpServer, MessageLimits, MountOptions};
     use toolwright::rules::settings;
 
     #[derive(clap::Args)]
@@ -73,6 +73,13 @@ mod serve {
         /// Also mount the servers of this mcpServers file and serve their tools.
         #[arg(long, value_name = "FILE")]
         mcp_config: Option<PathBuf>,
+        /// The largest message taken, in bytes (one stdio line or HTTP body); a
+        /// request over it gets a JSON-RPC error naming the limit.
+        #[arg(long, value_name = "BYTES", default_value_t = MessageLimits::DEFAULT_MAX_BYTES)]
+        max_message_bytes: usize,
+        /// The deepest nesting a message may have (the root object is level 1).
+        #[arg(long, value_name = "LEVELS", default_value_t = MessageLimits::DEFAULT_MAX_DEPTH)]
+        max_depth: usize,
     }
 
     #[derive(Clone, Copy, clap::ValueEnum)]
@@ -82,6 +89,11 @@ mod serve {
     }
 
     pub fn run(args: ServeArgs) -> Result<(), String> {
+        let limits = MessageLimits::default()
+            .with_max_bytes(args.max_message_bytes)
+            .map_err(|e| format!("--max-message-bytes: {e}"))?
+            .with_max_depth(args.max_depth)
+            .map_err(|e| format!("--max-depth: {e}"))?;
         let cwd = match args.cwd {
             Some(dir) => std::fs::canonicalize(&dir).map_err(|e| format!("--cwd {}: {e}", dir.display()))?,
             None => std::env::current_dir().map_err(|e| format!("the current directory: {e}"))?,
@@ -113,8 +125,10 @@ mod serve {
             let builder = toolwright::Executor::builder(Arc::clone(&registry)).policy(policy);
             let executor = hooks.install(builder).approver(hooks.approver(toolwright::mcp::approver(ask))).build();
             let session = toolwright::builtin::session();
-            let server =
-                McpServer::with_executor(Arc::new(executor)).with_cwd(&cwd).with_extensions(move || session.clone());
+            let server = McpServer::with_executor(Arc::new(executor))
+                .with_cwd(&cwd)
+                .with_extensions(move || session.clone())
+                .with_limits(limits);
             match args.http {
                 Some(addr) => {
                     let listener =

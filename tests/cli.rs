@@ -91,6 +91,27 @@ fn bad_cli_input_is_one_clear_line() {
 }
 
 #[test]
+fn call_input_over_its_limits_is_refused_unread() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("big.json"), format!(r#"{{"path": "{}"}}"#, "a".repeat(3000))).unwrap();
+    let deep = format!(r#"{{"path": {}1{}}}"#, "[".repeat(200), "]".repeat(200));
+    for (args, expected) in [
+        (vec!["call", "read_file", "@big.json", "--max-input-bytes", "1000"], "over the limit of 1000 bytes"),
+        // An endless file: read up to the limit, not for ever.
+        (vec!["call", "read_file", "@/dev/zero", "--max-input-bytes", "100000"], "over the limit of 100000 bytes"),
+    ] {
+        let out = toolwright(&args, dir.path(), None);
+        let stderr = text(&out.stderr);
+        assert!(!out.status.success() && stderr.contains(expected), "{args:?}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{args:?}: {stderr}");
+    }
+    // Too deep for any tool: an error result that names the limit.
+    let out = toolwright(&["call", "read_file", &deep], dir.path(), None);
+    assert!(!out.status.success());
+    assert!(text(&out.stdout).contains("nested deeper than 127 levels"), "{}", text(&out.stdout));
+}
+
+#[test]
 fn check_validates_every_provider_and_sizes_the_definitions() {
     let dir = tempfile::tempdir().unwrap();
     let out = toolwright(&["check"], dir.path(), None);

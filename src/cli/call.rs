@@ -22,15 +22,30 @@ pub struct CallArgs {
     /// Print the result as JSON (content, isError, error kind, duration).
     #[arg(long)]
     json: bool,
+    /// The largest input taken, in bytes; a larger one is refused unread.
+    #[arg(long, value_name = "BYTES", default_value_t = 16 << 20)]
+    max_input_bytes: u64,
 }
 
-fn read_input(spec: &str) -> Result<String, String> {
+/// The input, read no further than `max_bytes`. (Its depth is the pipeline's to
+/// check: an input nested past what the parser reads is an error result naming it.)
+fn read_input(spec: &str, max_bytes: u64) -> Result<String, String> {
+    let over = |what: &str| format!("{what} is over the limit of {max_bytes} bytes (--max-input-bytes)");
+    let bounded = |reader: &mut dyn Read, what: &str| -> Result<String, String> {
+        let mut bytes = Vec::new();
+        reader.take(max_bytes.saturating_add(1)).read_to_end(&mut bytes).map_err(|e| format!("reading {what}: {e}"))?;
+        if bytes.len() as u64 > max_bytes {
+            return Err(over(what));
+        }
+        String::from_utf8(bytes).map_err(|e| format!("{what} is not UTF-8: {e}"))
+    };
     let text = if spec == "-" {
-        let mut text = String::new();
-        std::io::stdin().read_to_string(&mut text).map_err(|e| format!("reading the input from stdin: {e}"))?;
-        text
+        bounded(&mut std::io::stdin().lock(), "the input from stdin")?
     } else if let Some(path) = spec.strip_prefix('@') {
-        std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?
+        let mut file = std::fs::File::open(path).map_err(|e| format!("{path}: {e}"))?;
+        bounded(&mut file, path)?
+    } else if spec.len() as u64 > max_bytes {
+        return Err(over("the input"));
     } else {
         spec.to_owned()
     };
@@ -44,7 +59,7 @@ fn read_input(spec: &str) -> Result<String, String> {
 
 /// Runs the call; `Ok(false)` when the tool answered with an error result.
 pub fn run(args: CallArgs) -> Result<bool, String> {
-    let input = read_input(&args.input)?;
+    let input = read_input(&args.input, args.max_input_bytes)?;
     let cwd = match &args.cwd {
         Some(dir) => std::fs::canonicalize(dir).map_err(|e| format!("--cwd {}: {e}", dir.display()))?,
         None => std::env::current_dir().map_err(|e| format!("the current directory: {e}"))?,

@@ -11,9 +11,13 @@
 mod client;
 mod config;
 mod convert;
+mod http;
+mod limits;
+mod lines;
 mod server;
 
 pub use client::{McpMounts, MountOptions, mount_file};
 pub use config::{ConfigError, McpConfig, McpServerConfig, ServerTransport};
+pub use limits::{LimitsError, MessageLimits};
 pub use rmcp;
 pub use server::{AskMode, McpPeer, McpServer, ServeError, approver};

@@ -2,6 +2,7 @@
 //! `tools/call` through the executor's pipeline.
 
 use super::convert::to_call_tool_result;
+use super::limits::MessageLimits;
 use crate::call::ToolCall;
 use crate::context::{Extensions, ProgressSink, TurnContext};
 use crate::permission::{Approval, Approver, PermissionRequest};
@@ -106,6 +107,7 @@ pub struct McpServer {
     extensions: Arc<dyn Fn() -> Extensions + Send + Sync>,
     info: Implementation,
     tools: Arc<Mutex<Option<ToolList>>>,
+    limits: MessageLimits,
 }
 
 /// The MCP tool list and the registry generation it was made from.
@@ -147,6 +149,7 @@ impl McpServer {
             extensions: Arc::new(Extensions::new),
             info: Implementation::new("toolwright", env!("CARGO_PKG_VERSION")),
             tools: Arc::default(),
+            limits: MessageLimits::default(),
         }
     }
 
@@ -169,15 +172,39 @@ impl McpServer {
         self
     }
 
+    /// Takes messages within `limits` (default [`MessageLimits::default`]) on stdio
+    /// and HTTP; one over them is answered with an error naming the limit.
+    pub fn with_limits(mut self, limits: MessageLimits) -> McpServer {
+        self.limits = limits;
+        self
+    }
+
     /// Serves one client over stdin and stdout until it disconnects.
     pub async fn serve_stdio(self) -> Result<(), ServeError> {
-        let running = self.serve(rmcp::transport::stdio()).await?;
+        let (read, write) = rmcp::transport::stdio_pipes();
+        let running = self.serve_lines(read, write).await?;
         running.waiting().await.map_err(|e| ServeError::Session(e.to_string()))?;
         Ok(())
     }
 
-    /// Serves one connection over any rmcp transport (an in-process duplex pipe, a
-    /// socket); returns the running service.
+    /// Serves one connection of newline-delimited JSON-RPC (MCP's stdio framing)
+    /// over any byte streams, within the server's [`MessageLimits`].
+    pub async fn serve_lines<R, W>(
+        self,
+        read: R,
+        write: W,
+    ) -> Result<rmcp::service::RunningService<RoleServer, McpServer>, ServeError>
+    where
+        R: tokio::io::AsyncRead + Send + Unpin + 'static,
+        W: tokio::io::AsyncWrite + Send + Unpin + 'static,
+    {
+        let transport = super::lines::LineTransport::new(read, write, self.limits);
+        ServiceExt::serve(self, transport).await.map_err(|e| ServeError::Session(e.to_string()))
+    }
+
+    /// Serves one connection over any rmcp transport; returns the running service.
+    /// The transport frames messages, so the [`MessageLimits`] are its to keep
+    /// ([`serve_lines`](McpServer::serve_lines) keeps them).
     pub async fn serve<T, E, A>(
         self,
         transport: T,
@@ -200,32 +227,8 @@ impl McpServer {
 
     /// Serves streamable HTTP on a listener that is already bound (port 0 in tests).
     pub async fn serve_http_on(self, listener: tokio::net::TcpListener) -> Result<(), ServeError> {
-        use rmcp::transport::streamable_http_server::{
-            StreamableHttpServerConfig, StreamableHttpService, session::local::LocalSessionManager,
-        };
-        let server = self;
-        let service = Arc::new(StreamableHttpService::new(
-            move || Ok(server.clone()),
-            Arc::new(LocalSessionManager::default()),
-            StreamableHttpServerConfig::default(),
-        ));
-        loop {
-            let (stream, _) = listener
-                .accept()
-                .await
-                .map_err(|source| ServeError::Io { context: "accepting a connection".into(), source })?;
-            let service = Arc::clone(&service);
-            tokio::spawn(async move {
-                let handler = hyper::service::service_fn(move |request| {
-                    let service = Arc::clone(&service);
-                    async move { Ok::<_, std::convert::Infallible>(service.handle(request).await) }
-                });
-                let io = hyper_util::rt::TokioIo::new(stream);
-                if let Err(e) = hyper::server::conn::http1::Builder::new().serve_connection(io, handler).await {
-                    tracing::debug!(error = %e, "MCP HTTP connection ended with an error");
-                }
-            });
-        }
+        let limits = self.limits;
+        super::http::serve(self, listener, limits).await
     }
 
     fn registry(&self) -> &Arc<Registry> {

@@ -637,6 +637,14 @@ fn syntax(raw: &[u8], err: &serde_json::Error) -> InputError {
         // (At the end of the text serde names the last character, not past it.)
         let offset = if err.is_eof() { raw.len() } else { byte_offset(raw, err.line(), err.column()) };
         *path = json::path_at(raw, offset);
+        if message.starts_with("recursion limit exceeded") {
+            *message = format!("nested deeper than {DEEPEST} levels, the most a tool's input may nest");
+            // The path down is `[0]` over and over: its start says where.
+            if let Some((cut, _)) = path.char_indices().nth(PATH_SHOWN) {
+                path.truncate(cut);
+                path.push('…');
+            }
+        }
         // What came just before: the model sees where its text went wrong.
         let before = String::from_utf8_lossy(&raw[offset.saturating_sub(SYNTAX_CONTEXT)..offset]);
         let before: String = before.chars().filter(|c| !c.is_control()).collect();
@@ -646,6 +654,12 @@ fn syntax(raw: &[u8], err: &serde_json::Error) -> InputError {
     }
     error
 }
+
+/// How deep serde_json parses (its recursion limit is 128).
+const DEEPEST: usize = 127;
+
+/// How much of a path into a too-deep input its message shows (characters).
+const PATH_SHOWN: usize = 40;
 
 /// How much of the text before a syntax error its message quotes (bytes).
 const SYNTAX_CONTEXT: usize = 40;

@@ -1,0 +1,94 @@
+//! Streamable HTTP for [`McpServer`]: rmcp's service behind a check of each request
+//! body against the [`MessageLimits`], measured as it arrives.
+
+use super::limits::{Breach, MessageLimits, Scan};
+use super::server::{McpServer, ServeError};
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full, combinators::BoxBody};
+use hyper::body::Incoming;
+use std::convert::Infallible;
+use std::sync::Arc;
+
+type Response = http::Response<BoxBody<Bytes, Infallible>>;
+
+pub(crate) async fn serve(
+    server: McpServer,
+    listener: tokio::net::TcpListener,
+    limits: MessageLimits,
+) -> Result<(), ServeError> {
+    use rmcp::transport::streamable_http_server::{
+        StreamableHttpServerConfig, StreamableHttpService, session::local::LocalSessionManager,
+    };
+    // Bodies reach rmcp already measured: its own cap only has to let them by.
+    let config = StreamableHttpServerConfig::default().with_max_request_body_bytes(limits.max_bytes());
+    let service = Arc::new(StreamableHttpService::new(
+        move || Ok(server.clone()),
+        Arc::new(LocalSessionManager::default()),
+        config,
+    ));
+    loop {
+        let (stream, _) = listener
+            .accept()
+            .await
+            .map_err(|source| ServeError::Io { context: "accepting a connection".into(), source })?;
+        let service = Arc::clone(&service);
+        tokio::spawn(async move {
+            let handler = hyper::service::service_fn(move |request| {
+                let service = Arc::clone(&service);
+                async move {
+                    Ok::<_, Infallible>(match admit(request, limits).await {
+                        Ok(request) => service.handle(request).await,
+                        Err(refusal) => refusal,
+                    })
+                }
+            });
+            let io = hyper_util::rt::TokioIo::new(stream);
+            if let Err(e) = hyper::server::conn::http1::Builder::new().serve_connection(io, handler).await {
+                tracing::debug!(error = %e, "MCP HTTP connection ended with an error");
+            }
+        });
+    }
+}
+
+/// The request with its body read, or the answer to a body over the limits: `413`
+/// or `400` with a JSON-RPC error naming the limit (and the request's id, when it
+/// has one), as the streamable HTTP transport asks.
+async fn admit(
+    request: http::Request<Incoming>,
+    limits: MessageLimits,
+) -> Result<http::Request<Full<Bytes>>, Response> {
+    let (parts, mut body) = request.into_parts();
+    let mut scan = Scan::default();
+    let mut kept = Vec::new();
+    while let Some(frame) = body.frame().await {
+        let frame =
+            frame.map_err(|e| plain(http::StatusCode::BAD_REQUEST, format!("reading the request body: {e}")))?;
+        let Ok(data) = frame.into_data() else { continue };
+        scan.feed(&data);
+        if scan.bytes() <= limits.max_bytes() {
+            kept.extend_from_slice(&data);
+        } else if !kept.is_empty() {
+            kept = Vec::new();
+        }
+    }
+    if let Some(breach) = scan.breach(&limits) {
+        tracing::warn!(%breach, max_bytes = limits.max_bytes(), max_depth = limits.max_depth(),
+            "refusing an MCP request over the limits");
+        let status = match breach {
+            Breach::Bytes(_) => http::StatusCode::PAYLOAD_TOO_LARGE,
+            Breach::Depth(_) => http::StatusCode::BAD_REQUEST,
+        };
+        return Err(http::Response::builder()
+            .status(status)
+            .header(http::header::CONTENT_TYPE, "application/json")
+            .body(Full::new(Bytes::from(scan.limit_error(breach, &limits))).boxed())
+            .unwrap_or_else(|_| plain(status, "over the message limits".into())));
+    }
+    Ok(http::Request::from_parts(parts, Full::new(Bytes::from(kept))))
+}
+
+fn plain(status: http::StatusCode, text: String) -> Response {
+    let mut response = http::Response::new(Full::new(Bytes::from(text)).boxed());
+    *response.status_mut() = status;
+    response
+}
