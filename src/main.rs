@@ -109,9 +109,9 @@ mod serve {
             Ask::Deny => AskMode::Deny,
             Ask::Elicit => AskMode::Elicit,
         };
-        crate::cli::turn::runtime()?.block_on(async move {
+        crate::cli::turn::block_on(async move {
             let registry = Arc::new(toolwright::registry().map_err(|e| e.to_string())?);
-            let _mounts = match &args.mcp_config {
+            let mounts = match &args.mcp_config {
                 Some(path) => {
                     let config = McpConfig::load(path).map_err(|e| e.to_string())?;
                     let mounts = McpMounts::mount(Arc::clone(&registry), &config, MountOptions::default()).await;
@@ -129,29 +129,44 @@ mod serve {
                 .with_cwd(&cwd)
                 .with_extensions(move || session.clone())
                 .with_limits(limits);
-            match args.http {
-                Some(addr) => {
-                    let listener =
-                        tokio::net::TcpListener::bind(addr).await.map_err(|e| format!("--http {addr}: {e}"))?;
-                    let bound = listener.local_addr().map_err(|e| e.to_string())?;
-                    eprintln!("toolwright: serving MCP at http://{bound}/mcp");
-                    server.serve_http_on(listener).await.map_err(|e| e.to_string())
+            let serving = async {
+                match args.http {
+                    Some(addr) => {
+                        let listener =
+                            tokio::net::TcpListener::bind(addr).await.map_err(|e| format!("--http {addr}: {e}"))?;
+                        let bound = listener.local_addr().map_err(|e| e.to_string())?;
+                        eprintln!("toolwright: serving MCP at http://{bound}/mcp");
+                        server.serve_http_on(listener).await.map_err(|e| e.to_string())
+                    }
+                    None => server.serve_stdio().await.map_err(|e| e.to_string()),
                 }
-                None => server.serve_stdio().await.map_err(|e| e.to_string()),
+            };
+            // A stop signal ends the serving: the calls in flight are dropped, which
+            // kills their commands, and the mounted servers are stopped.
+            let served = tokio::select! {
+                served = serving => served,
+                () = crate::cli::stop::token().cancelled_owned() => Ok(()),
+            };
+            if let Some(mounts) = mounts {
+                mounts.shutdown().await;
             }
-        })
+            served
+        })?
     }
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    match run(cli) {
+    let code = match run(cli) {
         Ok(code) => code,
         Err(message) => {
             eprintln!("toolwright: {message}");
             ExitCode::FAILURE
         }
-    }
+    };
+    // Nothing the tools started outlives us, whatever way the command ended.
+    toolwright::leftovers::clean_up();
+    cli::stop::exit_status().map_or(code, ExitCode::from)
 }
 
 fn run(cli: Cli) -> Result<ExitCode, String> {

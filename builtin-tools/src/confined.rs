@@ -25,6 +25,7 @@ use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use toolwright_core::ToolError;
+use toolwright_core::leftovers::PendingTemp;
 
 /// The handle of `root`, a workspace root.
 fn root_dir(root: &Path) -> Result<Dir, ToolError> {
@@ -256,6 +257,8 @@ pub(crate) fn write_atomic(file: &Resolved, bytes: &[u8]) -> Result<(), ToolErro
     };
     sweep_stale_temps(&dir);
     let (temp_name, mut temp) = create_temp(&dir).map_err(failed)?;
+    // Removed by a stop signal's clean-up if the write never ends.
+    let _pending = PendingTemp::new(parent_path.join(&temp_name));
     let written = (|| {
         temp.write_all(bytes)?;
         temp.set_permissions(permissions)?;
@@ -288,13 +291,25 @@ fn create_temp(dir: &Dir) -> std::io::Result<(String, File)> {
     }
 }
 
+/// Whether the process that named temporary file `name` (`.toolwright-<pid>-…`)
+/// still runs. Unknown counts as alive.
+fn writer_alive(name: &str) -> bool {
+    let pid = name.strip_prefix(TEMP_PREFIX).and_then(|rest| rest.split('-').next());
+    match pid.and_then(|pid| pid.parse::<u32>().ok()) {
+        Some(pid) if pid == std::process::id() => true,
+        Some(pid) => Path::new("/proc").join(pid.to_string()).exists() || !Path::new("/proc/self").exists(),
+        None => true,
+    }
+}
+
 /// How old a temporary file must be before a later write removes it as left behind
 /// by a killed one.
 const STALE_TEMP_AGE: std::time::Duration = std::time::Duration::from_secs(60);
 
 /// Removes temporary files of earlier writes that were killed, from this directory:
-/// ours by name, older than a minute (a write in progress is never that old), regular
-/// files only.
+/// ours by name, regular files only, whose writer is gone (the pid in the name is no
+/// live process) or that are older than a minute (a write in progress is never that
+/// old; this covers a pid reused since).
 fn sweep_stale_temps(dir: &Dir) {
     let Ok(entries) = dir.entries() else { return };
     let now = std::time::SystemTime::now();
@@ -310,7 +325,7 @@ fn sweep_stale_temps(dir: &Dir) {
             .ok()
             .and_then(|m| now.duration_since(m.into_std()).ok())
             .is_some_and(|age| age > STALE_TEMP_AGE);
-        if meta.is_file() && old {
+        if meta.is_file() && (old || !writer_alive(name)) {
             let _ = dir.remove_file(name);
         }
     }

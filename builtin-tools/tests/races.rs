@@ -129,16 +129,22 @@ fn writes_leave_no_temporary_files_and_sweep_old_ones() {
     let ws = tempfile::tempdir().unwrap();
     let root = ws.path().canonicalize().unwrap();
     let mut s = Session::new(&root);
-    // One a killed write left a while ago, and one a write in progress holds now.
+    // One a killed write left a while ago, one a write in progress holds now (its
+    // writer lives), and one just left by a writer that was killed (it is gone).
     let stale = root.join(".toolwright-1-1-0.tmp");
-    let fresh = root.join(".toolwright-2-2-0.tmp");
+    let fresh = root.join(format!(".toolwright-{}-2-0.tmp", std::process::id()));
+    let mut gone = std::process::Command::new("true").spawn().unwrap();
+    gone.wait().unwrap();
+    let orphaned = root.join(format!(".toolwright-{}-3-0.tmp", gone.id()));
     fs::write(&stale, "half").unwrap();
     fs::write(&fresh, "half").unwrap();
+    fs::write(&orphaned, "half").unwrap();
     let old = std::time::SystemTime::now() - Duration::from_secs(600);
     fs::File::options().write(true).open(&stale).unwrap().set_modified(old).unwrap();
     s.ok("write_file", json!({"path": "a.txt", "content": "hello"}));
     assert!(!stale.exists(), "the stale temporary file was swept");
-    assert!(fresh.exists(), "a recent one may be a write in progress");
+    assert!(fresh.exists(), "a recent one of a live writer may be a write in progress");
+    assert!(!orphaned.exists(), "a dead writer's temporary file was swept at once");
     fs::remove_file(&fresh).unwrap();
     // A write that fails (the target is a directory) leaves nothing behind.
     fs::create_dir(root.join("d")).unwrap();

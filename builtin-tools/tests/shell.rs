@@ -115,6 +115,27 @@ fn cancelling_the_turn_kills_the_whole_process_group() {
 }
 
 #[test]
+fn processes_that_leave_the_group_are_stopped_and_never_waited_for() {
+    let dir = tempfile::tempdir().unwrap();
+    let pid_file = dir.path().join("pids");
+    let mut s = Session::new(dir.path());
+    // One escapes into a session of its own holding the output pipe; one double-forks
+    // away with its output elsewhere; the command itself ends at once.
+    let command = format!(
+        "setsid sleep 300 & echo $! >> {f}; (setsid sh -c 'echo $$ >> {f}; exec sleep 301' > /dev/null 2>&1 &); \
+         sleep 0.2; echo done",
+        f = pid_file.display()
+    );
+    let start = Instant::now();
+    let out = s.ok("shell", json!({"command": command}));
+    assert!(start.elapsed() < Duration::from_secs(5), "the call waited for the escaped pipe holder");
+    assert_eq!(out, "done");
+    let pids = pids_in(&pid_file);
+    assert_eq!(pids.len(), 2, "both escaped");
+    assert!(all_dead_soon(&pids), "escaped processes survived: {pids:?}");
+}
+
+#[test]
 fn long_output_keeps_head_and_tail_and_bad_utf8_is_noted() {
     let dir = tempfile::tempdir().unwrap();
     let mut s = Session::new(dir.path());

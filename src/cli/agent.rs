@@ -2,7 +2,7 @@
 //! streaming each response into the executor as it arrives.
 
 use super::trace::{Mode, Trace};
-use super::turn::{executor, run_calls, runtime, traced_turn};
+use super::turn::{block_on, executor, run_calls, traced_turn};
 use super::wire::{Item, TurnDecoder, Wire};
 use serde_json::{Value, json};
 use std::path::PathBuf;
@@ -100,8 +100,7 @@ pub fn run(args: AgentArgs) -> Result<(), String> {
         &format!("agent ({}, {}) in {}", endpoint.wire.name(), endpoint.model, workspace.display()),
         json!({"provider": endpoint.wire.name(), "model": endpoint.model, "workspace": workspace}),
     );
-    let runtime = runtime()?;
-    let outcome = runtime.block_on(async {
+    let outcome = block_on(async {
         let client = reqwest::Client::builder().build().map_err(|e| format!("HTTP client: {e}"))?;
         let (mut turn, printer) = traced_turn(&workspace, &trace);
         let mut messages = match endpoint.wire {
@@ -112,6 +111,10 @@ pub fn run(args: AgentArgs) -> Result<(), String> {
         };
         let mut outcome = Ok(());
         for n in 1..=args.max_turns {
+            if super::stop::token().is_cancelled() {
+                trace.note("stopped by a signal");
+                break;
+            }
             let body = match endpoint.wire {
                 Wire::Anthropic => json!({
                     "model": endpoint.model, "max_tokens": 8192, "stream": true, "system": SYSTEM,
@@ -145,7 +148,7 @@ pub fn run(args: AgentArgs) -> Result<(), String> {
         drop(turn);
         let _ = printer.await;
         outcome
-    });
+    })?;
     trace.summary();
     outcome
 }
@@ -210,6 +213,13 @@ async fn one_turn(
         flush(&mut text);
         drop(tx);
         Ok::<_, String>((decoder.assistant_message(), decoder.stop.clone()))
+    };
+    // A stop signal ends the stream; the calls it started get cancelled results.
+    let reader = async move {
+        tokio::select! {
+            read = reader => read,
+            () = super::stop::token().cancelled_owned() => Err("stopped by a signal".to_owned()),
+        }
     };
     let (read, results) = tokio::join!(reader, run_calls(orchestrator, turn, trace, rx));
     let (assistant, stop) = read?;

@@ -1,7 +1,7 @@
 //! `toolwright call <tool> <json | @file | ->`: one call through the pipeline.
 
 use super::trace::{Mode, Trace};
-use super::turn::{executor, runtime, traced_turn};
+use super::turn::{block_on, executor, traced_turn};
 use serde_json::json;
 use std::io::{Read, Write};
 use std::sync::Arc;
@@ -73,13 +73,13 @@ pub fn run(args: CallArgs) -> Result<bool, String> {
     let answer = args.answer.given();
     let registry = Arc::new(toolwright::registry().map_err(|e| e.to_string())?);
     let executor = executor(registry, policy, answer, &trace);
-    let result = runtime()?.block_on(async {
+    let result = block_on(async {
         let (turn, printer) = traced_turn(&cwd, &trace);
         let result = executor.execute(&ToolCall::new("cli-call", args.tool.as_str(), input), &turn).await;
         drop(turn);
         let _ = printer.await;
         result
-    });
+    })?;
     let mut stdout = std::io::stdout().lock();
     let text = if args.json {
         json!({

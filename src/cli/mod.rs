@@ -5,6 +5,7 @@ pub mod call;
 pub mod check;
 pub mod replay;
 pub mod sample;
+pub mod stop;
 pub mod trace;
 pub mod turn;
 pub mod wire;

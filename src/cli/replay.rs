@@ -3,7 +3,7 @@
 
 use super::sample;
 use super::trace::{Mode, Trace};
-use super::turn::{executor, run_calls, runtime, traced_turn};
+use super::turn::{block_on, executor, run_calls, traced_turn};
 use super::wire::{Item, recorded_turns};
 use serde_json::json;
 use std::path::PathBuf;
@@ -65,11 +65,14 @@ pub fn run(args: ReplayArgs) -> Result<(), String> {
         &format!("replaying {name} ({} turns, {} wire format) in {}", turns.len(), wire.name(), workspace.display()),
         json!({"session": name, "turns": turns.len(), "wire": wire.name(), "workspace": workspace}),
     );
-    let runtime = runtime()?;
     let pace = Duration::from_millis(args.pace);
-    runtime.block_on(async {
+    block_on(async {
         let (mut turn, printer) = traced_turn(&workspace, &trace);
         for (n, items) in turns.into_iter().enumerate() {
+            if super::stop::token().is_cancelled() {
+                trace.note("stopped by a signal");
+                break;
+            }
             let calls = items.iter().filter(|i| matches!(i, Item::Call(StreamEvent::Start { .. }))).count();
             trace.turn(n + 1, wire.name(), Some(calls));
             let text: String =
@@ -96,7 +99,7 @@ pub fn run(args: ReplayArgs) -> Result<(), String> {
         }
         drop(turn);
         let _ = printer.await;
-    });
+    })?;
     trace.summary();
     if args.workspace.is_some() {
         trace.note(&format!("the workspace is kept at {}", workspace.display()));

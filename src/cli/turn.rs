@@ -41,16 +41,24 @@ pub fn executor(
     toolwright::Executor::builder(registry).policy(policy).approver(approver).build()
 }
 
-/// The multi-threaded runtime the commands run on.
-pub fn runtime() -> Result<tokio::runtime::Runtime, String> {
-    tokio::runtime::Builder::new_multi_thread()
+/// Runs `work` on the multi-threaded runtime the commands share, with the stop
+/// signals watched (see [`super::stop`]). The runtime is then shut down without
+/// waiting for blocked reads (a terminal's stdin, a pipe an escaped process holds).
+pub fn block_on<T>(work: impl std::future::Future<Output = T>) -> Result<T, String> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
-        .map_err(|e| format!("starting the async runtime: {e}"))
+        .map_err(|e| format!("starting the async runtime: {e}"))?;
+    let out = runtime.block_on(async {
+        super::stop::watch()?;
+        Ok::<_, String>(work.await)
+    })?;
+    runtime.shutdown_timeout(std::time::Duration::from_millis(200));
+    Ok(out)
 }
 
 /// A session's turn in `workspace` (the built-ins' session state included) whose
-/// progress reports go to `trace`. Await the handle after dropping the turn: it
+/// progress reports go to `trace`, cancelled by a stop signal. Await the handle after dropping the turn: it
 /// ends when the last report is printed. Call inside the runtime.
 pub fn traced_turn(workspace: &std::path::Path, trace: &Arc<Trace>) -> (TurnContext, tokio::task::JoinHandle<()>) {
     let (sink, mut reports) = toolwright::ProgressSink::channel(256);
@@ -60,6 +68,9 @@ pub fn traced_turn(workspace: &std::path::Path, trace: &Arc<Trace>) -> (TurnCont
             trace.progress(&event);
         }
     });
-    let turn = TurnContext::new(workspace).with_extensions(toolwright::builtin::session()).with_progress(sink);
+    let turn = TurnContext::new(workspace)
+        .with_extensions(toolwright::builtin::session())
+        .with_progress(sink)
+        .with_cancellation(super::stop::token());
     (turn, printer)
 }

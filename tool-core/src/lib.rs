@@ -41,6 +41,7 @@ mod context;
 mod error;
 pub mod hooks;
 mod input;
+pub mod leftovers;
 #[cfg(feature = "mcp")]
 pub mod mcp;
 pub mod names;

@@ -2,15 +2,13 @@
 //! process group so that a timeout or a cancellation kills everything it started.
 
 use crate::workspace::Workspace;
-use nix::sys::signal::{Signal, killpg};
-use nix::unistd::Pid;
 use std::collections::HashMap;
-use std::io::Read as _;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use toolwright_core::access::{Access, Accesses, CommandLine};
+use toolwright_core::leftovers::{CallTag, PendingTemp, ProcessGroup};
 use toolwright_permissions::shell::{self, Analysis};
 use std::time::{Duration, Instant};
 use toolwright_core::truncate::cut_middle;
@@ -18,6 +16,9 @@ use toolwright_core::{ContextModifier, Tool, ToolContext, ToolError, ToolOutput,
 
 /// The timeout when none is given: 2 minutes.
 pub const DEFAULT_SHELL_TIMEOUT_MS: u64 = 120_000;
+/// How long the output pipe may stay open after the command's processes were
+/// killed: the time for the kernel to close their ends.
+const PIPE_GRACE: Duration = Duration::from_millis(500);
 /// How often a running command reports progress (when its output has grown).
 const PROGRESS_EVERY: Duration = Duration::from_millis(500);
 /// How much of the end of the output a progress report looks at for its last line.
@@ -124,6 +125,7 @@ impl Tool for Shell {
         }
         let timeout = Duration::from_millis(self.timeout.unwrap_or(DEFAULT_SHELL_TIMEOUT_MS));
         let cwd_file = tempfile::NamedTempFile::new().map_err(|e| ToolError::io("cannot create a temporary file", e))?;
+        let _pending = PendingTemp::new(cwd_file.path());
         let mut running = Running::spawn(&self.command, &cwd, Some(cwd_file.path()))?;
         let started = Instant::now();
         let deadline = tokio::time::sleep(timeout);
@@ -285,21 +287,20 @@ pub(crate) fn render_output(captured: &Captured) -> String {
     if lossy { format!("{out}\n(the output was not valid UTF-8; invalid bytes are shown as \u{FFFD})") } else { out }
 }
 
-/// A process group that is killed when this is dropped (a cancelled call's future
-/// is dropped after the grace period).
-pub(crate) struct Group(Option<i32>);
+/// Everything a command started: its process group, and the processes that left
+/// the group, found by their tag. Killed when this is dropped (a cancelled call's
+/// future is dropped after the grace period), and by
+/// [`leftovers::clean_up`](toolwright_core::leftovers::clean_up) when the process is
+/// told to stop.
+pub(crate) struct Group {
+    group: ProcessGroup,
+    tag: CallTag,
+}
 
 impl Group {
     pub(crate) fn kill(&mut self) {
-        if let Some(pgid) = self.0.take() {
-            let _ = killpg(Pid::from_raw(pgid), Signal::SIGKILL);
-        }
-    }
-}
-
-impl Drop for Group {
-    fn drop(&mut self) {
-        self.kill();
+        self.group.kill();
+        self.tag.kill_tagged();
     }
 }
 
@@ -316,6 +317,9 @@ impl Running {
     /// pipe; with `cwd_file`, bash writes its final working directory there on exit.
     pub(crate) fn spawn(command: &str, cwd: &Path, cwd_file: Option<&Path>) -> Result<Running, ToolError> {
         let (reader, writer) = std::io::pipe().map_err(|e| ToolError::io("cannot create a pipe", e))?;
+        let reader = tokio::net::unix::pipe::Receiver::from_owned_fd(reader.into())
+            .map_err(|e| ToolError::io("cannot read from a pipe", e))?;
+        let tag = CallTag::new();
         let writer2 = writer.try_clone().map_err(|e| ToolError::io("cannot create a pipe", e))?;
         let script = match cwd_file {
             Some(_) => format!("trap 'pwd -P > \"$TOOLWRIGHT_CWD_FILE\"' EXIT\n{command}"),
@@ -333,16 +337,19 @@ impl Running {
         if let Some(file) = cwd_file {
             cmd.env("TOOLWRIGHT_CWD_FILE", file);
         }
+        let (tag_name, tag_value) = tag.env();
+        cmd.env(tag_name, tag_value);
         let child = cmd.spawn().map_err(|e| ToolError::io("cannot start bash", e))?;
         // `cmd` holds the pipe's write ends; drop it so EOF comes when the group exits.
         drop(cmd);
-        let group = Group(child.id().and_then(|id| i32::try_from(id).ok()));
+        let group = Group { group: ProcessGroup::adopt(child.id()), tag };
         let output = Arc::new(Mutex::new(Captured::default()));
         let sink = Arc::clone(&output);
-        let reader = tokio::task::spawn_blocking(move || {
+        let reader = tokio::spawn(async move {
+            use tokio::io::AsyncReadExt as _;
             let mut reader = reader;
             let mut buf = vec![0u8; 64 * 1024];
-            while let Ok(n) = reader.read(&mut buf) {
+            while let Ok(n) = reader.read(&mut buf).await {
                 if n == 0 {
                     break;
                 }
@@ -370,10 +377,14 @@ impl Running {
         )))
     }
 
-    /// The output, once the pipe has closed (the group was killed, so it will).
+    /// The output, once the pipe has closed (the group and the tagged processes
+    /// were killed, so it will), or after [`PIPE_GRACE`]: a process that escaped
+    /// the tag may hold the pipe open, and the call does not wait for it.
     async fn output(self) -> Captured {
-        let Running { output, reader, .. } = self;
-        let _ = tokio::time::timeout(Duration::from_secs(2), reader).await;
+        let Running { output, mut reader, .. } = self;
+        if tokio::time::timeout(PIPE_GRACE, &mut reader).await.is_err() {
+            reader.abort();
+        }
         std::mem::take(&mut *output.lock().unwrap_or_else(PoisonError::into_inner))
     }
 }

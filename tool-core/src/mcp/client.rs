@@ -6,6 +6,7 @@ use super::config::{McpConfig, McpServerConfig, ServerTransport};
 use super::convert::{flags_from_annotations, from_call_tool_result, normalize_schema, progress_from};
 use crate::context::ToolContext;
 use crate::error::{InputError, ToolError};
+use crate::leftovers::ProcessGroup;
 use crate::names;
 use crate::output::ToolOutput;
 use crate::registry::Registry;
@@ -60,6 +61,8 @@ impl MountOptions {
 /// First and longest wait before reconnecting to a server that went away.
 const BACKOFF_FIRST: Duration = Duration::from_millis(100);
 const BACKOFF_MAX: Duration = Duration::from_secs(30);
+/// How long a server may take to end its session when it is stopped.
+const CLOSE_TIMEOUT: Duration = Duration::from_secs(3);
 /// Lines of a server's stderr kept for error messages.
 const STDERR_LINES: usize = 20;
 
@@ -128,10 +131,12 @@ impl McpMounts {
     }
 
     /// Disconnects every server and removes its tools from the registry.
+    /// All at once: a stop waits for the slowest server, not for their sum.
     pub async fn shutdown(mut self) {
-        for server in std::mem::take(&mut self.servers).into_values() {
-            server.close().await;
-            self.registry.clear_owner(&server.name);
+        let servers = std::mem::take(&mut self.servers);
+        futures::future::join_all(servers.values().map(|server| server.close())).await;
+        for name in servers.keys() {
+            self.registry.clear_owner(name);
         }
     }
 }
@@ -160,12 +165,17 @@ struct Link {
     failures: u32,
     retry_at: Option<Instant>,
     last_error: String,
+    /// A stdio server's process group: whatever it started goes with it.
+    group: Option<ProcessGroup>,
 }
 
+/// A connection taken down: the service to cancel, then the group to kill.
+type Taken = (Option<RunningService<RoleClient, Handler>>, Option<ProcessGroup>);
+
 impl Link {
-    fn take_service(&mut self) -> Option<RunningService<RoleClient, Handler>> {
+    fn take_service(&mut self) -> Taken {
         self.peer = None;
-        self.service.take()
+        (self.service.take(), self.group.take())
     }
 }
 
@@ -252,8 +262,8 @@ impl Server {
             Err(_) => Err(format!("no answer within {} s", self.options.connect_timeout.as_secs_f64())),
         };
         match result {
-            Ok((service, peer)) => {
-                let new = Link { peer: Some(peer.clone()), service: Some(service), ..Link::default() };
+            Ok((service, peer, group)) => {
+                let new = Link { peer: Some(peer.clone()), service: Some(service), group, ..Link::default() };
                 *self.link.lock().unwrap_or_else(PoisonError::into_inner) = new;
                 self.sync_tools(&peer).await.map(|()| peer)
             }
@@ -270,12 +280,17 @@ impl Server {
     }
 
     /// Spawns or dials the server and runs the MCP handshake.
-    async fn start(&self) -> Result<(RunningService<RoleClient, Handler>, Peer<RoleClient>), String> {
+    async fn start(
+        &self,
+    ) -> Result<(RunningService<RoleClient, Handler>, Peer<RoleClient>, Option<ProcessGroup>), String> {
         let handler = Handler { server: self.me.clone() };
+        let mut group = None;
         let service = match &self.config.transport {
             ServerTransport::Stdio { command, args, env, cwd } => {
                 let mut cmd = tokio::process::Command::new(command);
-                cmd.args(args).envs(env);
+                // A group of its own: stopping the server stops what it started
+                // (`npx` and its node), and a terminal's ^C reaches us, not it.
+                cmd.args(args).envs(env).process_group(0);
                 if let Some(cwd) = cwd {
                     cmd.current_dir(cwd);
                 }
@@ -283,6 +298,8 @@ impl Server {
                     .stderr(std::process::Stdio::piped())
                     .spawn()
                     .map_err(|e| format!("starting `{command}`: {e}"))?;
+                // Killed if this start is abandoned (a connect timeout drops it).
+                group = Some(ProcessGroup::adopt(transport.id()));
                 if let Some(stderr) = stderr {
                     self.keep_stderr(stderr);
                 }
@@ -305,7 +322,7 @@ impl Server {
             }
         };
         let peer = service.peer().clone();
-        Ok((service, peer))
+        Ok((service, peer, group))
     }
 
     fn keep_stderr(&self, stderr: tokio::process::ChildStderr) {
@@ -333,11 +350,14 @@ impl Server {
         }
     }
 
+    /// Ends the session (rmcp asks a stdio server to exit, then kills it), then
+    /// kills whatever is left of its process group.
     async fn close(&self) {
-        let service = self.link.lock().unwrap_or_else(PoisonError::into_inner).take_service();
+        let (service, group) = self.link.lock().unwrap_or_else(PoisonError::into_inner).take_service();
         if let Some(service) = service {
-            let _ = service.cancel().await;
+            let _ = tokio::time::timeout(CLOSE_TIMEOUT, service.cancel()).await;
         }
+        drop(group);
     }
 
     /// Marks the server as gone after a call saw its transport close.

@@ -1,0 +1,206 @@
+//! Stop signals to the `toolwright` binary: running commands are killed with their
+//! process groups and whatever escaped them, mounted MCP servers are stopped,
+//! temporary files removed, and the exit status says which signal it was.
+#![cfg(target_os = "linux")]
+
+use serde_json::json;
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn signal(child: &Child, name: &str) {
+    let status = Command::new("kill").args(["-s", name, &child.id().to_string()]).status().unwrap();
+    assert!(status.success());
+}
+
+fn is_dead(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => true,
+        Ok(stat) => stat.rsplit(')').next().is_some_and(|rest| rest.trim_start().starts_with('Z')),
+    }
+}
+
+fn all_dead_soon(pids: &[u32]) -> bool {
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while Instant::now() < deadline {
+        if pids.iter().all(|&p| is_dead(p)) {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    false
+}
+
+fn wait_for_pids(file: &Path, n: usize) -> Vec<u32> {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let pids: Vec<u32> =
+            std::fs::read_to_string(file).unwrap_or_default().lines().filter_map(|l| l.trim().parse().ok()).collect();
+        if pids.len() >= n || Instant::now() > deadline {
+            return pids;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// The exit status within 10 s, or a panic (the process is killed first).
+fn exits_soon(child: &mut Child) -> std::process::ExitStatus {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("toolwright did not exit within 10 s of the signal");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// A workspace whose settings allow the commands the tests run, a private HOME and
+/// a private TMPDIR (to see what temporary files are left).
+struct Setup {
+    ws: tempfile::TempDir,
+    tmp: tempfile::TempDir,
+}
+
+impl Setup {
+    fn new() -> Setup {
+        let ws = tempfile::tempdir().unwrap();
+        std::fs::create_dir(ws.path().join(".claude")).unwrap();
+        std::fs::write(
+            ws.path().join(".claude/settings.json"),
+            // (An exec wrapper such as `setsid` needs a rule naming the whole command.)
+            r#"{"permissions": {"allow": ["Bash", "Bash(setsid sleep 301)"], "defaultMode": "acceptEdits"}}"#,
+        )
+        .unwrap();
+        Setup { ws, tmp: tempfile::tempdir().unwrap() }
+    }
+
+    fn command(&self, args: &[&str]) -> Command {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_toolwright"));
+        command.args(args).current_dir(self.ws.path()).env("HOME", self.ws.path()).env("TMPDIR", self.tmp.path());
+        command
+    }
+
+    fn leftover_temps(&self) -> Vec<String> {
+        std::fs::read_dir(self.tmp.path()).unwrap().flatten().map(|e| e.file_name().to_string_lossy().into()).collect()
+    }
+}
+
+/// A command with a child in its group and one in a session of its own.
+fn two_sleepers(pids: &Path) -> String {
+    format!("sleep 300 & echo $! >> {f}; setsid sleep 301 & echo $! >> {f}; wait", f = pids.display())
+}
+
+#[test]
+fn sigterm_to_call_kills_the_command_and_what_escaped_it() {
+    for name in ["TERM", "INT", "HUP"] {
+        let setup = Setup::new();
+        let pids_file = setup.ws.path().join("pids");
+        let input = json!({"command": two_sleepers(&pids_file)}).to_string();
+        let mut child = setup
+            .command(&["call", "shell", &input, "--yes"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let pids = wait_for_pids(&pids_file, 2);
+        assert_eq!(pids.len(), 2, "the command started");
+        signal(&child, name);
+        let status = exits_soon(&mut child);
+        let code = match name {
+            "TERM" => 143,
+            "INT" => 130,
+            _ => 129,
+        };
+        assert_eq!(status.code(), Some(code), "SIG{name}");
+        assert!(all_dead_soon(&pids), "SIG{name}: survivors {pids:?}");
+        assert_eq!(setup.leftover_temps(), Vec::<String>::new(), "SIG{name}");
+        let mut stderr = String::new();
+        std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+        assert!(stderr.contains(&format!("SIG{name}: stopping")), "{stderr}");
+    }
+}
+
+#[test]
+fn a_second_signal_exits_at_once_and_still_cleans_up() {
+    let setup = Setup::new();
+    let pids_file = setup.ws.path().join("pids");
+    let input = json!({"command": two_sleepers(&pids_file)}).to_string();
+    let mut child = setup.command(&["call", "shell", &input, "--yes"]).stderr(Stdio::null()).spawn().unwrap();
+    let pids = wait_for_pids(&pids_file, 2);
+    signal(&child, "INT");
+    signal(&child, "INT");
+    let status = exits_soon(&mut child);
+    assert!(matches!(status.code(), Some(130)), "{status:?}");
+    assert!(all_dead_soon(&pids), "survivors {pids:?}");
+    assert_eq!(setup.leftover_temps(), Vec::<String>::new());
+}
+
+/// The processes whose parent is `pid`.
+fn children_of(pid: u32) -> Vec<u32> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|p| {
+            std::fs::read_to_string(format!("/proc/{p}/stat")).is_ok_and(|stat| {
+                let fields: Vec<&str> =
+                    stat.rsplit_once(')').map(|(_, r)| r).unwrap_or("").split_whitespace().collect();
+                fields.get(1) == Some(&pid.to_string().as_str())
+            })
+        })
+        .collect()
+}
+
+#[test]
+fn sigterm_to_serve_stops_calls_and_mounted_servers() {
+    let setup = Setup::new();
+    let inner = setup.ws.path().join("inner");
+    std::fs::create_dir(&inner).unwrap();
+    let config = setup.ws.path().join("mcp.json");
+    let bin = env!("CARGO_BIN_EXE_toolwright");
+    std::fs::write(
+        &config,
+        json!({"mcpServers": {"inner": {"command": bin, "args": ["serve", "--cwd", inner]}}}).to_string(),
+    )
+    .unwrap();
+    let mut child = setup
+        .command(&["serve", "--mcp-config", config.to_str().unwrap()])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut send = |message: serde_json::Value| {
+        writeln!(stdin, "{message}").unwrap();
+        stdin.flush().unwrap();
+    };
+    send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}));
+    let mut line = String::new();
+    stdout.read_line(&mut line).unwrap();
+    assert!(line.contains("serverInfo"), "{line}");
+    send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    let pids_file = setup.ws.path().join("pids");
+    send(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": "shell", "arguments": {"command": two_sleepers(&pids_file)}}}));
+    let mut pids = wait_for_pids(&pids_file, 2);
+    assert_eq!(pids.len(), 2, "the command started");
+    let mounted = children_of(child.id()).into_iter().filter(|&p| !pids.contains(&p));
+    let servers: Vec<u32> = mounted
+        .filter(|p| std::fs::read(format!("/proc/{p}/cmdline")).is_ok_and(|c| c.starts_with(bin.as_bytes())))
+        .collect();
+    assert_eq!(servers.len(), 1, "the mounted server runs");
+    pids.extend(servers);
+    signal(&child, "TERM");
+    let status = exits_soon(&mut child);
+    assert_eq!(status.code(), Some(143));
+    assert!(all_dead_soon(&pids), "survivors {pids:?}");
+    assert_eq!(setup.leftover_temps(), Vec::<String>::new());
+}
