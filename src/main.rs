@@ -111,14 +111,19 @@ mod serve {
         };
         crate::cli::turn::block_on(async move {
             let registry = Arc::new(toolwright::registry().map_err(|e| e.to_string())?);
-            let mounts = match &args.mcp_config {
+            // Mounting runs in the background: a slow or silent server never delays
+            // serving; its tools appear when ready (clients get list_changed).
+            let mounting = match &args.mcp_config {
                 Some(path) => {
                     let config = McpConfig::load(path).map_err(|e| e.to_string())?;
-                    let mounts = McpMounts::mount(Arc::clone(&registry), &config, MountOptions::default()).await;
-                    for warning in mounts.warnings() {
-                        eprintln!("toolwright: warning: {warning}");
-                    }
-                    Some(mounts)
+                    let registry = Arc::clone(&registry);
+                    Some(tokio::spawn(async move {
+                        let mounts = McpMounts::mount(registry, &config, MountOptions::default()).await;
+                        for warning in mounts.warnings() {
+                            eprintln!("toolwright: warning: {warning}");
+                        }
+                        mounts
+                    }))
                 }
                 None => None,
             };
@@ -147,8 +152,12 @@ mod serve {
                 served = serving => served,
                 () = crate::cli::stop::token().cancelled_owned() => Ok(()),
             };
-            if let Some(mounts) = mounts {
-                mounts.shutdown().await;
+            if let Some(mounting) = mounting {
+                // A mount still connecting is dropped, which kills its servers.
+                mounting.abort();
+                if let Ok(mounts) = mounting.await {
+                    mounts.shutdown().await;
+                }
             }
             served
         })?

@@ -279,3 +279,47 @@ async fn orchestrator_events_show_mounted_calls() {
     // A trusted read-only tool runs both calls in one concurrent batch.
     assert_eq!(batches, [2]);
 }
+
+fn raw_server(env: serde_json::Value) -> serde_json::Value {
+    json!({"mcpServers": {"raw": {
+        "command": peers::python(),
+        "args": [peers::peer_script("raw_server.py")],
+        "env": env,
+        "timeout": 20.0,
+    }}})
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tools_that_do_not_parse_are_skipped_one_by_one() {
+    let start = Instant::now();
+    let (_registry, mounts, executor) = mount(raw_server(json!({}))).await;
+    assert!(start.elapsed() < Duration::from_secs(10), "no wait for a timeout: {:?}", start.elapsed());
+    let names = mounts.tools("raw");
+    assert_eq!(names, ["mcp__raw__echo", "mcp__raw__mute"], "{:?}", mounts.warnings());
+    let warnings = mounts.warnings().join("\n");
+    for skipped in ["`stringy`", "`deep`"] {
+        assert!(warnings.contains(skipped) && warnings.contains("`raw`"), "{skipped}: {warnings}");
+    }
+    let echoed = call(&executor, "mcp__raw__echo", json!({"text": "still here"})).await;
+    assert_eq!(echoed.output.text_content(), "still here", "{echoed:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_stops_reading_is_restarted() {
+    let registry = Arc::new(Registry::builder().build().unwrap());
+    let options = MountOptions::default().write_timeout(Duration::from_millis(500));
+    let mounts = McpMounts::mount(Arc::clone(&registry), &config(raw_server(json!({}))), options).await;
+    let executor = Executor::builder(Arc::clone(&registry)).policy(AllowAll).build();
+    assert_eq!(call(&executor, "mcp__raw__mute", json!({})).await.output.text_content(), "muted");
+    // It reads no more: a call larger than the pipe's buffer cannot be written.
+    let big = "x".repeat(1 << 20);
+    let start = Instant::now();
+    let stuck = call(&executor, "mcp__raw__echo", json!({ "text": big })).await;
+    assert!(stuck.output.is_error, "{:?}", stuck.output.text_content());
+    assert!(start.elapsed() < Duration::from_secs(10), "{:?}", start.elapsed());
+    assert!(stuck.output.text_content().contains("went away"), "{}", stuck.output.text_content());
+    // The next call starts it again.
+    let again = call(&executor, "mcp__raw__echo", json!({"text": "back"})).await;
+    assert_eq!(again.output.text_content(), "back", "{again:?}");
+    drop(mounts);
+}

@@ -1,7 +1,11 @@
 //! `toolwright serve` answers every request, one over its size or depth limit with a
 //! JSON-RPC error naming the limit, on stdio and HTTP alike; the next request is
-//! served as usual.
+//! served as usual. Mounted servers connect in the background: a silent one never
+//! delays serving.
 
+mod common;
+
+use common::peers;
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Child, Command, Stdio};
@@ -191,4 +195,36 @@ fn http_answers_oversized_and_overdeep_bodies_with_a_json_rpc_error() {
 
     let _ = child.kill();
     let _ = child.wait();
+}
+
+#[test]
+fn a_silent_mounted_server_never_delays_serving() {
+    let ws = workspace();
+    let script = peers::peer_script("raw_server.py");
+    let config = ws.path().join("mcp.json");
+    let server = |env: Value| json!({"command": peers::python(), "args": [&script], "env": env});
+    let servers = json!({"mcpServers": {"silent": server(json!({"RAW_NO_INIT": "1"})), "raw": server(json!({}))}});
+    std::fs::write(&config, servers.to_string()).unwrap();
+    let start = Instant::now();
+    let mut serve = StdioServe::start(ws.path(), &["--mcp-config", config.to_str().unwrap()]);
+    serve.send(&initialize(1));
+    serve.answer(1);
+    assert!(start.elapsed() < Duration::from_secs(5), "initialize waited {:?}", start.elapsed());
+    serve.send(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    // The good server's tools appear once it has mounted.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let mut id = 2;
+    loop {
+        serve.send(&request(id, "tools/list", json!({})));
+        let listed = serve.answer(id);
+        let names: Vec<&str> =
+            listed["result"]["tools"].as_array().unwrap().iter().filter_map(|t| t["name"].as_str()).collect();
+        if names.contains(&"mcp__raw__echo") {
+            assert!(!names.iter().any(|n| n.starts_with("mcp__silent__")), "{names:?}");
+            break;
+        }
+        assert!(Instant::now() < deadline, "the raw server's tools never appeared: {names:?}");
+        std::thread::sleep(Duration::from_millis(200));
+        id += 1;
+    }
 }

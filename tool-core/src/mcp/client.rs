@@ -4,6 +4,8 @@
 
 use super::config::{McpConfig, McpServerConfig, ServerTransport};
 use super::convert::{flags_from_annotations, from_call_tool_result, normalize_schema, progress_from};
+use super::limits::MessageLimits;
+use super::lines::{LineTransport, Warn};
 use crate::context::ToolContext;
 use crate::error::{InputError, ToolError};
 use crate::leftovers::ProcessGroup;
@@ -14,15 +16,17 @@ use crate::schema::{self, Provider};
 use crate::spec::{Flags, ToolSpec};
 use crate::tool::{BoxFuture, DynTool, PreparedCall};
 use futures::StreamExt;
+use rmcp::RoleClient;
 use rmcp::handler::client::progress::ProgressDispatcher;
 use rmcp::model::{
     CallToolRequestParams, CancelledNotificationParam, ClientCapabilities, ClientRequest, Implementation,
     InitializeRequestParams, ProgressNotificationParam, ProtocolVersion, Request, ServerResult, Tool,
 };
-use rmcp::service::{NotificationContext, PeerRequestOptions, RoleClient, RunningService, ServiceError};
+use rmcp::service::{NotificationContext, PeerRequestOptions, RunningService, ServiceError};
 use rmcp::{ClientHandler, Peer, ServiceExt};
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, VecDeque};
+use std::process::Stdio;
 use std::sync::{Arc, Mutex, PoisonError, Weak};
 use std::time::{Duration, Instant};
 
@@ -36,11 +40,18 @@ pub struct MountOptions {
     pub providers: Vec<Provider>,
     /// How long connecting and listing tools may take per server.
     pub connect_timeout: Duration,
+    /// How long one message to a stdio server may take to write: past it the
+    /// server counts as having stopped reading, and it is killed and restarted.
+    pub write_timeout: Duration,
 }
 
 impl Default for MountOptions {
     fn default() -> Self {
-        MountOptions { providers: Provider::ALL.to_vec(), connect_timeout: Duration::from_secs(30) }
+        MountOptions {
+            providers: Provider::ALL.to_vec(),
+            connect_timeout: Duration::from_secs(30),
+            write_timeout: super::lines::WRITE_TIMEOUT,
+        }
     }
 }
 
@@ -48,6 +59,13 @@ impl MountOptions {
     /// Checks schemas only for these providers.
     pub fn providers(mut self, providers: impl IntoIterator<Item = Provider>) -> Self {
         self.providers = providers.into_iter().collect();
+        self
+    }
+
+    /// Gives each write to a stdio server this long (see
+    /// [`write_timeout`](Self::write_timeout)).
+    pub fn write_timeout(mut self, timeout: Duration) -> Self {
+        self.write_timeout = timeout;
         self
     }
 
@@ -294,15 +312,30 @@ impl Server {
                 if let Some(cwd) = cwd {
                     cmd.current_dir(cwd);
                 }
-                let (transport, stderr) = rmcp::transport::TokioChildProcess::builder(cmd)
-                    .stderr(std::process::Stdio::piped())
-                    .spawn()
-                    .map_err(|e| format!("starting `{command}`: {e}"))?;
+                cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).kill_on_drop(true);
+                let mut child = cmd.spawn().map_err(|e| format!("starting `{command}`: {e}"))?;
                 // Killed if this start is abandoned (a connect timeout drops it).
-                group = Some(ProcessGroup::adopt(transport.id()));
-                if let Some(stderr) = stderr {
+                group = Some(ProcessGroup::adopt(child.id()));
+                let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+                    return Err(format!("starting `{command}`: its standard streams are not pipes"));
+                };
+                if let Some(stderr) = child.stderr.take() {
                     self.keep_stderr(stderr);
                 }
+                // Reaped when it exits; the group above is what stops it.
+                tokio::spawn(async move {
+                    let _ = child.wait().await;
+                });
+                let me = self.me.clone();
+                let warn: Warn = Arc::new(move |warning| {
+                    if let Some(server) = me.upgrade() {
+                        server.warn(format!("MCP server `{}`: {warning}", server.name));
+                    }
+                });
+                let transport =
+                    LineTransport::<RoleClient, _, _>::new(stdout, stdin, MessageLimits::default().any_depth())
+                        .with_warnings(warn)
+                        .with_write_timeout(self.options.write_timeout);
                 handler.serve(transport).await.map_err(|e| e.to_string())?
             }
             ServerTransport::Http { url, headers } => {
@@ -365,7 +398,7 @@ impl Server {
         let mut link = self.link.lock().unwrap_or_else(PoisonError::into_inner);
         // Only a closed transport: a call racing a reconnect must not drop the new link.
         if link.peer.as_ref().is_some_and(|p| p.is_transport_closed() || peer.is_transport_closed()) {
-            link.take_service();
+            drop(link.take_service());
         }
         link.last_error = why.to_owned();
     }
@@ -459,7 +492,7 @@ impl Server {
         let request = ClientRequest::CallToolRequest(Request::new(params));
         let handle = match peer.send_request_with_option(request, PeerRequestOptions::no_options()).await {
             Ok(handle) => handle,
-            Err(e) => return Err(self.failure(&peer, e)),
+            Err(e) => return Err(self.failure_after_close(&peer, e).await),
         };
         let id = handle.id.clone();
         let mut progress = self.progress.subscribe(handle.progress_token.clone()).await;
@@ -489,8 +522,23 @@ impl Server {
                 self.name
             ))),
             Ok(_) => Err(ToolError::msg(format!("MCP server `{}` answered tools/call with something else", self.name))),
-            Err(e) => Err(self.failure(&peer, e)),
+            Err(e) => Err(self.failure_after_close(&peer, e).await),
         }
+    }
+
+    /// A write that failed closes the connection (the transport ends its reading
+    /// side when a write times out); give the service a moment to notice, so that
+    /// the link is dropped and the next call restarts the server.
+    async fn failure_after_close(&self, peer: &Peer<RoleClient>, error: ServiceError) -> ToolError {
+        if matches!(error, ServiceError::TransportSend(_)) {
+            for _ in 0..100 {
+                if peer.is_transport_closed() {
+                    break;
+                }
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+        }
+        self.failure(peer, error)
     }
 
     fn failure(&self, peer: &Peer<RoleClient>, error: ServiceError) -> ToolError {

@@ -73,6 +73,13 @@ impl MessageLimits {
         Ok(self)
     }
 
+    /// No depth limit on the whole message: a client takes a server's tool list
+    /// tool by tool, and skips only the tools nested too deep.
+    pub(crate) fn any_depth(mut self) -> MessageLimits {
+        self.max_depth = usize::MAX;
+        self
+    }
+
     /// The size limit in bytes.
     pub fn max_bytes(&self) -> usize {
         self.max_bytes
@@ -298,6 +305,11 @@ impl Scan {
         }
     }
 
+    /// Whether the message carries a request id (a request or a response).
+    pub(crate) fn has_id(&self) -> bool {
+        self.id.is_some()
+    }
+
     /// Whether the message is a notification (a `method` and no `id`): JSON-RPC
     /// answers none, not even with an error.
     pub(crate) fn is_notification(&self) -> bool {
@@ -308,17 +320,11 @@ impl Scan {
     pub(crate) fn limit_error(&self, breach: Breach, limits: &MessageLimits) -> Vec<u8> {
         let (message, data) = match breach {
             Breach::Bytes(size) => (
-                format!(
-                    "the message is {size} bytes, over this server's limit of {} bytes per message",
-                    limits.max_bytes
-                ),
+                format!("the message is {size} bytes, over the limit of {} bytes per message", limits.max_bytes),
                 serde_json::json!({"limit": "max_message_bytes", "max": limits.max_bytes, "size": size}),
             ),
             Breach::Depth(depth) => (
-                format!(
-                    "the message nests {depth} levels deep, over this server's limit of {} levels",
-                    limits.max_depth
-                ),
+                format!("the message nests {depth} levels deep, over the limit of {} levels", limits.max_depth),
                 serde_json::json!({"limit": "max_depth", "max": limits.max_depth, "depth": depth}),
             ),
         };

@@ -1,0 +1,61 @@
+"""A hand-written stdio MCP server that breaks the protocol on purpose, for
+toolwright's mount tests: no SDK, so it can list what an SDK would refuse.
+
+Tools listed: `echo` (good), `stringy` (an inputSchema that is a string), `deep`
+(a schema nested 100 levels), `mute` (answers, then never reads stdin again).
+With RAW_NO_INIT=1 it never answers `initialize`.
+"""
+
+import json
+import os
+import sys
+import time
+
+
+def deep_schema(levels):
+    schema = {"type": "string"}
+    for _ in range(levels):
+        schema = {"type": "object", "properties": {"a": schema}}
+    return schema
+
+
+TOOLS = [
+    {"name": "echo", "description": "Echo `text`.",
+     "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}},
+    {"name": "stringy", "description": "Its schema is a string.", "inputSchema": "not a schema"},
+    {"name": "deep", "description": "Nested 100 levels.", "inputSchema": deep_schema(100)},
+    {"name": "mute", "description": "Answers, then stops reading.", "inputSchema": {"type": "object"}},
+]
+
+
+def send(message):
+    sys.stdout.write(json.dumps(message) + "\n")
+    sys.stdout.flush()
+
+
+def main():
+    for line in sys.stdin:
+        message = json.loads(line)
+        method, id_ = message.get("method"), message.get("id")
+        if id_ is None:
+            continue
+        if method == "initialize":
+            if os.environ.get("RAW_NO_INIT") == "1":
+                continue
+            send({"jsonrpc": "2.0", "id": id_, "result": {
+                "protocolVersion": message["params"]["protocolVersion"], "capabilities": {"tools": {}},
+                "serverInfo": {"name": "raw", "version": "0"}}})
+        elif method == "tools/list":
+            send({"jsonrpc": "2.0", "id": id_, "result": {"tools": TOOLS}})
+        elif method == "tools/call":
+            name = message["params"]["name"]
+            args = message["params"].get("arguments") or {}
+            text = args.get("text", "muted") if name in ("echo", "mute") else "?"
+            send({"jsonrpc": "2.0", "id": id_, "result": {"content": [{"type": "text", "text": text}]}})
+            if name == "mute":
+                time.sleep(3600)
+        else:
+            send({"jsonrpc": "2.0", "id": id_, "error": {"code": -32601, "message": "no such method"}})
+
+
+main()
