@@ -144,6 +144,24 @@ fn glob_sorts_newest_first_and_respects_gitignore() {
 }
 
 #[test]
+fn glob_keeps_only_the_newest_it_shows_and_breaks_ties_by_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let same = SystemTime::now() - Duration::from_secs(50);
+    for i in (0..200).rev() {
+        let path = d.join(format!("f{i:03}.txt"));
+        fs::write(&path, "x").unwrap();
+        fs::File::options().write(true).open(&path).unwrap().set_modified(same).unwrap();
+    }
+    touch(&d.join("z-newest.txt"), 1);
+    let out = ok(glob(d, "*.txt", None, Some(3)));
+    assert_eq!(
+        out,
+        "z-newest.txt\nf000.txt\nf001.txt\n(showing 3 of 201 matches, newest first; narrow the pattern or raise `limit`)"
+    );
+}
+
+#[test]
 fn glob_reports_bad_patterns_and_paths() {
     let dir = tempfile::tempdir().unwrap();
     let e = err(glob(dir.path(), "src/[a-", None, None));

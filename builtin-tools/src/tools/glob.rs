@@ -3,6 +3,8 @@
 use crate::workspace::Workspace;
 use globset::GlobBuilder;
 use ignore::WalkState;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 use std::sync::{Mutex, PoisonError};
 use std::time::SystemTime;
 use toolwright_core::access::{Access, Accesses};
@@ -60,8 +62,9 @@ impl Tool for Glob {
         let limit = self.limit.unwrap_or(DEFAULT_GLOB_LIMIT) as usize;
         let pattern = self.pattern.clone();
         let search = move || {
-            // A parallel walk; the sort below makes the order deterministic.
-            let found: Mutex<Vec<(SystemTime, String)>> = Mutex::new(Vec::new());
+            // A parallel walk that keeps only the `limit` newest (memory by what is
+            // returned, not by what matched); the sort makes the order deterministic.
+            let found = Mutex::new(Newest::new(limit));
             workspace.walker(&base.path).build_parallel().run(|| {
                 let (found, matcher, workspace, base) = (&found, &matcher, &workspace, &base);
                 Box::new(move |entry| {
@@ -73,26 +76,51 @@ impl Tool for Glob {
                         let modified =
                             entry.metadata().ok().and_then(|m| m.modified().ok()).unwrap_or(SystemTime::UNIX_EPOCH);
                         let shown = workspace.display(entry.path());
-                        found.lock().unwrap_or_else(PoisonError::into_inner).push((modified, shown));
+                        found.lock().unwrap_or_else(PoisonError::into_inner).offer(modified, shown);
                     }
                     WalkState::Continue
                 })
             });
-            let mut found = found.into_inner().unwrap_or_else(PoisonError::into_inner);
-            // Newest first; equal times by path, so the order is deterministic.
-            found.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
-            format_matches(&pattern, &base.display, found.into_iter().map(|(_, p)| p).collect(), limit)
+            let found = found.into_inner().unwrap_or_else(PoisonError::into_inner);
+            format_matches(&pattern, &base.display, found, limit)
         };
         tokio::task::spawn_blocking(search).await.map_err(|e| ToolError::msg(format!("glob search failed: {e}")))
     }
 }
 
-fn format_matches(pattern: &str, dir: &str, paths: Vec<String>, limit: usize) -> String {
-    if paths.is_empty() {
+/// The `limit` newest matches seen, and how many matched in all.
+struct Newest {
+    /// The worst kept on top: oldest, then the greatest path.
+    kept: BinaryHeap<(Reverse<SystemTime>, String)>,
+    limit: usize,
+    total: usize,
+}
+
+impl Newest {
+    fn new(limit: usize) -> Newest {
+        Newest { kept: BinaryHeap::new(), limit, total: 0 }
+    }
+
+    fn offer(&mut self, modified: SystemTime, path: String) {
+        self.total += 1;
+        self.kept.push((Reverse(modified), path));
+        if self.kept.len() > self.limit {
+            self.kept.pop();
+        }
+    }
+
+    /// Newest first; equal times by path.
+    fn sorted(self) -> Vec<String> {
+        self.kept.into_sorted_vec().into_iter().map(|(_, path)| path).collect()
+    }
+}
+
+fn format_matches(pattern: &str, dir: &str, found: Newest, limit: usize) -> String {
+    let total = found.total;
+    if total == 0 {
         return format!("No files match `{pattern}` in `{dir}`.");
     }
-    let total = paths.len();
-    let mut out = paths.into_iter().take(limit).collect::<Vec<_>>().join("\n");
+    let mut out = found.sorted().join("\n");
     if total > limit {
         out.push_str(&format!("\n(showing {limit} of {total} matches, newest first; narrow the pattern or raise `limit`)"));
     }
