@@ -204,3 +204,24 @@ fn sigterm_to_serve_stops_calls_and_mounted_servers() {
     assert!(all_dead_soon(&pids), "survivors {pids:?}");
     assert_eq!(setup.leftover_temps(), Vec::<String>::new());
 }
+
+#[test]
+fn replay_stops_between_or_during_calls_and_leaves_no_scratch_copy() {
+    for signals in [1, 2] {
+        let setup = Setup::new();
+        let mut child =
+            setup.command(&["replay", "--pace", "200"]).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().unwrap();
+        // Wait for the replay to be under way: its first lines.
+        let mut stdout = BufReader::new(child.stdout.take().unwrap());
+        let mut line = String::new();
+        stdout.read_line(&mut line).unwrap();
+        std::thread::sleep(Duration::from_millis(700));
+        for _ in 0..signals {
+            signal(&child, "INT");
+        }
+        std::thread::spawn(move || std::io::copy(&mut stdout, &mut std::io::sink()));
+        let status = exits_soon(&mut child);
+        assert_eq!(status.code(), Some(130), "{signals} signal(s)");
+        assert_eq!(setup.leftover_temps(), Vec::<String>::new(), "{signals} signal(s)");
+    }
+}

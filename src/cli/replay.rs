@@ -36,7 +36,7 @@ pub struct ReplayArgs {
 pub fn run(args: ReplayArgs) -> Result<(), String> {
     let (name, text) = sample::session(args.session.as_deref().unwrap_or(sample::DEFAULT_SESSION))?;
     let (wire, turns) = recorded_turns(&text).map_err(|e| format!("{name}: {e}"))?;
-    let scratch;
+    let (scratch, _removed_on_stop);
     let workspace = match &args.workspace {
         Some(dir) => {
             sample::write_workspace(dir)?;
@@ -47,6 +47,7 @@ pub fn run(args: ReplayArgs) -> Result<(), String> {
                 .prefix("toolwright-replay-")
                 .tempdir()
                 .map_err(|e| format!("creating a scratch directory: {e}"))?;
+            _removed_on_stop = toolwright::leftovers::PendingTemp::new(scratch.path());
             sample::write_workspace(scratch.path())?;
             std::fs::canonicalize(scratch.path()).map_err(|e| e.to_string())?
         }

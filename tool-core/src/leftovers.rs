@@ -150,8 +150,9 @@ fn tagged_processes(matches: &impl Fn(&[u8]) -> bool) -> Vec<i32> {
         .collect()
 }
 
-/// A temporary file being written: removed by [`clean_up`] if the process stops
-/// before the write ends. Drop it once the file is renamed or removed.
+/// A temporary file being written, or a scratch directory: removed by
+/// [`clean_up`] (a directory with what it holds) if the process stops while it is
+/// registered. Drop it once the file is renamed or removed.
 #[derive(Debug)]
 pub struct PendingTemp(PathBuf);
 
@@ -190,7 +191,11 @@ pub fn clean_up() {
     let ours = format!("{}.", std::process::id());
     kill_tagged(|value| value.starts_with(ours.as_bytes()));
     for temp in temps {
-        let _ = std::fs::remove_file(temp);
+        // (Not following a symlink: only what was registered goes.)
+        let _ = match std::fs::symlink_metadata(&temp) {
+            Ok(meta) if meta.is_dir() => std::fs::remove_dir_all(&temp),
+            _ => std::fs::remove_file(&temp),
+        };
     }
 }
 
