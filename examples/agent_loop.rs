@@ -34,7 +34,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     std::fs::write(dir.path().join("todo.txt"), "- [ ] write the example\n")?;
     let registry = Arc::new(toolwright::registry()?);
     // What the request's `tools` holds, rendered once and cached.
-    let tools = registry.definitions(Provider::Anthropic { cache_control: true })?;
+    let tools = registry.definitions(Provider::Anthropic { strict: false, cache_control: true })?;
     println!("request carries {} bytes of tool definitions", tools.as_str().len());
 
     let orchestrator = Orchestrator::new(Arc::new(Executor::builder(registry).policy(AllowAll).build()));

@@ -32,7 +32,7 @@ enum Command {
         /// anthropic, openai-chat, openai-responses, gemini or mcp.
         #[arg(long, short, default_value = "anthropic")]
         provider: Provider,
-        /// OpenAI structured-outputs strict mode.
+        /// Strict mode: Anthropic's strict tool use, OpenAI's structured outputs.
         #[arg(long)]
         strict: bool,
         /// Anthropic: mark the last tool with cache_control.
@@ -200,14 +200,22 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
         }
         Command::Tools => tools_table(&registry()?),
         Command::Schema { provider, strict, cache_control, pretty } => {
-            if strict && !matches!(provider, Provider::OpenAiChat { .. } | Provider::OpenAiResponses { .. }) {
-                return Err(format!("--strict applies to openai-chat and openai-responses, not {}", provider.id()));
+            if strict
+                && !matches!(
+                    provider,
+                    Provider::Anthropic { .. } | Provider::OpenAiChat { .. } | Provider::OpenAiResponses { .. }
+                )
+            {
+                return Err(format!(
+                    "--strict applies to anthropic, openai-chat and openai-responses, not {}",
+                    provider.id()
+                ));
             }
             if cache_control && !matches!(provider, Provider::Anthropic { .. }) {
                 return Err(format!("--cache-control applies to anthropic, not {}", provider.id()));
             }
             let provider = match provider {
-                Provider::Anthropic { .. } => Provider::Anthropic { cache_control },
+                Provider::Anthropic { .. } => Provider::Anthropic { strict, cache_control },
                 other => other.with_strict(strict),
             };
             let definitions = registry()?.definitions(provider).map_err(|e| e.to_string())?;

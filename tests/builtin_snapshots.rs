@@ -9,7 +9,9 @@ use toolwright::{DEFAULT_TOOL_NAMES, Provider};
 
 fn slug(provider: Provider) -> String {
     match provider {
-        Provider::Anthropic { cache_control } => format!("anthropic{}", if cache_control { "_cached" } else { "" }),
+        Provider::Anthropic { strict, cache_control } => {
+            format!("anthropic{}{}", if strict { "_strict" } else { "" }, if cache_control { "_cached" } else { "" })
+        }
         Provider::OpenAiChat { strict } => format!("openai_chat{}", if strict { "_strict" } else { "" }),
         Provider::OpenAiResponses { strict } => format!("openai_responses{}", if strict { "_strict" } else { "" }),
         Provider::Gemini => "gemini".into(),
@@ -22,7 +24,7 @@ fn builtin_definitions_per_provider() {
     let registry = toolwright::registry().unwrap();
     for name in DEFAULT_TOOL_NAMES {
         for provider in Provider::ALL {
-            if provider == (Provider::Anthropic { cache_control: true }) {
+            if matches!(provider, Provider::Anthropic { cache_control: true, .. }) {
                 continue; // differs from plain Anthropic only in the list's last entry
             }
             let json = registry.definition(name, provider).unwrap().unwrap();

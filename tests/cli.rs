@@ -112,6 +112,21 @@ fn call_input_over_its_limits_is_refused_unread() {
 }
 
 #[test]
+fn schema_renders_anthropic_strict_and_refuses_strict_where_there_is_none() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = toolwright(&["schema", "--provider", "anthropic", "--strict", "--cache-control"], dir.path(), None);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let list: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let tools = list.as_array().unwrap();
+    assert!(tools.iter().any(|t| t["strict"] == true), "{list}");
+    assert!(tools.iter().all(|t| t["input_schema"]["additionalProperties"] == false));
+    assert_eq!(tools.last().unwrap()["cache_control"], serde_json::json!({"type": "ephemeral"}));
+    let out = toolwright(&["schema", "--provider", "gemini", "--strict"], dir.path(), None);
+    assert!(!out.status.success());
+    assert!(text(&out.stderr).contains("--strict applies to anthropic, openai-chat and openai-responses"));
+}
+
+#[test]
 fn check_validates_every_provider_and_sizes_the_definitions() {
     let dir = tempfile::tempdir().unwrap();
     let out = toolwright(&["check"], dir.path(), None);

@@ -116,7 +116,7 @@ fn renderings_are_cached_and_identical() {
 fn anthropic_cache_control_marks_only_the_last_tool() {
     let registry = toolwright::registry().unwrap();
     let plain = registry.definitions(Provider::ANTHROPIC).unwrap().to_value();
-    let cached = registry.definitions(Provider::Anthropic { cache_control: true }).unwrap().to_value();
+    let cached = registry.definitions(Provider::Anthropic { strict: false, cache_control: true }).unwrap().to_value();
     let (plain, cached) = (plain.as_array().unwrap(), cached.as_array().unwrap());
     assert_eq!(plain.len(), cached.len());
     let last = cached.len() - 1;
@@ -219,7 +219,7 @@ fn the_cli_rejects_bad_flags_with_one_clear_line() {
     assert!(!out.status.success());
     assert_eq!(
         String::from_utf8_lossy(&out.stderr),
-        "toolwright: --strict applies to openai-chat and openai-responses, not gemini\n"
+        "toolwright: --strict applies to anthropic, openai-chat and openai-responses, not gemini\n"
     );
     let out = Command::new(env!("CARGO_BIN_EXE_toolwright")).args(["schema", "--provider", "bard"]).output().unwrap();
     assert!(!out.status.success());

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::provider_rules::{check_tool, is_required};
+use common::provider_rules::{check_anthropic_strict_list, check_tool, is_required};
 use serde_json::{Value, json};
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
@@ -276,6 +276,20 @@ pub struct C19StringFormats {
     #[schemars(range(min = 1, max = 10))]
     pub rating: u8,
 }
+/// Counts, sets, lookaround and a format outside Anthropic's strict list.
+#[tool]
+pub struct C32Counted {
+    /// Between two and five tags.
+    #[schemars(length(min = 2, max = 5))]
+    pub tags: Vec<String>,
+    pub unique: std::collections::BTreeSet<u16>,
+    #[schemars(regex(pattern = r"^(?!tmp)[a-z]+$"))]
+    pub name: String,
+    /// A ratio.
+    #[schemars(range(min = 0.5))]
+    pub ratio: f64,
+    pub at_least_one: Option<Vec<u8>>,
+}
 /// Nested vectors.
 #[tool]
 pub struct C20VecVec {
@@ -366,6 +380,7 @@ noop_tools!(
     C17Boxed,
     C18Recursive,
     C19StringFormats,
+    C32Counted,
     C20VecVec,
     C21Tuple,
     C22AnyJson,
@@ -385,6 +400,7 @@ noop_tools!(
 #[derive(Clone, Copy, PartialEq)]
 enum Family {
     Strict,
+    AnthropicStrict,
     Gemini,
     All,
 }
@@ -392,6 +408,7 @@ enum Family {
 fn family_of(p: Provider) -> Option<Family> {
     match p {
         Provider::OpenAiChat { strict: true } | Provider::OpenAiResponses { strict: true } => Some(Family::Strict),
+        Provider::Anthropic { strict: true, .. } => Some(Family::AnthropicStrict),
         Provider::Gemini => Some(Family::Gemini),
         _ => None,
     }
@@ -402,6 +419,11 @@ fn family_of(p: Provider) -> Option<Family> {
 const EXPECTED_ERRORS: &[(&str, Family, &str)] = &[
     ("c06_hash_map", Family::Strict, "field `env`: a map with free-form keys"),
     ("c06_hash_map", Family::Gemini, "field `env`: a map with free-form keys"),
+    ("c06_hash_map", Family::AnthropicStrict, "field `env`: a map with free-form keys"),
+    ("c07b_tree_map", Family::AnthropicStrict, "field `points`: a map"),
+    ("c18_recursive", Family::AnthropicStrict, "recursive type"),
+    ("c21_tuple", Family::AnthropicStrict, "field `pair`: uses a tuple"),
+    ("c22_any_json", Family::AnthropicStrict, "field `payload`: accepts any JSON value"),
     ("c07b_tree_map", Family::Strict, "field `points`: a map"),
     ("c07b_tree_map", Family::Gemini, "field `points`: a map"),
     ("c16_flatten_enum", Family::All, "top level"),
@@ -557,6 +579,64 @@ fn gemini_lowers_keywords_it_lacks() {
     assert_eq!(gemini["properties"]["version"], json!({"type": "string", "enum": ["v1"]}));
     let ints = schema("c02_integers", Provider::Gemini);
     assert_eq!(ints["properties"]["b"], json!({"type": "integer", "minimum": 0, "maximum": 255}));
+}
+
+#[test]
+fn anthropic_strict_moves_what_it_cannot_carry_into_descriptions() {
+    let strict = Provider::Anthropic { strict: true, cache_control: false };
+    let formats = schema("c19_string_formats", strict);
+    let p = &formats["properties"];
+    assert_eq!(p["email"]["format"], json!("email"));
+    assert_eq!(p["homepage"]["format"], json!("uri"), "uri is on Anthropic's list");
+    assert_eq!(p["slug"]["pattern"], json!("^[a-z]+$"), "a simple pattern stays");
+    assert!(p["title"].get("maxLength").is_none() && p["title"].get("minLength").is_none());
+    assert_eq!(p["title"]["description"], json!("1 to 80 characters."));
+    assert!(p["rating"].get("minimum").is_none() && p["rating"].get("maximum").is_none());
+    assert_eq!(p["rating"]["description"], json!("From 1 to 10."));
+    assert_eq!(formats["additionalProperties"], json!(false));
+
+    let counted = schema("c32_counted", strict);
+    let p = &counted["properties"];
+    assert_eq!(p["tags"]["description"], json!("Between two and five tags. 2 to 5 items."));
+    assert!(p["tags"].get("minItems").is_none() && p["tags"].get("maxItems").is_none());
+    assert!(p["unique"].get("uniqueItems").is_none());
+    assert!(p["unique"]["description"].as_str().unwrap().contains("No duplicates"), "{}", p["unique"]);
+    assert!(p["name"].get("pattern").is_none(), "lookahead cannot be compiled into a grammar");
+    assert!(p["name"]["description"].as_str().unwrap().contains("`^(?!tmp)[a-z]+$`"), "{}", p["name"]);
+    assert_eq!(p["ratio"]["description"], json!("A ratio. At least 0.5."));
+    // Optional stays optional: out of `required`, and not a union with null.
+    assert_eq!(counted["required"], json!(["tags", "unique", "name", "ratio"]));
+    assert_eq!(p["at_least_one"]["type"], json!("array"));
+}
+
+#[test]
+fn anthropic_strict_constraints_are_still_enforced_on_input() {
+    let registry = std::sync::Arc::new(registry());
+    let executor = toolwright::Executor::new(std::sync::Arc::clone(&registry));
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let input = json!({"tags": ["only one"], "unique": [1], "name": "ok", "ratio": 1.0}).to_string();
+    let result = rt.block_on(
+        executor.execute(&toolwright::ToolCall::new("1", "c32_counted", input), &toolwright::TurnContext::new(".")),
+    );
+    assert!(result.output.is_error);
+    assert!(result.output.text_content().contains("tags"), "{}", result.output.text_content());
+}
+
+#[test]
+fn anthropic_strict_lists_keep_to_the_per_request_limits() {
+    let strict = Provider::Anthropic { strict: true, cache_control: false };
+    // The built-in set: more optional parameters in all than the 24 strict tools may have.
+    let builtins = toolwright::builtin::register_all(toolwright::Registry::builder()).build().unwrap();
+    let list = builtins.definitions(strict).unwrap().to_value();
+    assert_eq!(check_anthropic_strict_list(&list), Vec::<String>::new());
+    let marked = list.as_array().unwrap().iter().filter(|t| t["strict"] == json!(true)).count();
+    assert!((1..list.as_array().unwrap().len()).contains(&marked), "{marked} strict tools: the budget binds");
+    // Every tool, strict or not, is in the strict subset, so any of them can be made strict.
+    for tool in list.as_array().unwrap() {
+        let mut marked = tool.clone();
+        marked["strict"] = json!(true);
+        assert_eq!(check_tool(strict, &marked), Vec::<String>::new(), "{}", tool["name"]);
+    }
 }
 
 #[test]

@@ -91,7 +91,7 @@ pub fn run(args: AgentArgs) -> Result<(), String> {
     let answer = args.answer.given();
     let registry = Arc::new(toolwright::registry().map_err(|e| e.to_string())?);
     let provider = match endpoint.wire {
-        Wire::Anthropic => Provider::Anthropic { cache_control: true },
+        Wire::Anthropic => Provider::Anthropic { strict: false, cache_control: true },
         Wire::OpenAiChat => Provider::OpenAiChat { strict: false },
     };
     let tools: Value = registry.definitions(provider).map_err(|e| e.to_string())?.to_value();

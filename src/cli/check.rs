@@ -15,6 +15,7 @@ pub fn report(registry: &Registry) -> (String, bool) {
     let mut ok = true;
     let columns = [
         ("anthropic", Provider::ANTHROPIC),
+        ("anthropic strict", Provider::Anthropic { strict: true, cache_control: false }),
         ("openai strict", Provider::OpenAiChat { strict: true }),
         ("responses strict", Provider::OpenAiResponses { strict: true }),
         ("gemini", Provider::Gemini),
@@ -48,8 +49,23 @@ pub fn report(registry: &Registry) -> (String, bool) {
         }
     }
     if ok {
-        let _ =
-            writeln!(out, "every provider renders: Anthropic, OpenAI chat and responses (strict and not), Gemini, MCP");
+        let _ = writeln!(
+            out,
+            "every provider renders: Anthropic and OpenAI chat and responses (strict and not), Gemini, MCP"
+        );
+    }
+    // Anthropic takes `strict` on so many tools per request; say how many got it.
+    if let Ok(defs) = registry.definitions(Provider::Anthropic { strict: true, cache_control: false }) {
+        let list = defs.to_value();
+        let all = list.as_array().map_or(0, Vec::len);
+        let strict = list.as_array().into_iter().flatten().filter(|t| t["strict"] == true).count();
+        if strict < all {
+            let _ = writeln!(
+                out,
+                "anthropic strict: {strict} of {all} tools marked strict, in order (Anthropic allows 20 strict tools, \
+                 24 optional and 16 union parameters over them per request); the others keep the strict schema"
+            );
+        }
     }
     let width = names.iter().map(String::len).max().unwrap_or(4).max(5);
     let _ = write!(out, "\n{:<width$}", "tool");

@@ -22,12 +22,17 @@ pub fn check_tool(provider: Provider, tool: &Value) -> Vec<String> {
         None => return vec!["definition is not an object".into()],
     };
     let (name, description, schema, keys): (_, _, Option<&Value>, &[&str]) = match provider {
-        Provider::Anthropic { .. } => (
-            obj.get("name"),
-            obj.get("description"),
-            obj.get("input_schema"),
-            &["name", "description", "input_schema", "cache_control"],
-        ),
+        Provider::Anthropic { strict, .. } => {
+            if let Some(flag) = obj.get("strict") {
+                v.expect(strict && flag == &Value::Bool(true), "`strict` on an Anthropic tool that is not strict mode");
+            }
+            (
+                obj.get("name"),
+                obj.get("description"),
+                obj.get("input_schema"),
+                &["name", "description", "input_schema", "cache_control", "strict"],
+            )
+        }
         Provider::OpenAiChat { strict } => {
             v.expect(obj.get("type") == Some(&Value::from("function")), "chat tool type is not \"function\"");
             v.only_keys(obj, &["type", "function"], "chat tool");
@@ -157,6 +162,61 @@ const GEMINI_ALLOWED: &[&str] = &[
     "maximum",
 ];
 
+/// Anthropic strict tool use (the structured-outputs subset, as published).
+const ANTHROPIC_STRICT_ALLOWED: &[&str] = &[
+    "type",
+    "description",
+    "properties",
+    "required",
+    "additionalProperties",
+    "items",
+    "anyOf",
+    "allOf",
+    "enum",
+    "const",
+    "default",
+    "pattern",
+    "format",
+    "minItems",
+    "$ref",
+    "$defs",
+];
+const ANTHROPIC_STRICT_FORMATS: &[&str] =
+    &["date-time", "time", "date", "duration", "email", "hostname", "uri", "ipv4", "ipv6", "uuid"];
+
+/// Anthropic's per-request limits over all strict tools of one list: at most 20
+/// strict tools, 24 optional parameters and 16 union parameters (`anyOf` or a type
+/// array) in all.
+pub fn check_anthropic_strict_list(list: &Value) -> Vec<String> {
+    let mut v = Violations::default();
+    let (mut tools, mut optional, mut unions) = (0, 0, 0);
+    for tool in list.as_array().into_iter().flatten() {
+        if tool.get("strict") != Some(&Value::Bool(true)) {
+            continue;
+        }
+        tools += 1;
+        let mut stack = vec![&tool["input_schema"]];
+        while let Some(node) = stack.pop() {
+            let required: Vec<&Value> = node["required"].as_array().map(|r| r.iter().collect()).unwrap_or_default();
+            for (name, sub) in node["properties"].as_object().into_iter().flatten() {
+                optional += usize::from(!required.contains(&&Value::from(name.as_str())));
+                unions += usize::from(sub.get("anyOf").is_some() || sub["type"].is_array());
+                stack.push(sub);
+            }
+            if let Some(items) = node.get("items") {
+                stack.push(items);
+            }
+            for member in node["anyOf"].as_array().into_iter().flatten() {
+                stack.push(member);
+            }
+        }
+    }
+    v.expect(tools <= 20, &format!("{tools} strict tools, over 20"));
+    v.expect(optional <= 24, &format!("{optional} optional parameters over the strict tools, over 24"));
+    v.expect(unions <= 16, &format!("{unions} union parameters over the strict tools, over 16"));
+    v.0
+}
+
 fn check_schema(provider: Provider, root: &Value, v: &mut Violations) {
     let Some(map) = root.as_object() else {
         return v.fail("schema root is not an object");
@@ -187,6 +247,10 @@ fn walk(
 ) {
     let strict = matches!(provider, Provider::OpenAiChat { strict: true } | Provider::OpenAiResponses { strict: true });
     let gemini = provider == Provider::Gemini;
+    let anthropic_strict = matches!(provider, Provider::Anthropic { strict: true, .. });
+    if anthropic_strict {
+        return walk_anthropic_strict(schema, at, v);
+    }
     let map = match schema {
         Value::Object(m) => m,
         Value::Bool(true) if !strict && !gemini => return,
@@ -278,6 +342,59 @@ fn walk(
             for (i, m) in members.iter().enumerate() {
                 walk(provider, m, defs, depth, &format!("{at}<{i}>"), v);
             }
+        }
+    }
+}
+
+fn walk_anthropic_strict(schema: &Value, at: &str, v: &mut Violations) {
+    let Some(map) = schema.as_object() else {
+        return v.fail(&format!("{at}: Anthropic strict schema is {schema}"));
+    };
+    for k in map.keys() {
+        v.expect(
+            ANTHROPIC_STRICT_ALLOWED.contains(&k.as_str()),
+            &format!("{at}: Anthropic strict does not accept `{k}`"),
+        );
+    }
+    v.expect(!map.contains_key("$ref"), &format!("{at}: Anthropic strict cannot take a recursive schema"));
+    if let Some(n) = map.get("minItems") {
+        v.expect(n == 0 || n == 1, &format!("{at}: Anthropic strict takes minItems 0 or 1 only, not {n}"));
+    }
+    if let Some(f) = map.get("format").and_then(Value::as_str) {
+        v.expect(ANTHROPIC_STRICT_FORMATS.contains(&f), &format!("{at}: Anthropic strict does not take format `{f}`"));
+    }
+    if let Some(p) = map.get("pattern").and_then(Value::as_str) {
+        let bad = ["(?=", "(?!", "(?<=", "(?<!", "\\b"].iter().any(|c| p.contains(c))
+            || (1..=9).any(|d| p.contains(&format!("\\{d}")));
+        v.expect(!bad, &format!("{at}: pattern `{p}` uses what Anthropic strict cannot compile"));
+    }
+    if let Some(Value::Array(values)) = map.get("enum") {
+        v.expect(
+            values.iter().all(|x| !x.is_object() && !x.is_array()),
+            &format!("{at}: Anthropic strict enums hold primitives only"),
+        );
+    }
+    let types: Vec<&str> = match map.get("type") {
+        Some(Value::String(t)) => vec![t.as_str()],
+        Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
+        _ => vec![],
+    };
+    if types.contains(&"object") || map.contains_key("properties") {
+        v.expect(
+            map.get("additionalProperties") == Some(&Value::Bool(false)),
+            &format!("{at}: Anthropic strict object without additionalProperties: false"),
+        );
+    }
+    for (name, sub) in map.get("properties").and_then(Value::as_object).into_iter().flatten() {
+        let path = if at.is_empty() { name.clone() } else { format!("{at}.{name}") };
+        walk_anthropic_strict(sub, &path, v);
+    }
+    if let Some(items) = map.get("items") {
+        walk_anthropic_strict(items, &format!("{at}[]"), v);
+    }
+    for kw in ["anyOf", "allOf"] {
+        for (i, m) in map.get(kw).and_then(Value::as_array).into_iter().flatten().enumerate() {
+            walk_anthropic_strict(m, &format!("{at}<{i}>"), v);
         }
     }
 }

@@ -61,9 +61,9 @@ pub(crate) struct Entry {
     name: Arc<str>,
     owner: Option<Arc<str>>,
     input_schema: OnceLock<Value>,
-    lowered: [OnceLock<Result<Value, SchemaError>>; 3],
+    lowered: [OnceLock<Result<Value, SchemaError>>; Dialect::COUNT],
     output_schema: OnceLock<Result<Option<Value>, SchemaError>>,
-    rendered: [OnceLock<Result<String, SchemaError>>; 8],
+    rendered: [OnceLock<Result<String, SchemaError>>; Provider::COUNT],
 }
 
 impl Entry {
@@ -217,7 +217,7 @@ pub struct OverlayStats {
 #[derive(Default)]
 struct ListCache {
     generation: u64,
-    slots: [Option<Result<Definitions, SchemaError>>; 8],
+    slots: [Option<Result<Definitions, SchemaError>>; Provider::COUNT],
 }
 
 /// Renderings of pools, by (pool fingerprint, provider slot). Bounded.
@@ -766,7 +766,10 @@ fn render_members(members: &[Member<'_>], provider: Provider) -> Result<Definiti
             parts.push(Cow::Owned(m.entry.render(provider, &alias.name, description)?));
         }
     }
-    if let (Provider::Anthropic { cache_control: true }, Some(last)) = (provider, parts.last_mut()) {
+    if let Provider::Anthropic { strict: true, .. } = provider {
+        schema::anthropic_strict_budget(&mut parts);
+    }
+    if let (Provider::Anthropic { cache_control: true, .. }, Some(last)) = (provider, parts.last_mut()) {
         *last = Cow::Owned(schema::with_cache_control(last));
     }
     Ok(Definitions::from_parts(parts.iter().map(|p| p.as_ref()), provider == Provider::Gemini))

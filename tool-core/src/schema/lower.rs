@@ -1,10 +1,14 @@
 //! Lowering a draft 2020-12 schema into what one provider family accepts.
 //!
-//! Three dialects cover the providers (DESIGN.md §3):
+//! Four dialects cover the providers (DESIGN.md §3):
 //! - [`Dialect::Standard`]: Anthropic, OpenAI non-strict and MCP. JSON Schema with
 //!   `$ref` inlined, no `$schema`, optional fields left out of `required`.
 //! - [`Dialect::OpenAiStrict`]: every object closed and fully required, optional
 //!   fields nullable, only the keywords strict mode supports, and its size limits.
+//! - [`Dialect::AnthropicStrict`]: the structured-outputs subset: every object
+//!   closed (optional fields stay optional), no numeric, length or count bounds (they
+//!   move into the description, and the input is still checked against them), a
+//!   short `format` list, simple patterns only, no recursion.
 //! - [`Dialect::Gemini`]: the OpenAPI 3.0 subset: no `$ref`, no
 //!   `additionalProperties`, no type arrays or `const`, `nullable` for options.
 //!
@@ -19,9 +23,13 @@ pub(crate) enum Dialect {
     Standard,
     OpenAiStrict,
     Gemini,
+    AnthropicStrict,
 }
 
 impl Dialect {
+    /// How many dialects there are (cache slots).
+    pub(crate) const COUNT: usize = 4;
+
     pub(crate) fn index(self) -> usize {
         self as usize
     }
@@ -48,6 +56,25 @@ const NUMERIC_FORMATS: &[&str] = &[
 const STRICT_STRING_FORMATS: &[&str] =
     &["date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid"];
 const GEMINI_STRING_FORMATS: &[&str] = &["date-time", "enum"];
+const ANTHROPIC_STRICT_FORMATS: &[&str] =
+    &["date-time", "time", "date", "duration", "email", "hostname", "uri", "ipv4", "ipv6", "uuid"];
+
+/// Keywords Anthropic's strict tool use accepts as they are.
+const ANTHROPIC_STRICT_KEYWORDS: &[&str] = &[
+    "type",
+    "description",
+    "properties",
+    "required",
+    "additionalProperties",
+    "items",
+    "anyOf",
+    "enum",
+    "const",
+    "default",
+    "pattern",
+    "format",
+    "minItems",
+];
 
 /// Keywords OpenAI strict mode accepts; anything else is dropped (annotations) or
 /// rejected (handled before this list is consulted).
@@ -185,6 +212,7 @@ impl Lowerer<'_> {
             Dialect::Standard => "this provider",
             Dialect::OpenAiStrict => "OpenAI strict mode",
             Dialect::Gemini => "Gemini's OpenAPI schema subset",
+            Dialect::AnthropicStrict => "Anthropic's strict tool use",
         }
     }
 
@@ -236,7 +264,7 @@ impl Lowerer<'_> {
         };
         let recursive = name == "#" || self.expanding.contains(&name);
         if recursive {
-            if self.dialect == Dialect::Gemini {
+            if matches!(self.dialect, Dialect::Gemini | Dialect::AnthropicStrict) {
                 return self.fail(format!(
                     "the type `{name}` contains itself (a recursive type), which {} cannot express; break the cycle (for example with a depth-limited copy of the type) or use another provider",
                     self.provider_words()
@@ -310,6 +338,8 @@ impl Lowerer<'_> {
             .unwrap_or_default();
         let mut out = Map::new();
         let mut dropped_default = None;
+        // Anthropic strict: constraints it cannot carry, in words for the description.
+        let described = if dialect == Dialect::AnthropicStrict { describe_constraints(map) } else { Vec::new() };
         // Optional fields with a serde default: strict mode must require them without
         // null, because null would not parse into the field's type.
         let mut defaulted: Vec<String> = Vec::new();
@@ -386,7 +416,7 @@ impl Lowerer<'_> {
                     let key = if dialect == Dialect::Standard { key.clone() } else { "anyOf".to_owned() };
                     out.insert(key, Value::Array(members));
                 }
-                "const" if dialect != Dialect::Standard => {
+                "const" if !matches!(dialect, Dialect::Standard | Dialect::AnthropicStrict) => {
                     if dialect == Dialect::Gemini && !value.is_string() {
                         return self.fail(format!("the constant {value} cannot be expressed in Gemini's schema subset, whose enums hold strings only"));
                     }
@@ -399,12 +429,26 @@ impl Lowerer<'_> {
                             Dialect::Standard => true,
                             Dialect::OpenAiStrict => STRICT_STRING_FORMATS.contains(&format),
                             Dialect::Gemini => GEMINI_STRING_FORMATS.contains(&format),
+                            Dialect::AnthropicStrict => ANTHROPIC_STRICT_FORMATS.contains(&format),
                         };
                     if keep {
                         out.insert(key.clone(), value.clone());
                     }
                 }
-                "default" if dialect != Dialect::Standard => dropped_default = Some(value.clone()),
+                "default" if !matches!(dialect, Dialect::Standard | Dialect::AnthropicStrict) => {
+                    dropped_default = Some(value.clone())
+                }
+                "minItems" if dialect == Dialect::AnthropicStrict => {
+                    // Only 0 and 1 are accepted; a larger count is described.
+                    if value.as_u64().is_some_and(|n| n <= 1) {
+                        out.insert(key.clone(), value.clone());
+                    }
+                }
+                "pattern" if dialect == Dialect::AnthropicStrict => {
+                    if value.as_str().is_some_and(simple_pattern) {
+                        out.insert(key.clone(), value.clone());
+                    }
+                }
                 "exclusiveMinimum" | "exclusiveMaximum" if dialect == Dialect::Gemini => {
                     // Gemini has only inclusive bounds: tighten integers by one, keep the
                     // (slightly looser) bound for numbers.
@@ -429,6 +473,7 @@ impl Lowerer<'_> {
                         Dialect::Standard => true,
                         Dialect::OpenAiStrict => STRICT_KEYWORDS.contains(&key.as_str()),
                         Dialect::Gemini => GEMINI_KEYWORDS.contains(&key.as_str()),
+                        Dialect::AnthropicStrict => ANTHROPIC_STRICT_KEYWORDS.contains(&key.as_str()),
                     };
                     if allowed {
                         out.insert(key.clone(), value.clone());
@@ -441,6 +486,9 @@ impl Lowerer<'_> {
         }
         if let Some(default) = dropped_default {
             note_default(&mut out, &default);
+        }
+        if !described.is_empty() {
+            note(&mut out, &described.join(", "));
         }
         self.nullability(&mut out, prop)?;
         if is_object(&out) {
@@ -466,9 +514,10 @@ impl Lowerer<'_> {
             };
         }
         match self.dialect {
-            // An optional field is simply left out; saying "or null" only costs tokens.
-            Dialect::Standard if prop == Property::Optional => {}
-            Dialect::Standard | Dialect::OpenAiStrict => add_null(out),
+            // An optional field is simply left out; saying "or null" only costs tokens
+            // (and, for Anthropic strict, one of its few unions).
+            Dialect::Standard | Dialect::AnthropicStrict if prop == Property::Optional => {}
+            Dialect::Standard | Dialect::OpenAiStrict | Dialect::AnthropicStrict => add_null(out),
             Dialect::Gemini => {
                 out.insert("nullable".into(), Value::Bool(true));
             }
@@ -506,6 +555,13 @@ impl Lowerer<'_> {
                     }
                 }
                 out.insert("required".into(), Value::Array(all));
+                out.insert("additionalProperties".into(), Value::Bool(false));
+                if !out.contains_key("properties") {
+                    out.insert("properties".into(), Value::Object(Map::new()));
+                }
+            }
+            Dialect::AnthropicStrict => {
+                // Closed, as the subset requires; optional fields stay optional.
                 out.insert("additionalProperties".into(), Value::Bool(false));
                 if !out.contains_key("properties") {
                     out.insert("properties".into(), Value::Object(Map::new()));
@@ -568,13 +624,81 @@ fn canonical_order(schema: Value) -> Value {
 
 /// Keeps a dropped `default` visible to the model in the description.
 fn note_default(out: &mut Map<String, Value>, default: &Value) {
-    let note = format!("Default: {default}.");
+    note(out, &format!("Default: {default}"));
+}
+
+/// Appends a sentence to the schema's description.
+fn note(out: &mut Map<String, Value>, sentence: &str) {
+    let sentence = capitalized(&format!("{sentence}."));
     let description = match out.get("description").and_then(Value::as_str) {
-        Some(d) if d.ends_with('.') => format!("{d} {note}"),
-        Some(d) => format!("{d}. {note}"),
-        None => note,
+        Some(d) if d.ends_with('.') => format!("{d} {sentence}"),
+        Some(d) => format!("{d}. {sentence}"),
+        None => sentence,
     };
     out.insert("description".into(), Value::String(description));
+}
+
+fn capitalized(text: &str) -> String {
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
+/// The constraints of `map` that Anthropic's strict subset cannot carry, in words:
+/// `at least 1`, `from 1 to 64 characters`, `at most 5 items`.
+fn describe_constraints(map: &Map<String, Value>) -> Vec<String> {
+    let number = |key: &str| map.get(key).filter(|v| v.is_number()).map(Value::to_string);
+    let count = |key: &str| map.get(key).and_then(Value::as_u64);
+    let mut out = Vec::new();
+    match (number("minimum"), number("maximum")) {
+        (Some(min), Some(max)) => out.push(format!("from {min} to {max}")),
+        (Some(min), None) => out.push(format!("at least {min}")),
+        (None, Some(max)) => out.push(format!("at most {max}")),
+        (None, None) => {}
+    }
+    if let Some(n) = number("exclusiveMinimum") {
+        out.push(format!("greater than {n}"));
+    }
+    if let Some(n) = number("exclusiveMaximum") {
+        out.push(format!("less than {n}"));
+    }
+    if let Some(n) = number("multipleOf") {
+        out.push(format!("a multiple of {n}"));
+    }
+    let counted = |min: Option<u64>, max: Option<u64>, noun: &str| match (min, max) {
+        (Some(a), Some(b)) if a == b => Some(format!("exactly {a} {noun}")),
+        (Some(a), Some(b)) => Some(format!("{a} to {b} {noun}")),
+        (Some(a), None) => Some(format!("at least {a} {noun}")),
+        (None, Some(b)) => Some(format!("at most {b} {noun}")),
+        (None, None) => None,
+    };
+    out.extend(counted(count("minLength"), count("maxLength"), "characters"));
+    // minItems 0 and 1 stay in the schema; a larger one is said.
+    out.extend(counted(count("minItems").filter(|&n| n > 1), count("maxItems"), "items"));
+    out.extend(counted(count("minProperties"), count("maxProperties"), "entries"));
+    if map.get("uniqueItems") == Some(&Value::Bool(true)) {
+        out.push("no duplicates".into());
+    }
+    if let Some(pattern) = map.get("pattern").and_then(Value::as_str).filter(|p| !simple_pattern(p)) {
+        out.push(format!("matching the regular expression `{pattern}`"));
+    }
+    if let Some(format) = map.get("format").and_then(Value::as_str)
+        && !ANTHROPIC_STRICT_FORMATS.contains(&format)
+        && !NUMERIC_FORMATS.contains(&format)
+    {
+        out.push(format!("in the format {format}"));
+    }
+    out
+}
+
+/// Whether a `pattern` is within what a grammar can compile: no lookaround, no
+/// backreferences, no word boundaries.
+fn simple_pattern(pattern: &str) -> bool {
+    let complex = ["(?=", "(?!", "(?<=", "(?<!", "\\b", "\\B"];
+    let backreference = pattern.as_bytes().windows(2).any(|w| w[0] == b'\\' && w[1].is_ascii_digit() && w[1] != b'0');
+    !complex.iter().any(|c| pattern.contains(c)) && !backreference
 }
 
 fn type_names(map: &Map<String, Value>) -> Vec<&str> {

@@ -46,6 +46,10 @@ pub fn empty_object_schema() -> Value {
 pub enum Provider {
     /// Anthropic Messages API: `{name, description, input_schema}`.
     Anthropic {
+        /// Strict tool use (`strict: true` on each tool, as many as Anthropic's
+        /// per-request limits allow): schemas in the structured-outputs subset, with
+        /// what it cannot carry moved into descriptions (and still checked on input).
+        strict: bool,
         /// Put `cache_control: {type: ephemeral}` on the last tool, so the tool list
         /// is a cacheable prompt prefix.
         cache_control: bool,
@@ -67,10 +71,15 @@ pub enum Provider {
 }
 
 impl Provider {
+    /// How many provider variants there are (cache slots).
+    pub const COUNT: usize = 10;
+
     /// Every provider variant, each with its own cache slot.
-    pub const ALL: [Provider; 8] = [
-        Provider::Anthropic { cache_control: false },
-        Provider::Anthropic { cache_control: true },
+    pub const ALL: [Provider; Provider::COUNT] = [
+        Provider::Anthropic { strict: false, cache_control: false },
+        Provider::Anthropic { strict: false, cache_control: true },
+        Provider::Anthropic { strict: true, cache_control: false },
+        Provider::Anthropic { strict: true, cache_control: true },
         Provider::OpenAiChat { strict: false },
         Provider::OpenAiChat { strict: true },
         Provider::OpenAiResponses { strict: false },
@@ -79,22 +88,23 @@ impl Provider {
         Provider::Mcp,
     ];
 
-    /// Anthropic without `cache_control`.
-    pub const ANTHROPIC: Provider = Provider::Anthropic { cache_control: false };
+    /// Anthropic, not strict, without `cache_control`.
+    pub const ANTHROPIC: Provider = Provider::Anthropic { strict: false, cache_control: false };
 
     pub(crate) fn slot(self) -> usize {
         match self {
-            Provider::Anthropic { cache_control } => cache_control as usize,
-            Provider::OpenAiChat { strict } => 2 + strict as usize,
-            Provider::OpenAiResponses { strict } => 4 + strict as usize,
-            Provider::Gemini => 6,
-            Provider::Mcp => 7,
+            Provider::Anthropic { strict, cache_control } => 2 * strict as usize + cache_control as usize,
+            Provider::OpenAiChat { strict } => 4 + strict as usize,
+            Provider::OpenAiResponses { strict } => 6 + strict as usize,
+            Provider::Gemini => 8,
+            Provider::Mcp => 9,
         }
     }
 
     pub(crate) fn dialect(self) -> Dialect {
         match self {
             Provider::OpenAiChat { strict: true } | Provider::OpenAiResponses { strict: true } => Dialect::OpenAiStrict,
+            Provider::Anthropic { strict: true, .. } => Dialect::AnthropicStrict,
             Provider::Gemini => Dialect::Gemini,
             _ => Dialect::Standard,
         }
@@ -112,9 +122,20 @@ impl Provider {
         }
     }
 
+    /// Whether this is a strict rendering.
+    pub fn is_strict(self) -> bool {
+        matches!(
+            self,
+            Provider::Anthropic { strict: true, .. }
+                | Provider::OpenAiChat { strict: true }
+                | Provider::OpenAiResponses { strict: true }
+        )
+    }
+
     /// The same provider with strict mode set, where the provider has one.
     pub fn with_strict(self, strict: bool) -> Provider {
         match self {
+            Provider::Anthropic { cache_control, .. } => Provider::Anthropic { strict, cache_control },
             Provider::OpenAiChat { .. } => Provider::OpenAiChat { strict },
             Provider::OpenAiResponses { .. } => Provider::OpenAiResponses { strict },
             other => other,
@@ -125,7 +146,7 @@ impl Provider {
 impl fmt::Display for Provider {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Provider::Anthropic { .. } => f.write_str("Anthropic"),
+            Provider::Anthropic { strict, .. } => write!(f, "Anthropic{}", if *strict { " (strict)" } else { "" }),
             Provider::OpenAiChat { strict } => write!(f, "OpenAI chat{}", if *strict { " (strict)" } else { "" }),
             Provider::OpenAiResponses { strict } => {
                 write!(f, "OpenAI responses{}", if *strict { " (strict)" } else { "" })
@@ -249,10 +270,13 @@ pub(crate) fn render_tool(
     let description = Value::String(description.to_owned());
     let mut tool = Map::new();
     match provider {
-        Provider::Anthropic { .. } => {
+        Provider::Anthropic { strict, .. } => {
             tool.insert("name".into(), name);
             tool.insert("description".into(), description);
             tool.insert("input_schema".into(), input.clone());
+            if strict {
+                tool.insert("strict".into(), Value::Bool(true));
+            }
         }
         Provider::OpenAiChat { strict } => {
             let mut function = Map::new();
@@ -312,6 +336,60 @@ pub(crate) fn lower_output(spec: &ToolSpec, raw: &Value) -> Result<Value, Schema
         e
     })?;
     Ok(lowered)
+}
+
+/// Anthropic's limits on strict tools in one request: tools, optional parameters,
+/// and parameters that are unions (`anyOf` or a type array), over all strict tools.
+const ANTHROPIC_STRICT_TOOLS: usize = 20;
+const ANTHROPIC_STRICT_OPTIONAL: usize = 24;
+const ANTHROPIC_STRICT_UNIONS: usize = 16;
+
+/// Keeps `strict: true` on the tools that fit Anthropic's per-request limits, in
+/// order, and takes it off the rest (their schemas, lowered for strict use, stay
+/// valid). Returns how many stay strict.
+pub(crate) fn anthropic_strict_budget(parts: &mut [std::borrow::Cow<'_, str>]) -> usize {
+    let (mut tools, mut optional, mut unions) = (0, 0, 0);
+    for part in parts.iter_mut() {
+        let Some(body) = part.strip_suffix(STRICT_SUFFIX) else { continue };
+        let (o, u) = serde_json::from_str::<Value>(part.as_ref())
+            .map(|tool| strict_costs(&tool["input_schema"]))
+            .unwrap_or((usize::MAX, usize::MAX));
+        let fits = tools < ANTHROPIC_STRICT_TOOLS
+            && optional + o <= ANTHROPIC_STRICT_OPTIONAL
+            && unions + u <= ANTHROPIC_STRICT_UNIONS;
+        if fits {
+            (tools, optional, unions) = (tools + 1, optional + o, unions + u);
+        } else {
+            *part = std::borrow::Cow::Owned(format!("{body}}}"));
+        }
+    }
+    tools
+}
+
+/// How a rendered strict tool ends.
+const STRICT_SUFFIX: &str = ",\"strict\":true}";
+
+/// The optional parameters and the union parameters of a schema, all levels.
+fn strict_costs(schema: &Value) -> (usize, usize) {
+    let (mut optional, mut unions) = (0, 0);
+    let mut stack = vec![schema];
+    while let Some(node) = stack.pop() {
+        if let Some(props) = node.get("properties").and_then(Value::as_object) {
+            let required = node.get("required").and_then(Value::as_array);
+            for (name, sub) in props {
+                if !required.is_some_and(|r| r.iter().any(|n| n == name)) {
+                    optional += 1;
+                }
+                if sub.get("anyOf").is_some() || sub.get("type").is_some_and(Value::is_array) {
+                    unions += 1;
+                }
+                stack.push(sub);
+            }
+        }
+        stack.extend(node.get("items"));
+        stack.extend(node.get("anyOf").and_then(Value::as_array).into_iter().flatten());
+    }
+    (optional, unions)
 }
 
 /// Adds Anthropic's `cache_control` marker to one rendered tool.
