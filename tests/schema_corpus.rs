@@ -340,6 +340,11 @@ pub struct C28PathAndSkip {
 pub struct C29TooDeep {
     pub next: D1,
 }
+/// Nested exactly ten levels below the root: OpenAI strict's limit, accepted.
+#[tool]
+pub struct C33AtTheDepthLimit {
+    pub next: D2,
+}
 /// Exclusive bounds and a string constant.
 #[tool]
 pub struct C30Keywords {
@@ -391,6 +396,7 @@ noop_tools!(
     C27VecOfOptions,
     C28PathAndSkip,
     C29TooDeep,
+    C33AtTheDepthLimit,
     C30Keywords,
     C31NumericConst,
     C32VecOfTagged,
@@ -432,7 +438,7 @@ const EXPECTED_ERRORS: &[(&str, Family, &str)] = &[
     ("c21_tuple", Family::Gemini, "field `pair`: uses a tuple"),
     ("c22_any_json", Family::Strict, "field `payload`: accepts any JSON value"),
     ("c22_any_json", Family::Gemini, "field `payload`: accepts any JSON value"),
-    ("c29_too_deep", Family::Strict, "nested more than 10 levels"),
+    ("c29_too_deep", Family::Strict, "nested 11 levels below the root, more than the 10"),
     ("c31_numeric_const", Family::Gemini, "strings only"),
 ];
 

@@ -229,7 +229,8 @@ fn check_schema(provider: Provider, root: &Value, v: &mut Violations) {
     if provider == Provider::Gemini {
         v.expect(defs.is_none(), "Gemini schema has $defs");
     }
-    walk(provider, root, defs, 1, "", v);
+    // OpenAI counts nesting from the root object at level 0.
+    walk(provider, root, defs, 0, "", v);
     if let Some(defs) = defs {
         for (name, def) in defs {
             walk(provider, def, Some(defs), 1, name, v);

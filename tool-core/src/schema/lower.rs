@@ -46,6 +46,11 @@ pub(crate) struct LowerError {
 const STRICT_MAX_DEPTH: usize = 10;
 const STRICT_MAX_PROPERTIES: usize = 5000;
 const STRICT_MAX_ENUM_VALUES: usize = 1000;
+/// Characters of all property names, definition names, enum and const values.
+const STRICT_MAX_TOTAL_STRING: usize = 120_000;
+/// Characters of one string enum's values, when it has more than 250 of them.
+const STRICT_MAX_ENUM_STRING: usize = 15_000;
+const STRICT_LARGE_ENUM: usize = 250;
 
 /// `format`s that schemars emits for Rust numbers; they are not JSON Schema formats
 /// and only cost tokens (the range is in `minimum`/`maximum`).
@@ -149,6 +154,7 @@ pub(crate) fn lower(schema: &Value, dialect: Dialect) -> Result<Value, LowerErro
         depth: 0,
         properties: 0,
         enum_values: 0,
+        string_length: 0,
     };
     let mut out = lowerer.node(schema, Property::No)?;
     // Recursive types stay as `$defs` + `$ref` (Gemini refused them already).
@@ -156,6 +162,7 @@ pub(crate) fn lower(schema: &Value, dialect: Dialect) -> Result<Value, LowerErro
     let mut i = 0;
     while i < lowerer.kept_defs.len() {
         let name = lowerer.kept_defs[i].clone();
+        lowerer.count_string(name.chars().count())?;
         let def = &defs[&name];
         lowerer.path = vec![name.clone()];
         lowerer.expanding = vec![name.clone()];
@@ -190,9 +197,12 @@ struct Lowerer<'a> {
     expanding: Vec<String>,
     /// Recursive `$defs` that the output keeps, in first-seen order.
     kept_defs: Vec<String>,
+    /// How many objects' properties the node is below (the root's are at 1).
     depth: usize,
     properties: usize,
     enum_values: usize,
+    /// Characters of names and enum and const values, as OpenAI strict mode counts.
+    string_length: usize,
 }
 
 impl Lowerer<'_> {
@@ -205,6 +215,17 @@ impl Lowerer<'_> {
             path.push_str(seg);
         }
         Err(LowerError { path, message: message.into() })
+    }
+
+    /// Adds to the characters OpenAI strict mode counts, refusing past its limit.
+    fn count_string(&mut self, chars: usize) -> Result<(), LowerError> {
+        self.string_length += chars;
+        if self.dialect == Dialect::OpenAiStrict && self.string_length > STRICT_MAX_TOTAL_STRING {
+            return self.fail(format!(
+                "the schema's property names and enum values have more than {STRICT_MAX_TOTAL_STRING} characters in all, the most OpenAI strict mode accepts"
+            ));
+        }
+        Ok(())
     }
 
     fn provider_words(&self) -> &'static str {
@@ -233,10 +254,7 @@ impl Lowerer<'_> {
             let merged = self.merge_all_of(map)?;
             return self.node(&Value::Object(merged), prop);
         }
-        self.depth += 1;
-        let result = self.object_node(map, prop);
-        self.depth -= 1;
-        result
+        self.object_node(map, prop)
     }
 
     fn any_value(&self) -> Result<Value, LowerError> {
@@ -320,9 +338,13 @@ impl Lowerer<'_> {
 
     fn object_node(&mut self, map: &Map<String, Value>, prop: Property) -> Result<Value, LowerError> {
         let dialect = self.dialect;
-        if dialect == Dialect::OpenAiStrict && self.depth > STRICT_MAX_DEPTH {
-            return self
-                .fail(format!("nested more than {STRICT_MAX_DEPTH} levels deep, the most OpenAI strict mode accepts"));
+        // OpenAI counts nesting from the root object at level 0: an object that is a
+        // property of the root is at level 1.
+        if dialect == Dialect::OpenAiStrict && self.depth > STRICT_MAX_DEPTH && is_object(map) {
+            return self.fail(format!(
+                "an object nested {} levels below the root, more than the {STRICT_MAX_DEPTH} OpenAI strict mode accepts",
+                self.depth
+            ));
         }
         if dialect != Dialect::Standard
             && let Some(kw) = ASSERTING_KEYWORDS.iter().find(|k| map.contains_key(**k))
@@ -347,9 +369,11 @@ impl Lowerer<'_> {
             match key.as_str() {
                 "$schema" | "$id" | "$comment" | "$defs" | "definitions" | "title" => {}
                 "properties" => {
+                    self.depth += 1;
                     let mut props = Map::new();
                     for (name, sub) in value.as_object().into_iter().flatten() {
                         self.properties += 1;
+                        self.count_string(name.chars().count())?;
                         let kind =
                             if required.contains(&name.as_str()) { Property::Required } else { Property::Optional };
                         if kind == Property::Optional && sub.get("default").is_some() {
@@ -360,6 +384,7 @@ impl Lowerer<'_> {
                         self.path.pop();
                         props.insert(name.clone(), lowered);
                     }
+                    self.depth -= 1;
                     out.insert(key.clone(), Value::Object(props));
                 }
                 "items" => {
@@ -417,6 +442,7 @@ impl Lowerer<'_> {
                     out.insert(key, Value::Array(members));
                 }
                 "const" if !matches!(dialect, Dialect::Standard | Dialect::AnthropicStrict) => {
+                    self.count_string(value.as_str().map_or(0, |v| v.chars().count()))?;
                     if dialect == Dialect::Gemini && !value.is_string() {
                         return self.fail(format!("the constant {value} cannot be expressed in Gemini's schema subset, whose enums hold strings only"));
                     }
@@ -462,10 +488,20 @@ impl Lowerer<'_> {
                     out.insert(key.into(), bound);
                 }
                 "enum" => {
-                    self.enum_values += value.as_array().map_or(0, Vec::len);
+                    let values = value.as_array().map_or(&[][..], Vec::as_slice);
+                    self.enum_values += values.len();
                     if dialect == Dialect::OpenAiStrict && self.enum_values > STRICT_MAX_ENUM_VALUES {
                         return self.fail(format!("the schema has more than {STRICT_MAX_ENUM_VALUES} enum values in all, the most OpenAI strict mode accepts"));
                     }
+                    let chars: usize = values.iter().filter_map(Value::as_str).map(|v| v.chars().count()).sum();
+                    if dialect == Dialect::OpenAiStrict
+                        && values.len() > STRICT_LARGE_ENUM
+                        && values.iter().all(Value::is_string)
+                        && chars > STRICT_MAX_ENUM_STRING
+                    {
+                        return self.fail(format!("an enum of {} strings has {chars} characters in all; OpenAI strict mode accepts at most {STRICT_MAX_ENUM_STRING} in an enum of more than {STRICT_LARGE_ENUM} values", values.len()));
+                    }
+                    self.count_string(chars)?;
                     out.insert(key.clone(), value.clone());
                 }
                 _ => {
@@ -817,4 +853,78 @@ fn merge_schemas(mut primary: Map<String, Value>, secondary: &Map<String, Value>
         }
     }
     primary
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn strict(schema: &Value) -> Result<Value, LowerError> {
+        lower(schema, Dialect::OpenAiStrict)
+    }
+
+    /// An object whose `next` property nests `levels` objects below the root.
+    fn nested(levels: usize) -> Value {
+        let mut schema = json!({"type": "string"});
+        for _ in 0..levels {
+            schema = json!({"type": "object", "properties": {"next": schema}, "required": ["next"]});
+        }
+        json!({"type": "object", "properties": {"next": schema}, "required": ["next"]})
+    }
+
+    fn with_properties(names: impl Iterator<Item = String>) -> Value {
+        let props: Map<String, Value> = names.map(|n| (n, json!({"type": "boolean"}))).collect();
+        json!({"type": "object", "properties": props})
+    }
+
+    fn with_enum(values: Vec<String>) -> Value {
+        json!({"type": "object", "properties": {"e": {"type": "string", "enum": values}}})
+    }
+
+    #[test]
+    fn openai_strict_depth_counts_the_root_as_level_zero() {
+        assert!(strict(&nested(10)).is_ok(), "an object 10 levels below the root");
+        let e = strict(&nested(11)).unwrap_err();
+        assert!(e.message.contains("11 levels below the root"), "{e:?}");
+        // Arrays do not add a level; objects inside them do.
+        let in_array = json!({"type": "object", "properties": {"list": {"type": "array", "items": nested(9)}}});
+        assert!(strict(&in_array).is_ok());
+    }
+
+    #[test]
+    fn openai_strict_property_count_at_and_past_the_limit() {
+        assert!(strict(&with_properties((0..5000).map(|i| format!("p{i}")))).is_ok());
+        let e = strict(&with_properties((0..5001).map(|i| format!("p{i}")))).unwrap_err();
+        assert!(e.message.contains("more than 5000 properties"), "{e:?}");
+    }
+
+    #[test]
+    fn openai_strict_enum_values_at_and_past_the_limit() {
+        assert!(strict(&with_enum((0..1000).map(|i| i.to_string()).collect())).is_ok());
+        let e = strict(&with_enum((0..1001).map(|i| i.to_string()).collect())).unwrap_err();
+        assert!(e.message.contains("more than 1000 enum values"), "{e:?}");
+    }
+
+    #[test]
+    fn openai_strict_large_enum_string_length_at_and_past_the_limit() {
+        // 300 values of 50 characters: 15,000 in all.
+        let values = |last: usize| -> Vec<String> {
+            (0..300).map(|i| format!("{i:0>width$}", width = if i == 299 { last } else { 50 })).collect()
+        };
+        assert!(strict(&with_enum(values(50))).is_ok());
+        let e = strict(&with_enum(values(51))).unwrap_err();
+        assert!(e.message.contains("15000"), "{e:?}");
+        // A small enum has no such limit.
+        let long: Vec<String> = (0..10).map(|i| format!("{i:0>2000}")).collect();
+        assert!(strict(&with_enum(long)).is_ok());
+    }
+
+    #[test]
+    fn openai_strict_total_string_length_at_and_past_the_limit() {
+        // 5,000 names of 24 characters: 120,000.
+        let names = |extra: usize| (0..5000).map(move |i| format!("{i:0>width$}", width = 24 + usize::from(i == 0) * extra));
+        assert!(strict(&with_properties(names(0))).is_ok());
+        let e = strict(&with_properties(names(1))).unwrap_err();
+        assert!(e.message.contains("120000 characters"), "{e:?}");
+    }
 }
