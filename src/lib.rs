@@ -62,7 +62,7 @@
 //! traits; if one does not, the error points at the field. `serde` and `schemars`
 //! attributes (`rename`, `rename_all`, `default`, `skip`, `flatten`, ...) work as usual.
 //!
-//! **Names** must match `^[A-Za-z_][A-Za-z0-9_-]{0,63}$`, the one rule every provider
+//! **Names** must match `^[A-Za-z_][A-Za-z0-9_-]{0,62}$` (63 characters at most: Gemini's limit), the one rule every provider
 //! accepts. Mistakes (bad names, no description, contradictory flags, unknown or
 //! repeated keys, tuple structs, enums, generics, missing `impl Tool`) are compile
 //! errors on the offending span, all reported together.

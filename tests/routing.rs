@@ -84,7 +84,7 @@ async fn mcp_tools_route_through_the_reverse_table() {
     // A second original that sanitises to the same name gets its own, suffixed name.
     let other = registry.register_mcp("files server", "read.file", Runtime::shared).unwrap();
     assert_ne!(other, name);
-    assert!(other.starts_with("mcp__files_server__read_file_") && other.len() <= 64);
+    assert!(other.starts_with("mcp__files_server__read_file_") && other.len() <= 63);
     let r = ex.execute(&ToolCall::new("1", &other, "{}"), &TurnContext::new(".")).await;
     assert_eq!(r.output.text_content(), format!("{other} got {{}}"));
     // A near miss is not routed by prefix or substring.

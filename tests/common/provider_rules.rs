@@ -86,6 +86,10 @@ pub fn check_tool(provider: Provider, tool: &Value) -> Vec<String> {
     }
     let name = name.and_then(Value::as_str).unwrap_or_default();
     v.expect(portable_name(name), &format!("name `{name}` is not provider-portable"));
+    // Gemini's older API: `^[A-Za-z_][A-Za-z0-9_-]{0,62}$`, 63 characters at most.
+    if provider == Provider::Gemini {
+        v.expect(name.len() <= 63, &format!("name `{name}` is over Gemini's 63 characters"));
+    }
     v.expect(description.and_then(Value::as_str).is_some_and(|d| !d.trim().is_empty()), "description missing or empty");
     match (provider, schema) {
         (Provider::Gemini, None) => {} // a tool without parameters leaves them out

@@ -87,7 +87,7 @@ pub enum RegistryError {
     DuplicateNames(Vec<DuplicateName>),
     /// A runtime tool's name or alias is not accepted by every provider.
     #[error(
-        "tool name `{name}` ({origin}) is not accepted by every provider: names must match ^[A-Za-z_][A-Za-z0-9_-]{{0,63}}$"
+        "tool name `{name}` ({origin}) is not accepted by every provider: names must match ^[A-Za-z_][A-Za-z0-9_-]{{0,62}}$ (at most 63 characters: Gemini's limit)"
     )]
     InvalidName {
         /// The offending name.

@@ -54,7 +54,7 @@ impl McpNames {
     /// assert_eq!(names.original("mcp__my_server__files_read"), Some(("my.server", "files/read")));
     /// // A different original that sanitises to the same name gets a suffix.
     /// let other = names.qualify("my server", "files.read");
-    /// assert!(other.starts_with("mcp__my_server__files_read_") && other.len() <= 64);
+    /// assert!(other.starts_with("mcp__my_server__files_read_") && other.len() <= 63);
     /// ```
     pub fn qualify(&mut self, server: &str, tool: &str) -> String {
         let key = (server.to_owned(), tool.to_owned());
@@ -167,7 +167,7 @@ mod tests {
         let long_tool = "x".repeat(120);
         let name = a.qualify("server.with.a.rather.long.name", &long_tool);
         assert!(is_portable_tool_name(&name), "{name}");
-        assert_eq!(name.len(), 64);
+        assert_eq!(name.len(), 63);
         let mut b = McpNames::new();
         assert_eq!(b.qualify("server.with.a.rather.long.name", &long_tool), name, "same on every run");
         assert_eq!(a.original(&name), Some(("server.with.a.rather.long.name", long_tool.as_str())));

@@ -168,10 +168,11 @@ impl OutputLimit {
     }
 }
 
-/// The longest tool name every provider accepts.
-pub const MAX_TOOL_NAME_LEN: usize = 64;
+/// The longest tool name every provider accepts: Gemini's older API allows 63
+/// (`^[A-Za-z_][A-Za-z0-9_-]{0,62}$`), the others 64.
+pub const MAX_TOOL_NAME_LEN: usize = 63;
 
-/// Whether `name` is accepted by every provider: `^[A-Za-z_][A-Za-z0-9_-]{0,63}$`.
+/// Whether `name` is accepted by every provider: `^[A-Za-z_][A-Za-z0-9_-]{0,62}$`.
 ///
 /// `#[tool]` checks the same rule at compile time; this is the check for names that
 /// arrive at run time.
@@ -181,6 +182,8 @@ pub const MAX_TOOL_NAME_LEN: usize = 64;
 /// assert!(is_portable_tool_name("read_file"));
 /// assert!(!is_portable_tool_name("9lives"));
 /// assert!(!is_portable_tool_name("fs.read"));
+/// assert!(is_portable_tool_name(&"a".repeat(63)));
+/// assert!(!is_portable_tool_name(&"a".repeat(64)), "one past Gemini's limit");
 /// ```
 pub const fn is_portable_tool_name(name: &str) -> bool {
     let bytes = name.as_bytes();

@@ -175,11 +175,12 @@ pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
     prev[b.len()]
 }
 
-/// The rule every provider accepts: `^[A-Za-z_][A-Za-z0-9_-]{0,63}$`.
+/// The rule every provider accepts: `^[A-Za-z_][A-Za-z0-9_-]{0,62}$` (Gemini's
+/// older API allows 63 characters in all; the others 64).
 pub(crate) fn is_portable_name(name: &str) -> bool {
     let mut chars = name.chars();
     matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
-        && name.len() <= 64
+        && name.len() <= 63
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
 }
 
@@ -201,7 +202,7 @@ mod tests {
         assert!(!is_portable_name(""));
         assert!(!is_portable_name("1x"));
         assert!(!is_portable_name("a.b"));
-        assert!(!is_portable_name(&"a".repeat(65)));
-        assert!(is_portable_name(&"a".repeat(64)));
+        assert!(!is_portable_name(&"a".repeat(64)), "one past Gemini's limit");
+        assert!(is_portable_name(&"a".repeat(63)));
     }
 }

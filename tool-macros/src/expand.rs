@@ -180,7 +180,7 @@ fn positive(cx: &mut Ctxt, lit: Option<&syn::LitInt>, key: &str) -> Option<u64> 
     }
 }
 
-const NAME_RULE: &str = "names must match ^[A-Za-z_][A-Za-z0-9_-]{0,63}$ (a letter or `_` first, then letters, digits, `_` or `-`, at most 64 in all), the one rule every provider accepts";
+const NAME_RULE: &str = "names must match ^[A-Za-z_][A-Za-z0-9_-]{0,62}$ (a letter or `_` first, then letters, digits, `_` or `-`, at most 63 in all: Gemini's limit, the strictest), the one rule every provider accepts";
 
 fn check_contradiction(cx: &mut Ctxt, read_only: Flag, destructive: Flag) {
     if read_only.value && destructive.value {

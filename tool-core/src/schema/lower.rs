@@ -922,7 +922,8 @@ mod tests {
     #[test]
     fn openai_strict_total_string_length_at_and_past_the_limit() {
         // 5,000 names of 24 characters: 120,000.
-        let names = |extra: usize| (0..5000).map(move |i| format!("{i:0>width$}", width = 24 + usize::from(i == 0) * extra));
+        let names =
+            |extra: usize| (0..5000).map(move |i| format!("{i:0>width$}", width = 24 + usize::from(i == 0) * extra));
         assert!(strict(&with_properties(names(0))).is_ok());
         let e = strict(&with_properties(names(1))).unwrap_err();
         assert!(e.message.contains("120000 characters"), "{e:?}");
