@@ -29,7 +29,7 @@ enum Command {
     Tools,
     /// Print the tool definitions JSON for a provider.
     Schema {
-        /// anthropic, openai-chat, openai-responses, gemini or mcp.
+        /// anthropic, openai-chat, openai-responses, gemini, gemini-json-schema or mcp.
         #[arg(long, short, default_value = "anthropic")]
         provider: Provider,
         /// Strict mode: Anthropic's strict tool use, OpenAI's structured outputs.

@@ -15,6 +15,7 @@ fn slug(provider: Provider) -> String {
         Provider::OpenAiChat { strict } => format!("openai_chat{}", if strict { "_strict" } else { "" }),
         Provider::OpenAiResponses { strict } => format!("openai_responses{}", if strict { "_strict" } else { "" }),
         Provider::Gemini => "gemini".into(),
+        Provider::GeminiJsonSchema => "gemini_json_schema".into(),
         Provider::Mcp => "mcp".into(),
     }
 }

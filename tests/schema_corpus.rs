@@ -405,6 +405,7 @@ noop_tools!(
 /// Which provider family a failure is expected for.
 #[derive(Clone, Copy, PartialEq)]
 enum Family {
+    Standard,
     Strict,
     AnthropicStrict,
     Gemini,
@@ -416,7 +417,7 @@ fn family_of(p: Provider) -> Option<Family> {
         Provider::OpenAiChat { strict: true } | Provider::OpenAiResponses { strict: true } => Some(Family::Strict),
         Provider::Anthropic { strict: true, .. } => Some(Family::AnthropicStrict),
         Provider::Gemini => Some(Family::Gemini),
-        _ => None,
+        _ => Some(Family::Standard),
     }
 }
 
@@ -432,7 +433,12 @@ const EXPECTED_ERRORS: &[(&str, Family, &str)] = &[
     ("c22_any_json", Family::AnthropicStrict, "field `payload`: accepts any JSON value"),
     ("c07b_tree_map", Family::Strict, "field `points`: a map"),
     ("c07b_tree_map", Family::Gemini, "field `points`: a map"),
-    ("c16_flatten_enum", Family::All, "top level"),
+    // Gemini's OpenAPI subset merges the variants into one object, root included.
+    ("c16_flatten_enum", Family::Standard, "top level"),
+    ("c16_flatten_enum", Family::Strict, "top level"),
+    ("c16_flatten_enum", Family::AnthropicStrict, "top level"),
+    ("c11_external", Family::Gemini, "a union of different kinds of value"),
+    ("c12_untagged", Family::Gemini, "a union of different kinds of value"),
     ("c18_recursive", Family::Gemini, "recursive type"),
     ("c21_tuple", Family::Strict, "field `pair`: uses a tuple"),
     ("c21_tuple", Family::Gemini, "field `pair`: uses a tuple"),
@@ -576,6 +582,47 @@ fn defaults_stay_visible_when_the_keyword_is_dropped() {
     assert_eq!(strict["properties"]["limit"]["type"], json!("integer"));
     assert_eq!(strict["properties"]["limit"]["description"], json!("How many. Default: 50."));
     assert_eq!(strict["properties"]["include_hidden"]["description"], json!("Default: false."));
+}
+
+#[test]
+fn gemini_merges_union_variants_and_says_string_lengths() {
+    let gemini = schema("c09_tagged", Provider::Gemini);
+    let shape = &gemini["properties"]["shape"];
+    assert!(shape.get("anyOf").is_none(), "{shape}");
+    assert_eq!(shape["type"], json!("object"));
+    assert_eq!(shape["properties"]["kind"]["enum"], json!(["circle", "square", "at", "nothing"]));
+    for field in ["radius", "side", "x", "y"] {
+        assert!(shape["properties"][field].is_object(), "{field}: {shape}");
+    }
+    assert_eq!(shape["required"], json!(["kind"]), "only what every variant requires");
+    let said = shape["description"].as_str().unwrap();
+    assert!(said.contains(r#"{kind: "circle", radius}"#) && said.contains(r#"{kind: "nothing"}"#), "{said}");
+    // `char`: one character, said rather than `minLength`/`maxLength`.
+    let scalars = schema("c01_primitives", Provider::Gemini);
+    let c = &scalars["properties"]["c"];
+    assert!(c.get("minLength").is_none() && c.get("maxLength").is_none(), "{c}");
+    assert_eq!(c["description"], json!("Exactly 1 character."));
+    // The JSON Schema form keeps the union as it is.
+    let json_schema = registry().definition("c09_tagged", Provider::GeminiJsonSchema).unwrap().unwrap();
+    let json_schema: Value = serde_json::from_str(&json_schema).unwrap();
+    assert_eq!(json_schema["parametersJsonSchema"]["properties"]["shape"]["oneOf"].as_array().unwrap().len(), 4);
+}
+
+#[test]
+fn an_input_in_a_merged_shape_is_still_held_to_the_real_union() {
+    let registry = std::sync::Arc::new(registry());
+    let policy = toolwright::rules::RulePolicy::new().allow("c09_tagged");
+    let executor = toolwright::Executor::builder(std::sync::Arc::clone(&registry)).policy(policy).build();
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let run = |input: Value| {
+        let call = toolwright::ToolCall::new("1", "c09_tagged", input.to_string());
+        rt.block_on(executor.execute(&call, &toolwright::TurnContext::new(".")))
+    };
+    let ok = run(json!({"shape": {"kind": "circle", "radius": 1.5}}));
+    assert!(!ok.output.is_error, "{:?}", ok.output.text_content());
+    // The merged object would allow this; the tool's own schema does not.
+    let mixed = run(json!({"shape": {"kind": "circle", "side": 2.0}}));
+    assert!(mixed.output.is_error, "{:?}", mixed.output.text_content());
 }
 
 #[test]

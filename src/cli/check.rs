@@ -19,6 +19,7 @@ pub fn report(registry: &Registry) -> (String, bool) {
         ("openai strict", Provider::OpenAiChat { strict: true }),
         ("responses strict", Provider::OpenAiResponses { strict: true }),
         ("gemini", Provider::Gemini),
+        ("gemini json", Provider::GeminiJsonSchema),
         ("mcp", Provider::Mcp),
     ];
     let names = registry.names();
@@ -38,7 +39,7 @@ pub fn report(registry: &Registry) -> (String, bool) {
         let value = defs.to_value();
         // Gemini wraps the list in one functionDeclarations object.
         let items = match provider {
-            Provider::Gemini => value[0]["functionDeclarations"].as_array().cloned().unwrap_or_default(),
+            p if p.is_gemini() => value[0]["functionDeclarations"].as_array().cloned().unwrap_or_default(),
             _ => value.as_array().cloned().unwrap_or_default(),
         };
         for item in items {
@@ -51,7 +52,7 @@ pub fn report(registry: &Registry) -> (String, bool) {
     if ok {
         let _ = writeln!(
             out,
-            "every provider renders: Anthropic and OpenAI chat and responses (strict and not), Gemini, MCP"
+            "every provider renders: Anthropic and OpenAI chat and responses (strict and not), Gemini (both forms), MCP"
         );
     }
     // Anthropic takes `strict` on so many tools per request; say how many got it.

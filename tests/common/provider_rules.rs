@@ -61,6 +61,12 @@ pub fn check_tool(provider: Provider, tool: &Value) -> Vec<String> {
         Provider::Gemini => {
             (obj.get("name"), obj.get("description"), obj.get("parameters"), &["name", "description", "parameters"])
         }
+        Provider::GeminiJsonSchema => (
+            obj.get("name"),
+            obj.get("description"),
+            obj.get("parametersJsonSchema"),
+            &["name", "description", "parametersJsonSchema"],
+        ),
         Provider::Mcp => {
             let ann = obj.get("annotations").and_then(Value::as_object);
             v.expect(ann.is_some(), "MCP tool has no annotations");
@@ -87,7 +93,7 @@ pub fn check_tool(provider: Provider, tool: &Value) -> Vec<String> {
     let name = name.and_then(Value::as_str).unwrap_or_default();
     v.expect(portable_name(name), &format!("name `{name}` is not provider-portable"));
     // Gemini's older API: `^[A-Za-z_][A-Za-z0-9_-]{0,62}$`, 63 characters at most.
-    if provider == Provider::Gemini {
+    if matches!(provider, Provider::Gemini | Provider::GeminiJsonSchema) {
         v.expect(name.len() <= 63, &format!("name `{name}` is over Gemini's 63 characters"));
     }
     v.expect(description.and_then(Value::as_str).is_some_and(|d| !d.trim().is_empty()), "description missing or empty");
@@ -145,6 +151,8 @@ const STRICT_ALLOWED: &[&str] = &[
     "minItems",
     "maxItems",
 ];
+/// Gemini's `parameters` (OpenAPI 3.0 subset) as every API version takes it: the
+/// older API has no `anyOf` and no string lengths.
 const GEMINI_ALLOWED: &[&str] = &[
     "type",
     "format",
@@ -157,10 +165,7 @@ const GEMINI_ALLOWED: &[&str] = &[
     "required",
     "minProperties",
     "maxProperties",
-    "minLength",
-    "maxLength",
     "pattern",
-    "anyOf",
     "items",
     "minimum",
     "maximum",
@@ -343,7 +348,8 @@ fn walk(
     }
     for kw in ["anyOf", "oneOf", "allOf"] {
         if let Some(Value::Array(members)) = map.get(kw) {
-            v.expect(!(strict || gemini) || kw == "anyOf", &format!("{at}: `{kw}` in strict/Gemini"));
+            v.expect(!gemini, &format!("{at}: `{kw}` in Gemini's OpenAPI subset (the older API has no unions)"));
+            v.expect(!strict || kw == "anyOf", &format!("{at}: `{kw}` in strict mode"));
             for (i, m) in members.iter().enumerate() {
                 walk(provider, m, defs, depth, &format!("{at}<{i}>"), v);
             }

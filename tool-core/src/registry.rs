@@ -772,7 +772,7 @@ fn render_members(members: &[Member<'_>], provider: Provider) -> Result<Definiti
     if let (Provider::Anthropic { cache_control: true, .. }, Some(last)) = (provider, parts.last_mut()) {
         *last = Cow::Owned(schema::with_cache_control(last));
     }
-    Ok(Definitions::from_parts(parts.iter().map(|p| p.as_ref()), provider == Provider::Gemini))
+    Ok(Definitions::from_parts(parts.iter().map(|p| p.as_ref()), provider.is_gemini()))
 }
 
 /// Collects tools for a [`Registry`].

@@ -117,10 +117,7 @@ const GEMINI_KEYWORDS: &[&str] = &[
     "required",
     "minProperties",
     "maxProperties",
-    "minLength",
-    "maxLength",
     "pattern",
-    "anyOf",
     "items",
     "minimum",
     "maximum",
@@ -215,6 +212,88 @@ impl Lowerer<'_> {
             path.push_str(seg);
         }
         Err(LowerError { path, message: message.into() })
+    }
+
+    /// Gemini's OpenAPI subset: a union as one schema. String enums join into one
+    /// enum; objects (an enum's variants) into one object with every variant's
+    /// fields, those all variants require required, and the variants spelled out in
+    /// the description (the input is still checked against the real union). A null
+    /// member makes it `nullable`. A union of different kinds of value is an error.
+    fn merge_union(&self, out: &mut Map<String, Value>, members: Vec<Value>) -> Result<Option<String>, LowerError> {
+        let (nulls, members): (Vec<Value>, Vec<Value>) =
+            members.into_iter().partition(|m| m.get("type").and_then(Value::as_str) == Some("null"));
+        if !nulls.is_empty() {
+            out.insert("nullable".into(), Value::Bool(true));
+        }
+        let kind = |m: &Value| m.get("type").and_then(Value::as_str).map(str::to_owned);
+        let kinds: Vec<Option<String>> = members.iter().map(kind).collect();
+        match members.len() {
+            0 => return Ok(None),
+            1 => {
+                let member = members.into_iter().next().and_then(|m| m.as_object().cloned()).unwrap_or_default();
+                *out = merge_schemas(std::mem::take(out), &member);
+                return Ok(None);
+            }
+            _ => {}
+        }
+        let all = |k: &str| kinds.iter().all(|t| t.as_deref() == Some(k));
+        if all("string") && members.iter().all(|m| m.get("enum").is_some()) {
+            let values: Vec<Value> =
+                members.iter().flat_map(|m| m["enum"].as_array().cloned().unwrap_or_default()).collect();
+            out.insert("type".into(), json!("string"));
+            out.insert("enum".into(), Value::Array(values));
+            return Ok(None);
+        }
+        if !all("object") {
+            return self.fail(
+                "a union of different kinds of value (such as an enum with both unit and data variants, or an untagged enum of a string and an object) cannot be expressed in Gemini's OpenAPI schema subset; render for Provider::GeminiJsonSchema (the API's parametersJsonSchema) instead",
+            );
+        }
+        let mut properties = Map::new();
+        let mut required: Option<Vec<Value>> = None;
+        let mut shapes = Vec::new();
+        for member in &members {
+            let props = member.get("properties").and_then(Value::as_object).cloned().unwrap_or_default();
+            let member_required = member.get("required").and_then(Value::as_array).cloned().unwrap_or_default();
+            let mut shape = Vec::new();
+            for (name, schema) in &props {
+                let fixed = schema.get("enum").and_then(Value::as_array).filter(|v| v.len() == 1).map(|v| &v[0]);
+                shape.push(match fixed {
+                    Some(value) => format!("{name}: {value}"),
+                    None if member_required.iter().any(|r| r == name) => name.clone(),
+                    None => format!("{name}?"),
+                });
+                match properties.get_mut(name) {
+                    None => {
+                        properties.insert(name.clone(), schema.clone());
+                    }
+                    // The tag: each variant's value joins the enum.
+                    Some(Value::Object(existing)) => {
+                        if let (Some(Value::Array(into)), Some(Value::Array(more))) =
+                            (existing.get_mut("enum"), schema.get("enum"))
+                        {
+                            for value in more {
+                                if !into.contains(value) {
+                                    into.push(value.clone());
+                                }
+                            }
+                        }
+                    }
+                    Some(_) => {}
+                }
+            }
+            shapes.push(format!("{{{}}}", shape.join(", ")));
+            required = Some(match required {
+                None => member_required,
+                Some(so_far) => so_far.into_iter().filter(|r| member_required.contains(r)).collect(),
+            });
+        }
+        out.insert("type".into(), json!("object"));
+        out.insert("properties".into(), Value::Object(properties));
+        if let Some(required) = required.filter(|r| !r.is_empty()) {
+            out.insert("required".into(), Value::Array(required));
+        }
+        Ok(Some(format!("one of {}", shapes.join(" or "))))
     }
 
     /// Adds to the characters OpenAI strict mode counts, refusing past its limit.
@@ -361,7 +440,12 @@ impl Lowerer<'_> {
         let mut out = Map::new();
         let mut dropped_default = None;
         // Anthropic strict: constraints it cannot carry, in words for the description.
-        let described = if dialect == Dialect::AnthropicStrict { describe_constraints(map) } else { Vec::new() };
+        // Gemini's older API has no string lengths: said in the description too.
+        let mut described = match dialect {
+            Dialect::AnthropicStrict => describe_constraints(map),
+            Dialect::Gemini => describe_lengths(map).into_iter().collect(),
+            _ => Vec::new(),
+        };
         // Optional fields with a serde default: strict mode must require them without
         // null, because null would not parse into the field's type.
         let mut defaulted: Vec<String> = Vec::new();
@@ -436,8 +520,13 @@ impl Lowerer<'_> {
                         members.push(self.node(sub, Property::No)?);
                         self.path.pop();
                     }
-                    // Strict mode and Gemini know only anyOf; serde's variants are disjoint,
-                    // so anyOf means the same.
+                    if dialect == Dialect::Gemini {
+                        // The older API has no unions: the variants become one schema.
+                        described.extend(self.merge_union(&mut out, members)?);
+                        continue;
+                    }
+                    // Strict mode knows only anyOf; serde's variants are disjoint, so
+                    // anyOf means the same.
                     let key = if dialect == Dialect::Standard { key.clone() } else { "anyOf".to_owned() };
                     out.insert(key, Value::Array(members));
                 }
@@ -703,17 +792,10 @@ fn describe_constraints(map: &Map<String, Value>) -> Vec<String> {
     if let Some(n) = number("multipleOf") {
         out.push(format!("a multiple of {n}"));
     }
-    let counted = |min: Option<u64>, max: Option<u64>, noun: &str| match (min, max) {
-        (Some(a), Some(b)) if a == b => Some(format!("exactly {a} {noun}")),
-        (Some(a), Some(b)) => Some(format!("{a} to {b} {noun}")),
-        (Some(a), None) => Some(format!("at least {a} {noun}")),
-        (None, Some(b)) => Some(format!("at most {b} {noun}")),
-        (None, None) => None,
-    };
-    out.extend(counted(count("minLength"), count("maxLength"), "characters"));
+    out.extend(describe_lengths(map));
     // minItems 0 and 1 stay in the schema; a larger one is said.
-    out.extend(counted(count("minItems").filter(|&n| n > 1), count("maxItems"), "items"));
-    out.extend(counted(count("minProperties"), count("maxProperties"), "entries"));
+    out.extend(counted(count("minItems").filter(|&n| n > 1), count("maxItems"), ("item", "items")));
+    out.extend(counted(count("minProperties"), count("maxProperties"), ("entry", "entries")));
     if map.get("uniqueItems") == Some(&Value::Bool(true)) {
         out.push("no duplicates".into());
     }
@@ -727,6 +809,24 @@ fn describe_constraints(map: &Map<String, Value>) -> Vec<String> {
         out.push(format!("in the format {format}"));
     }
     out
+}
+
+/// A string's length bounds in words: `1 to 80 characters`.
+fn describe_lengths(map: &Map<String, Value>) -> Option<String> {
+    let count = |key: &str| map.get(key).and_then(Value::as_u64);
+    counted(count("minLength"), count("maxLength"), ("character", "characters"))
+}
+
+/// `2 to 5 items`, `exactly 1 character`: `noun` is (singular, plural).
+fn counted(min: Option<u64>, max: Option<u64>, noun: (&str, &str)) -> Option<String> {
+    let of = |n: u64| if n == 1 { noun.0 } else { noun.1 };
+    match (min, max) {
+        (Some(a), Some(b)) if a == b => Some(format!("exactly {a} {}", of(a))),
+        (Some(a), Some(b)) => Some(format!("{a} to {b} {}", of(b))),
+        (Some(a), None) => Some(format!("at least {a} {}", of(a))),
+        (None, Some(b)) => Some(format!("at most {b} {}", of(b))),
+        (None, None) => None,
+    }
 }
 
 /// Whether a `pattern` is within what a grammar can compile: no lookaround, no

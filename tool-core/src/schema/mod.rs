@@ -64,15 +64,20 @@ pub enum Provider {
         /// Structured-outputs strict mode (the Responses API's default is strict).
         strict: bool,
     },
-    /// Google Gemini: `[{functionDeclarations: [..]}]` with the OpenAPI subset.
+    /// Google Gemini: `[{functionDeclarations: [..]}]` with `parameters` in the
+    /// OpenAPI 3.0 subset every Gemini API version takes (no unions, no string
+    /// lengths: variants merged, lengths said in the description).
     Gemini,
+    /// Google Gemini with `parametersJsonSchema`: full JSON Schema (unions,
+    /// recursion through `$defs`), which the current API takes.
+    GeminiJsonSchema,
     /// Model Context Protocol `tools/list`: `{name, title, description, inputSchema, ..}`.
     Mcp,
 }
 
 impl Provider {
     /// How many provider variants there are (cache slots).
-    pub const COUNT: usize = 10;
+    pub const COUNT: usize = 11;
 
     /// Every provider variant, each with its own cache slot.
     pub const ALL: [Provider; Provider::COUNT] = [
@@ -85,6 +90,7 @@ impl Provider {
         Provider::OpenAiResponses { strict: false },
         Provider::OpenAiResponses { strict: true },
         Provider::Gemini,
+        Provider::GeminiJsonSchema,
         Provider::Mcp,
     ];
 
@@ -98,6 +104,7 @@ impl Provider {
             Provider::OpenAiResponses { strict } => 6 + strict as usize,
             Provider::Gemini => 8,
             Provider::Mcp => 9,
+            Provider::GeminiJsonSchema => 10,
         }
     }
 
@@ -111,15 +118,21 @@ impl Provider {
     }
 
     /// The provider's id as the CLI spells it: `anthropic`, `openai-chat`,
-    /// `openai-responses`, `gemini`, `mcp`.
+    /// `openai-responses`, `gemini`, `gemini-json-schema`, `mcp`.
     pub fn id(self) -> &'static str {
         match self {
             Provider::Anthropic { .. } => "anthropic",
             Provider::OpenAiChat { .. } => "openai-chat",
             Provider::OpenAiResponses { .. } => "openai-responses",
             Provider::Gemini => "gemini",
+            Provider::GeminiJsonSchema => "gemini-json-schema",
             Provider::Mcp => "mcp",
         }
+    }
+
+    /// Whether the list is wrapped in Gemini's `[{functionDeclarations: [..]}]`.
+    pub fn is_gemini(self) -> bool {
+        matches!(self, Provider::Gemini | Provider::GeminiJsonSchema)
     }
 
     /// Whether this is a strict rendering.
@@ -152,6 +165,7 @@ impl fmt::Display for Provider {
                 write!(f, "OpenAI responses{}", if *strict { " (strict)" } else { "" })
             }
             Provider::Gemini => f.write_str("Gemini"),
+            Provider::GeminiJsonSchema => f.write_str("Gemini (JSON Schema)"),
             Provider::Mcp => f.write_str("MCP"),
         }
     }
@@ -159,7 +173,9 @@ impl fmt::Display for Provider {
 
 /// An unknown provider id.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown provider `{0}`: expected one of anthropic, openai-chat, openai-responses, gemini, mcp")]
+#[error(
+    "unknown provider `{0}`: expected one of anthropic, openai-chat, openai-responses, gemini, gemini-json-schema, mcp"
+)]
 pub struct UnknownProvider(pub String);
 
 impl FromStr for Provider {
@@ -172,6 +188,7 @@ impl FromStr for Provider {
             "openai-chat" | "openai" | "chat" => Provider::OpenAiChat { strict: false },
             "openai-responses" | "responses" => Provider::OpenAiResponses { strict: false },
             "gemini" | "google" => Provider::Gemini,
+            "gemini-json-schema" | "gemini-json" => Provider::GeminiJsonSchema,
             "mcp" => Provider::Mcp,
             _ => return Err(UnknownProvider(s.to_owned())),
         })
@@ -303,6 +320,11 @@ pub(crate) fn render_tool(
             if has_params {
                 tool.insert("parameters".into(), input.clone());
             }
+        }
+        Provider::GeminiJsonSchema => {
+            tool.insert("name".into(), name);
+            tool.insert("description".into(), description);
+            tool.insert("parametersJsonSchema".into(), input.clone());
         }
         Provider::Mcp => {
             tool.insert("name".into(), name);
