@@ -130,6 +130,7 @@ struct TurnShared {
     cancel: CancellationToken,
     extensions: Extensions,
     progress: Option<ProgressSink>,
+    provider: Option<crate::schema::Provider>,
 }
 
 impl TurnContext {
@@ -141,6 +142,7 @@ impl TurnContext {
                 cancel: CancellationToken::new(),
                 extensions: Extensions::new(),
                 progress: None,
+                provider: None,
             }),
         }
     }
@@ -163,6 +165,18 @@ impl TurnContext {
     /// Sends every call's progress to `sink`.
     pub fn with_progress(self, sink: ProgressSink) -> Self {
         self.edit(|s| s.progress = Some(sink))
+    }
+
+    /// The provider whose rendering of the tools the model was shown. Calls then
+    /// come back from the shapes that rendering adapted (a free JSON value sent as
+    /// JSON text is parsed back); tuples and maps come back whatever is set.
+    pub fn with_provider(self, provider: crate::schema::Provider) -> Self {
+        self.edit(|s| s.provider = Some(provider))
+    }
+
+    /// The provider set by [`with_provider`](Self::with_provider).
+    pub fn provider(&self) -> Option<crate::schema::Provider> {
+        self.shared.provider
     }
 
     /// The working directory.

@@ -263,7 +263,15 @@ impl Executor {
         let invoked = if invoked == name { Arc::clone(&tool_name) } else { Arc::from(invoked) };
         progress.call_id = Some(Arc::clone(&call.id));
         let cx = turn.call_shared(Arc::clone(&call.id), tool_name, invoked);
-        let input: Cow<'a, str> = Cow::Borrowed(&call.input);
+        // Back from the shapes a strict rendering adapted (nothing for most tools).
+        let plan = resolved.plan();
+        let input: Cow<'a, str> = if plan.is_empty() {
+            Cow::Borrowed(&call.input)
+        } else {
+            let json_text = turn.provider().is_some_and(|p| p.dialect() != crate::schema::Dialect::Standard);
+            plan.apply(&call.input, json_text)
+                .map_err(|e| Failure::new(ErrorKind::InvalidInput, format!("{name}: invalid input: {e}")))?
+        };
         let prepared = prepare(resolved.tool(), &input, &cx, progress)?;
         let flags = flags_of(&cx, prepared.as_ref())?;
         let access = access_of(&cx, prepared.as_ref())?;

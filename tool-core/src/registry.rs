@@ -64,6 +64,8 @@ pub(crate) struct Entry {
     lowered: [OnceLock<Result<Value, SchemaError>>; Dialect::COUNT],
     output_schema: OnceLock<Result<Option<Value>, SchemaError>>,
     rendered: [OnceLock<Result<String, SchemaError>>; Provider::COUNT],
+    /// The way back from the shapes strict dialects adapted; empty for most tools.
+    plan: OnceLock<schema::adapt::Plan>,
 }
 
 impl Entry {
@@ -76,6 +78,7 @@ impl Entry {
             lowered: Default::default(),
             output_schema: OnceLock::new(),
             rendered: Default::default(),
+            plan: OnceLock::new(),
         }
     }
 
@@ -94,6 +97,11 @@ impl Entry {
             .get_or_init(|| schema::lower_input(self.spec(), raw, dialect, provider))
             .as_ref()
             .map_err(|e| SchemaError { provider: provider.to_string(), ..e.clone() })
+    }
+
+    /// What a call's input may need to come back to the plain shape.
+    pub(crate) fn plan(&self) -> &schema::adapt::Plan {
+        self.plan.get_or_init(|| schema::adapt::Plan::of(self.input_schema.get_or_init(|| self.tool.input_schema())))
     }
 
     fn output(&self) -> Result<Option<&Value>, SchemaError> {
@@ -142,6 +150,10 @@ impl Deref for EntryRef<'_> {
 }
 
 impl Resolved<'_> {
+    pub(crate) fn plan(&self) -> &schema::adapt::Plan {
+        self.entry.plan()
+    }
+
     /// The handler.
     pub fn tool(&self) -> &Arc<dyn DynTool> {
         self.entry.tool()

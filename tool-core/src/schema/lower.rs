@@ -15,6 +15,7 @@
 //! What a dialect cannot express is an error naming the field, never a silent change
 //! of meaning.
 
+use super::adapt;
 use serde_json::{Map, Value, json};
 
 /// A family of providers that accept the same schema language.
@@ -122,6 +123,22 @@ const GEMINI_KEYWORDS: &[&str] = &[
     "minimum",
     "maximum",
 ];
+/// Keywords that say what kind of value a schema takes; one with none takes any.
+const TYPING_KEYWORDS: &[&str] = &[
+    "type",
+    "enum",
+    "const",
+    "properties",
+    "items",
+    "prefixItems",
+    "additionalProperties",
+    "anyOf",
+    "oneOf",
+    "allOf",
+    "$ref",
+    "not",
+    "if",
+];
 /// Keywords that change what validates; a dialect that lacks them must refuse, not drop.
 const ASSERTING_KEYWORDS: &[&str] = &[
     "not",
@@ -135,7 +152,6 @@ const ASSERTING_KEYWORDS: &[&str] = &[
     "unevaluatedProperties",
     "unevaluatedItems",
     "contains",
-    "prefixItems",
 ];
 
 /// Lowers `schema` (a root schema with optional `$defs`) into `dialect`.
@@ -152,6 +168,7 @@ pub(crate) fn lower(schema: &Value, dialect: Dialect) -> Result<Value, LowerErro
         properties: 0,
         enum_values: 0,
         string_length: 0,
+        in_kept_def: None,
     };
     let mut out = lowerer.node(schema, Property::No)?;
     // Recursive types stay as `$defs` + `$ref` (Gemini refused them already).
@@ -163,6 +180,7 @@ pub(crate) fn lower(schema: &Value, dialect: Dialect) -> Result<Value, LowerErro
         let def = &defs[&name];
         lowerer.path = vec![name.clone()];
         lowerer.expanding = vec![name.clone()];
+        lowerer.in_kept_def = Some(name.clone());
         let lowered = lowerer.node(def, Property::No)?;
         lowered_defs.insert(name, lowered);
         i += 1;
@@ -200,6 +218,8 @@ struct Lowerer<'a> {
     enum_values: usize,
     /// Characters of names and enum and const values, as OpenAI strict mode counts.
     string_length: usize,
+    /// The recursive type whose kept definition is being lowered, if any.
+    in_kept_def: Option<String>,
 }
 
 impl Lowerer<'_> {
@@ -212,6 +232,49 @@ impl Lowerer<'_> {
             path.push_str(seg);
         }
         Err(LowerError { path, message: message.into() })
+    }
+
+    /// A tuple as an object with `_0`, `_1`, ...; a map with free keys as a list of
+    /// `{key, value}` objects: shapes every dialect can say, turned back by
+    /// [`adapt`](super::adapt) before the parse. `None` when `map` needs neither.
+    fn adapted_shape(&self, map: &Map<String, Value>) -> Result<Option<Map<String, Value>>, LowerError> {
+        let nullable = type_names(map).contains(&"null");
+        let typed = |kind: &str| if nullable { json!([kind, "null"]) } else { json!(kind) };
+        let mut out = Map::new();
+        if let Some(items) = map.get("prefixItems").and_then(Value::as_array) {
+            self.adapting("a tuple")?;
+            let keys: Vec<String> = (0..items.len()).map(adapt::tuple_key).collect();
+            let properties: Map<String, Value> = keys.iter().cloned().zip(items.iter().cloned()).collect();
+            out.insert("type".into(), typed("object"));
+            out.extend(map.get("description").map(|d| ("description".to_owned(), d.clone())));
+            note(
+                &mut out,
+                &format!(
+                    "The items in order, as {}",
+                    keys.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ")
+                ),
+            );
+            out.insert("properties".into(), Value::Object(properties));
+            out.insert("required".into(), json!(keys));
+            return Ok(Some(out));
+        }
+        let free_keys = match map.get("additionalProperties") {
+            Some(Value::Bool(false)) | None => None,
+            Some(values) if !map.contains_key("properties") => Some(values),
+            Some(_) => None,
+        };
+        let Some(values) = free_keys else { return Ok(None) };
+        self.adapting("a map with free keys")?;
+        let entry = json!({
+            "type": "object",
+            "properties": {adapt::MAP_KEY: {"type": "string"}, adapt::MAP_VALUE: values},
+            "required": [adapt::MAP_KEY, adapt::MAP_VALUE],
+        });
+        out.insert("type".into(), typed("array"));
+        out.extend(map.get("description").map(|d| ("description".to_owned(), d.clone())));
+        note(&mut out, "A map, as a list of `key`/`value` entries");
+        out.insert("items".into(), entry);
+        Ok(Some(out))
     }
 
     /// Gemini's OpenAPI subset: a union as one schema. String enums join into one
@@ -318,13 +381,13 @@ impl Lowerer<'_> {
 
     fn node(&mut self, schema: &Value, prop: Property) -> Result<Value, LowerError> {
         let map = match schema {
-            Value::Bool(true) => return self.any_value(),
+            Value::Bool(true) => return self.any_value(None),
             Value::Bool(false) => return self.fail("the schema accepts no value at all (`false`)"),
             Value::Object(map) => map,
             _ => return self.fail(format!("not a schema: {schema}")),
         };
-        if map.is_empty() {
-            return self.any_value();
+        if !TYPING_KEYWORDS.iter().any(|k| map.contains_key(*k)) {
+            return self.any_value(map.get("description"));
         }
         if let Some(target) = map.get("$ref") {
             return self.reference(map, target, prop);
@@ -336,13 +399,35 @@ impl Lowerer<'_> {
         self.object_node(map, prop)
     }
 
-    fn any_value(&self) -> Result<Value, LowerError> {
-        match self.dialect {
-            Dialect::Standard => Ok(json!({})),
-            _ => self.fail(format!(
-                "accepts any JSON value (such as serde_json::Value), which {} cannot express; give the field a concrete type",
+    /// Any JSON value: as it is, or (where the dialect has no way to say "anything")
+    /// as JSON text, turned back by [`adapt`](super::adapt) before the parse.
+    fn any_value(&self, description: Option<&Value>) -> Result<Value, LowerError> {
+        if self.dialect == Dialect::Standard {
+            let mut out = Map::new();
+            if let Some(d) = description {
+                out.insert("description".into(), d.clone());
+            }
+            return Ok(Value::Object(out));
+        }
+        self.adapting("a free JSON value")?;
+        let mut out = Map::new();
+        out.insert("type".into(), json!("string"));
+        if let Some(d) = description {
+            out.insert("description".into(), d.clone());
+        }
+        note(&mut out, "JSON text: the value encoded as a string");
+        Ok(Value::Object(out))
+    }
+
+    /// Refuses an adaptation inside a recursive type's kept definition: its deeper
+    /// copies are not on the way back.
+    fn adapting(&self, what: &str) -> Result<(), LowerError> {
+        match &self.in_kept_def {
+            Some(name) => self.fail(format!(
+                "{what} inside the recursive type `{name}` cannot be adapted for {}; give it a concrete shape",
                 self.provider_words()
             )),
+            None => Ok(()),
         }
     }
 
@@ -417,6 +502,11 @@ impl Lowerer<'_> {
 
     fn object_node(&mut self, map: &Map<String, Value>, prop: Property) -> Result<Value, LowerError> {
         let dialect = self.dialect;
+        if dialect != Dialect::Standard
+            && let Some(adapted) = self.adapted_shape(map)?
+        {
+            return self.object_node(&adapted, prop);
+        }
         // OpenAI counts nesting from the root object at level 0: an object that is a
         // property of the root is at level 1.
         if dialect == Dialect::OpenAiStrict && self.depth > STRICT_MAX_DEPTH && is_object(map) {
@@ -473,13 +563,7 @@ impl Lowerer<'_> {
                 }
                 "items" => {
                     self.path.push("[]".into());
-                    let lowered = match value {
-                        Value::Bool(true) if dialect != Dialect::Standard => self.fail(format!(
-                            "an array of any JSON values cannot be expressed in {}; give the items a type",
-                            self.provider_words()
-                        )),
-                        _ => self.node(value, Property::No),
-                    }?;
+                    let lowered = self.node(value, Property::No)?;
                     self.path.pop();
                     out.insert(key.clone(), lowered);
                 }
@@ -508,7 +592,7 @@ impl Lowerer<'_> {
                     (Dialect::Gemini, Value::Bool(false)) => {}
                     _ => {
                         return self.fail(format!(
-                            "a map with free-form keys (such as HashMap<String, T>) cannot be expressed in {}, which needs every key declared; use a list of key/value objects instead",
+                            "an object with declared fields and free-form keys as well (such as a struct with a flattened HashMap) cannot be expressed in {}, which needs every key declared",
                             self.provider_words()
                         ));
                     }

@@ -4,6 +4,7 @@
 //! [`lower`](self) for the rules) and wraps it in the provider's tool shape. The
 //! [`Registry`](crate::Registry) caches every step, so a rendering is computed once.
 
+pub(crate) mod adapt;
 mod lower;
 
 pub(crate) use lower::Dialect;

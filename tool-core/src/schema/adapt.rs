@@ -1,0 +1,325 @@
+//! The way back from an adapted shape. Where a dialect cannot express a Rust shape,
+//! [`lower`](super::lower) renders one it can (a tuple as an object with `_0`, `_1`,
+//! ...; a free-key map as a list of `{key, value}` objects; a free JSON value as JSON
+//! text); this module turns the model's arguments in those shapes back into the
+//! plain shape before the one parse, so the tool gets the same typed input
+//! whichever provider the model spoke.
+//!
+//! The plan is computed once per tool from its plain schema; a tool with nothing
+//! to adapt has an empty plan and its input is passed through untouched. Tuples and
+//! maps are recognised by their shape (an object where the plain schema wants an
+//! array cannot be meant as one); JSON text is parsed only for a call from a
+//! provider whose rendering asked for it (a plain rendering takes any value, and a
+//! string there is a string).
+
+use crate::error::InputError;
+use serde_json::{Map, Value};
+use std::borrow::Cow;
+use std::collections::HashSet;
+
+/// The key of a tuple's item `i` in its object form.
+pub(crate) fn tuple_key(i: usize) -> String {
+    format!("_{i}")
+}
+
+/// The keys of a map entry in its list form.
+pub(crate) const MAP_KEY: &str = "key";
+pub(crate) const MAP_VALUE: &str = "value";
+
+/// One step down the plain shape.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Step {
+    Field(String),
+    /// Every item of an array.
+    Items,
+    /// Every value of an object used as a map.
+    Values,
+    /// One item of a tuple.
+    Index(usize),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// An object `{_0, _1, ...}` back to an array of this many items.
+    Tuple(usize),
+    /// A list of `{key, value}` back to an object.
+    Map,
+    /// JSON text back to the value it encodes.
+    Json,
+}
+
+#[derive(Debug, Clone)]
+struct Adaptation {
+    path: Vec<Step>,
+    kind: Kind,
+}
+
+/// The adaptations a tool's input may need, outermost first.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Plan(Vec<Adaptation>);
+
+impl Plan {
+    /// The plan for a plain (draft 2020-12) input schema.
+    pub(crate) fn of(schema: &Value) -> Plan {
+        let defs = schema.get("$defs").and_then(Value::as_object);
+        let mut planner = Planner { defs, expanding: HashSet::new(), out: Vec::new() };
+        planner.node(schema, &mut Vec::new(), true);
+        let mut out = planner.out;
+        // Outer shapes first: the steps below them walk the plain shape.
+        out.sort_by_key(|a| a.path.len());
+        Plan(out)
+    }
+
+    /// Whether there is nothing to adapt.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// `input` in the plain shape. `json_text`: the call came from a rendering
+    /// that asked for free values as JSON text.
+    pub(crate) fn apply<'a>(&self, input: &'a str, json_text: bool) -> Result<Cow<'a, str>, InputError> {
+        if self.0.is_empty() || input.trim().is_empty() {
+            return Ok(Cow::Borrowed(input));
+        }
+        // Not JSON: the parse after this says so, with its position.
+        let Ok(mut value) = serde_json::from_str::<Value>(input) else { return Ok(Cow::Borrowed(input)) };
+        let mut changed = false;
+        for adaptation in &self.0 {
+            if adaptation.kind == Kind::Json && !json_text {
+                continue;
+            }
+            let mut at = Vec::new();
+            rewrite(&mut value, &adaptation.path, adaptation.kind, &mut at, &mut changed)?;
+        }
+        Ok(if changed { Cow::Owned(value.to_string()) } else { Cow::Borrowed(input) })
+    }
+}
+
+/// Applies `kind` at every node `path` reaches from `value`.
+fn rewrite(
+    value: &mut Value,
+    path: &[Step],
+    kind: Kind,
+    at: &mut Vec<String>,
+    changed: &mut bool,
+) -> Result<(), InputError> {
+    let Some((step, rest)) = path.split_first() else {
+        return adapt(value, kind, at, changed);
+    };
+    match (step, value) {
+        (Step::Field(name), Value::Object(map)) => {
+            if let Some(next) = map.get_mut(name) {
+                at.push(name.clone());
+                rewrite(next, rest, kind, at, changed)?;
+                at.pop();
+            }
+        }
+        (Step::Items, Value::Array(items)) => {
+            for (i, item) in items.iter_mut().enumerate() {
+                at.push(format!("[{i}]"));
+                rewrite(item, rest, kind, at, changed)?;
+                at.pop();
+            }
+        }
+        (Step::Values, Value::Object(map)) => {
+            for (key, item) in map.iter_mut() {
+                at.push(format!("[{key:?}]"));
+                rewrite(item, rest, kind, at, changed)?;
+                at.pop();
+            }
+        }
+        (Step::Index(i), Value::Array(items)) => {
+            if let Some(item) = items.get_mut(*i) {
+                at.push(format!("[{i}]"));
+                rewrite(item, rest, kind, at, changed)?;
+                at.pop();
+            }
+        }
+        // Not the shape the step expects: the validator will say what is wrong.
+        _ => {}
+    }
+    Ok(())
+}
+
+fn adapt(value: &mut Value, kind: Kind, at: &[String], changed: &mut bool) -> Result<(), InputError> {
+    match kind {
+        Kind::Tuple(n) => {
+            if let Value::Object(map) = value
+                && map.len() == n
+                && (0..n).all(|i| map.contains_key(&tuple_key(i)))
+            {
+                let items = (0..n).map(|i| map.remove(&tuple_key(i)).unwrap_or(Value::Null)).collect();
+                *value = Value::Array(items);
+                *changed = true;
+            }
+        }
+        Kind::Map => {
+            if let Value::Array(entries) = value
+                && entries.iter().all(is_entry)
+            {
+                let mut map = Map::new();
+                for entry in std::mem::take(entries) {
+                    if let Value::Object(mut entry) = entry
+                        && let Some(Value::String(key)) = entry.remove(MAP_KEY)
+                    {
+                        map.insert(key, entry.remove(MAP_VALUE).unwrap_or(Value::Null));
+                    }
+                }
+                *value = Value::Object(map);
+                *changed = true;
+            }
+        }
+        Kind::Json => {
+            if let Value::String(text) = value {
+                let parsed = serde_json::from_str::<Value>(text).map_err(|e| InputError::Data {
+                    path: path_text(at),
+                    message: format!(
+                        "expected JSON text (the value encoded as a string), got `{}`: {}",
+                        clip(text, 60),
+                        crate::input::strip_position(&e)
+                    ),
+                })?;
+                *value = parsed;
+                *changed = true;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// At most `limit` characters of `text`, with `…` when cut.
+fn clip(text: &str, limit: usize) -> String {
+    match text.char_indices().nth(limit) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text.to_owned(),
+    }
+}
+
+fn is_entry(value: &Value) -> bool {
+    value.as_object().is_some_and(|entry| {
+        entry.len() == 2 && entry.get(MAP_KEY).is_some_and(Value::is_string) && entry.contains_key(MAP_VALUE)
+    })
+}
+
+fn path_text(at: &[String]) -> String {
+    let mut out = String::new();
+    for segment in at {
+        if !out.is_empty() && !segment.starts_with('[') {
+            out.push('.');
+        }
+        out.push_str(segment);
+    }
+    out
+}
+
+struct Planner<'s> {
+    defs: Option<&'s Map<String, Value>>,
+    /// `$defs` being walked: a recursive type is not walked again (the dialects that
+    /// adapt refuse recursion, or keep it only where nothing inside needs adapting).
+    expanding: HashSet<String>,
+    out: Vec<Adaptation>,
+}
+
+impl<'s> Planner<'s> {
+    fn node(&mut self, schema: &'s Value, path: &mut Vec<Step>, root: bool) {
+        let map = match schema {
+            Value::Bool(true) => return self.push(path, Kind::Json),
+            Value::Object(map) if map.is_empty() && !root => return self.push(path, Kind::Json),
+            Value::Object(map) => map,
+            _ => return,
+        };
+        if let Some(target) = map.get("$ref").and_then(Value::as_str) {
+            let name = target.strip_prefix("#/$defs/").unwrap_or(target);
+            if let Some(def) = self.defs.and_then(|d| d.get(name))
+                && self.expanding.insert(name.to_owned())
+            {
+                self.node(def, path, false);
+                self.expanding.remove(name);
+            }
+        }
+        for key in ["allOf", "anyOf", "oneOf"] {
+            for member in map.get(key).and_then(Value::as_array).into_iter().flatten() {
+                self.node(member, path, false);
+            }
+        }
+        for (name, sub) in map.get("properties").and_then(Value::as_object).into_iter().flatten() {
+            path.push(Step::Field(name.clone()));
+            self.node(sub, path, false);
+            path.pop();
+        }
+        if let Some(prefix) = map.get("prefixItems").and_then(Value::as_array) {
+            self.push(path, Kind::Tuple(prefix.len()));
+            for (i, sub) in prefix.iter().enumerate() {
+                path.push(Step::Index(i));
+                self.node(sub, path, false);
+                path.pop();
+            }
+        }
+        if let Some(items) = map.get("items") {
+            path.push(Step::Items);
+            self.node(items, path, false);
+            path.pop();
+        }
+        // A map with free keys (and no declared ones: those stay an object).
+        match map.get("additionalProperties") {
+            Some(Value::Bool(false)) | None => {}
+            Some(values) if !map.contains_key("properties") => {
+                self.push(path, Kind::Map);
+                path.push(Step::Values);
+                self.node(values, path, false);
+                path.pop();
+            }
+            Some(_) => {}
+        }
+    }
+
+    fn push(&mut self, path: &[Step], kind: Kind) {
+        self.out.push(Adaptation { path: path.to_vec(), kind });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn plan(schema: Value) -> Plan {
+        Plan::of(&schema)
+    }
+
+    #[test]
+    fn a_plain_schema_has_nothing_to_adapt_and_input_is_untouched() {
+        let p = plan(json!({"type": "object", "properties": {"a": {"type": "array", "items": {"type": "string"}}}}));
+        assert!(p.is_empty());
+        assert!(matches!(p.apply(r#"{"a":["x"]}"#, true).unwrap(), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn tuples_maps_and_json_text_come_back_to_the_plain_shape() {
+        let p = plan(json!({
+            "type": "object",
+            "properties": {
+                "pair": {"type": "array", "prefixItems": [{"type": "integer"}, {"type": "string"}]},
+                "env": {"type": "object", "additionalProperties": {"type": "string"}},
+                "payload": true,
+                "points": {"type": "object", "additionalProperties": {"type": "array", "prefixItems": [{}, {}]}}
+            }
+        }));
+        let lowered = json!({
+            "pair": {"_0": 1, "_1": "a"},
+            "env": [{"key": "A", "value": "1"}, {"key": "B", "value": "2"}],
+            "payload": "{\"x\":[1,2]}",
+            "points": [{"key": "p", "value": {"_0": "[1]", "_1": "null"}}]
+        });
+        let plain: Value = serde_json::from_str(&p.apply(&lowered.to_string(), true).unwrap()).unwrap();
+        assert_eq!(
+            plain,
+            json!({"pair": [1, "a"], "env": {"A": "1", "B": "2"}, "payload": {"x": [1, 2]}, "points": {"p": [[1], null]}})
+        );
+        // The plain shape passes through unchanged; JSON text only when asked for.
+        let already = json!({"pair": [1, "a"], "env": {"A": "1"}, "payload": "text"}).to_string();
+        assert_eq!(p.apply(&already, false).unwrap(), already);
+        let e = p.apply(r#"{"payload": "not json"}"#, true).unwrap_err();
+        assert!(e.to_string().starts_with("payload: expected JSON text"), "{e}");
+    }
+}
