@@ -16,7 +16,6 @@ fn schema_slot(provider: Provider, tool: &mut Value) -> Option<&mut Value> {
         Provider::OpenAiResponses { .. } | Provider::Gemini => "parameters",
         Provider::GeminiJsonSchema => "parametersJsonSchema",
         Provider::Mcp => "inputSchema",
-        _ => return None,
     };
     tool.get_mut(key)
 }

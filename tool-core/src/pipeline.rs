@@ -268,8 +268,7 @@ impl Executor {
         let input: Cow<'a, str> = if plan.is_empty() {
             Cow::Borrowed(&call.input)
         } else {
-            let json_text = turn.provider().is_some_and(|p| p.dialect() != crate::schema::Dialect::Standard);
-            plan.apply(&call.input, json_text)
+            plan.apply(&call.input, turn.provider().map(crate::schema::Provider::dialect))
                 .map_err(|e| Failure::new(ErrorKind::InvalidInput, format!("{name}: invalid input: {e}")))?
         };
         let prepared = prepare(resolved.tool(), &input, &cx, progress)?;

@@ -12,6 +12,7 @@
 //! provider whose rendering asked for it (a plain rendering takes any value, and a
 //! string there is a string).
 
+use super::Dialect;
 use crate::error::InputError;
 use serde_json::{Map, Value};
 use std::borrow::Cow;
@@ -52,6 +53,8 @@ enum Kind {
 struct Adaptation {
     path: Vec<Step>,
     kind: Kind,
+    /// Only for calls from this dialect (a union Gemini's subset cannot say).
+    only: Option<Dialect>,
 }
 
 /// The adaptations a tool's input may need, outermost first.
@@ -75,17 +78,24 @@ impl Plan {
         self.0.is_empty()
     }
 
-    /// `input` in the plain shape. `json_text`: the call came from a rendering
-    /// that asked for free values as JSON text.
-    pub(crate) fn apply<'a>(&self, input: &'a str, json_text: bool) -> Result<Cow<'a, str>, InputError> {
+    /// `input` in the plain shape. `dialect`: the rendering the model was shown,
+    /// when the turn says (JSON text is parsed back only for a rendering that asked
+    /// for it).
+    pub(crate) fn apply<'a>(&self, input: &'a str, dialect: Option<Dialect>) -> Result<Cow<'a, str>, InputError> {
         if self.0.is_empty() || input.trim().is_empty() {
             return Ok(Cow::Borrowed(input));
         }
         // Not JSON: the parse after this says so, with its position.
         let Ok(mut value) = serde_json::from_str::<Value>(input) else { return Ok(Cow::Borrowed(input)) };
         let mut changed = false;
+        let lowered = dialect.filter(|d| *d != Dialect::Standard);
         for adaptation in &self.0 {
-            if adaptation.kind == Kind::Json && !json_text {
+            let applies = match (adaptation.kind, adaptation.only) {
+                (_, Some(only)) => lowered == Some(only),
+                (Kind::Json, None) => lowered.is_some(),
+                _ => true,
+            };
+            if !applies {
                 continue;
             }
             let mut at = Vec::new();
@@ -237,6 +247,14 @@ impl<'s> Planner<'s> {
                 self.expanding.remove(name);
             }
         }
+        for key in ["anyOf", "oneOf"] {
+            if let Some(members) = map.get(key).and_then(Value::as_array)
+                && self.mixed(members)
+            {
+                // Gemini's subset says such a union as JSON text (see `lower`).
+                self.out.push(Adaptation { path: path.clone(), kind: Kind::Json, only: Some(Dialect::Gemini) });
+            }
+        }
         for key in ["allOf", "anyOf", "oneOf"] {
             for member in map.get(key).and_then(Value::as_array).into_iter().flatten() {
                 self.node(member, path, false);
@@ -274,7 +292,43 @@ impl<'s> Planner<'s> {
     }
 
     fn push(&mut self, path: &[Step], kind: Kind) {
-        self.out.push(Adaptation { path: path.to_vec(), kind });
+        self.out.push(Adaptation { path: path.to_vec(), kind, only: None });
+    }
+
+    /// Whether a union's members (nulls aside) are of different kinds: neither all
+    /// string constants nor all objects.
+    fn mixed(&self, members: &[Value]) -> bool {
+        let kinds: Vec<&str> = members
+            .iter()
+            .map(|m| self.resolved(m))
+            .map(|m| {
+                let ty = m.get("type").and_then(Value::as_str);
+                if ty == Some("null") {
+                    "null"
+                } else if ty == Some("string") && (m.get("enum").is_some() || m.get("const").is_some()) {
+                    "constant"
+                } else if ty == Some("object") || m.get("properties").is_some() {
+                    "object"
+                } else {
+                    "other"
+                }
+            })
+            .filter(|k| *k != "null")
+            .collect();
+        kinds.len() > 1 && !(kinds.iter().all(|k| *k == "constant") || kinds.iter().all(|k| *k == "object"))
+    }
+
+    /// `schema`, or the definition its `$ref` points to.
+    fn resolved<'v>(&self, schema: &'v Value) -> &'v Value
+    where
+        's: 'v,
+    {
+        schema
+            .get("$ref")
+            .and_then(Value::as_str)
+            .and_then(|t| t.strip_prefix("#/$defs/"))
+            .and_then(|name| self.defs.and_then(|d| d.get(name)))
+            .unwrap_or(schema)
     }
 }
 
@@ -291,7 +345,7 @@ mod tests {
     fn a_plain_schema_has_nothing_to_adapt_and_input_is_untouched() {
         let p = plan(json!({"type": "object", "properties": {"a": {"type": "array", "items": {"type": "string"}}}}));
         assert!(p.is_empty());
-        assert!(matches!(p.apply(r#"{"a":["x"]}"#, true).unwrap(), Cow::Borrowed(_)));
+        assert!(matches!(p.apply(r#"{"a":["x"]}"#, Some(Dialect::OpenAiStrict)).unwrap(), Cow::Borrowed(_)));
     }
 
     #[test]
@@ -311,15 +365,16 @@ mod tests {
             "payload": "{\"x\":[1,2]}",
             "points": [{"key": "p", "value": {"_0": "[1]", "_1": "null"}}]
         });
-        let plain: Value = serde_json::from_str(&p.apply(&lowered.to_string(), true).unwrap()).unwrap();
+        let strict = Some(Dialect::OpenAiStrict);
+        let plain: Value = serde_json::from_str(&p.apply(&lowered.to_string(), strict).unwrap()).unwrap();
         assert_eq!(
             plain,
             json!({"pair": [1, "a"], "env": {"A": "1", "B": "2"}, "payload": {"x": [1, 2]}, "points": {"p": [[1], null]}})
         );
         // The plain shape passes through unchanged; JSON text only when asked for.
         let already = json!({"pair": [1, "a"], "env": {"A": "1"}, "payload": "text"}).to_string();
-        assert_eq!(p.apply(&already, false).unwrap(), already);
-        let e = p.apply(r#"{"payload": "not json"}"#, true).unwrap_err();
+        assert_eq!(p.apply(&already, None).unwrap(), already);
+        let e = p.apply(r#"{"payload": "not json"}"#, strict).unwrap_err();
         assert!(e.to_string().starts_with("payload: expected JSON text"), "{e}");
     }
 }

@@ -308,9 +308,13 @@ impl Lowerer<'_> {
             return Ok(None);
         }
         if !all("object") {
-            return self.fail(
-                "a union of different kinds of value (such as an enum with both unit and data variants, or an untagged enum of a string and an object) cannot be expressed in Gemini's OpenAPI schema subset; render for Provider::GeminiJsonSchema (the API's parametersJsonSchema) instead",
-            );
+            // Different kinds of value (an enum with unit and data variants, an
+            // untagged enum): JSON text, turned back by `adapt` for Gemini's calls.
+            self.adapting("a union of different kinds of value")?;
+            let shapes: Vec<String> = members.iter().map(summary).collect();
+            out.retain(|k, _| k == "description" || k == "nullable");
+            out.insert("type".into(), json!("string"));
+            return Ok(Some(format!("JSON text: the value encoded as a string, one of {}", shapes.join(" or "))));
         }
         let mut properties = Map::new();
         let mut required: Option<Vec<Value>> = None;
@@ -829,6 +833,28 @@ fn canonical_order(schema: Value) -> Value {
     }
     ordered.extend(map);
     Value::Object(ordered)
+}
+
+/// A schema in a few words, for a union said in a description: `"fast"`,
+/// `{level, name?}`, `an integer`.
+fn summary(schema: &Value) -> String {
+    if let Some(values) = schema.get("enum").and_then(Value::as_array) {
+        return values.iter().map(Value::to_string).collect::<Vec<_>>().join(" or ");
+    }
+    if let Some(props) = schema.get("properties").and_then(Value::as_object) {
+        let required = schema.get("required").and_then(Value::as_array);
+        let fields: Vec<String> = props
+            .keys()
+            .map(|k| if required.is_some_and(|r| r.iter().any(|n| n == k)) { k.clone() } else { format!("{k}?") })
+            .collect();
+        return format!("{{{}}}", fields.join(", "));
+    }
+    match schema.get("type").and_then(Value::as_str) {
+        Some("integer") => "an integer".into(),
+        Some("array") => "an array".into(),
+        Some(other) => format!("a {other}"),
+        None => "a value".into(),
+    }
 }
 
 /// Keeps a dropped `default` visible to the model in the description.
