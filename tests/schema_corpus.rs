@@ -604,17 +604,22 @@ fn defaults_stay_visible_when_the_keyword_is_dropped() {
     assert_eq!(strict["properties"]["include_hidden"]["description"], json!("Default: false."));
 }
 
-/// Runs `c34_adapted` with `input`, the model having been shown `provider`'s rendering.
-fn adapted_call(input: &Value, provider: Option<Provider>) -> toolwright::ToolResult {
+/// Runs corpus tool `tool` with `input` (allowed), the model having been shown
+/// `provider`'s rendering.
+fn run_tool(tool: &str, input: &Value, provider: Option<Provider>) -> toolwright::ToolResult {
     let registry = std::sync::Arc::new(registry());
-    let policy = toolwright::rules::RulePolicy::new().allow("c34_adapted");
+    let policy = toolwright::rules::RulePolicy::new().allow(tool);
     let executor = toolwright::Executor::builder(registry).policy(policy).build();
     let mut turn = toolwright::TurnContext::new(".");
     if let Some(provider) = provider {
         turn = turn.with_provider(provider);
     }
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-    rt.block_on(executor.execute(&toolwright::ToolCall::new("1", "c34_adapted", input.to_string()), &turn))
+    rt.block_on(executor.execute(&toolwright::ToolCall::new("1", tool, input.to_string()), &turn))
+}
+
+fn adapted_call(input: &Value, provider: Option<Provider>) -> toolwright::ToolResult {
+    run_tool("c34_adapted", input, provider)
 }
 
 #[test]
@@ -670,18 +675,7 @@ fn unions_of_different_kinds_come_back_from_gemini_json_text() {
     let said = gemini["properties"]["external"]["description"].as_str().unwrap();
     assert!(said.starts_with("JSON text") && said.contains(r#""Empty""#) && said.contains("{Pair}"), "{said}");
     assert_eq!(gemini["properties"]["untagged"]["nullable"], json!(true));
-    let run = |input: Value, provider: Option<Provider>| {
-        let registry = std::sync::Arc::new(registry());
-        let policy = toolwright::rules::RulePolicy::new().allow("c35_mixed");
-        let executor = toolwright::Executor::builder(registry).policy(policy).build();
-        let mut turn = toolwright::TurnContext::new(".");
-        if let Some(provider) = provider {
-            turn = turn.with_provider(provider);
-        }
-        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-        let call = toolwright::ToolCall::new("1", "c35_mixed", input.to_string());
-        rt.block_on(executor.execute(&call, &turn)).output.text_content()
-    };
+    let run = |input: Value, provider: Option<Provider>| run_tool("c35_mixed", &input, provider).output.text_content();
     let plain = run(json!({"external": "Empty", "untagged": [ "a", "b" ]}), None);
     assert!(plain.contains("Empty") && plain.contains("Words"), "{plain}");
     let from_gemini = run(json!({"external": "\"Empty\"", "untagged": "[\"a\", \"b\"]"}), Some(Provider::Gemini));
@@ -719,14 +713,7 @@ fn gemini_merges_union_variants_and_says_string_lengths() {
 
 #[test]
 fn an_input_in_a_merged_shape_is_still_held_to_the_real_union() {
-    let registry = std::sync::Arc::new(registry());
-    let policy = toolwright::rules::RulePolicy::new().allow("c09_tagged");
-    let executor = toolwright::Executor::builder(std::sync::Arc::clone(&registry)).policy(policy).build();
-    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-    let run = |input: Value| {
-        let call = toolwright::ToolCall::new("1", "c09_tagged", input.to_string());
-        rt.block_on(executor.execute(&call, &toolwright::TurnContext::new(".")))
-    };
+    let run = |input: Value| run_tool("c09_tagged", &input, None);
     let ok = run(json!({"shape": {"kind": "circle", "radius": 1.5}}));
     assert!(!ok.output.is_error, "{:?}", ok.output.text_content());
     // The merged object would allow this; the tool's own schema does not.
