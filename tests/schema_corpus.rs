@@ -459,10 +459,6 @@ fn family_of(p: Provider) -> Option<Family> {
 /// and pass the rules checker.
 const EXPECTED_ERRORS: &[(&str, Family, &str)] = &[
     ("c18_recursive", Family::AnthropicStrict, "recursive type"),
-    // Gemini's OpenAPI subset merges the variants into one object, root included.
-    ("c16_flatten_enum", Family::Standard, "top level"),
-    ("c16_flatten_enum", Family::Strict, "top level"),
-    ("c16_flatten_enum", Family::AnthropicStrict, "top level"),
     ("c18_recursive", Family::Gemini, "recursive type"),
     ("c29_too_deep", Family::Strict, "nested 11 levels below the root, more than the 10"),
     ("c31_numeric_const", Family::Gemini, "strings only"),
@@ -524,6 +520,7 @@ fn schema(name: &str, provider: Provider) -> Value {
         Provider::Anthropic { .. } => json["input_schema"].clone(),
         Provider::OpenAiChat { .. } => json["function"]["parameters"].clone(),
         Provider::Mcp => json["inputSchema"].clone(),
+        Provider::GeminiJsonSchema => json["parametersJsonSchema"].clone(),
         _ => json["parameters"].clone(),
     }
 }
@@ -666,6 +663,24 @@ fn adapted_shapes_parse_to_the_same_value_as_the_plain_shape() {
     let e = adapted_call(&broken, Some(Provider::Gemini));
     assert!(e.output.is_error);
     assert!(e.output.text_content().contains("payload: expected JSON text"), "{}", e.output.text_content());
+}
+
+#[test]
+fn a_flattened_enum_renders_as_one_object_and_comes_back() {
+    for provider in Provider::ALL {
+        let root = schema("c16_flatten_enum", provider);
+        assert!(root.get("anyOf").is_none() && root.get("oneOf").is_none(), "{provider}: {root}");
+        assert_eq!(root["properties"]["mode"]["enum"], json!(["Fast", "Careful"]), "{provider}: {root}");
+        assert!(root["description"].as_str().unwrap().contains(r#"{mode: "Fast", level}"#), "{provider}: {root}");
+    }
+    // OpenAI strict requires every field, so the other variant's comes as null.
+    let strict = Some(Provider::OpenAiChat { strict: true });
+    let sent = json!({"name": "n", "mode": "Fast", "level": 3, "checks": null});
+    let ok = run_tool("c16_flatten_enum", &sent, strict);
+    assert!(!ok.output.is_error, "{}", ok.output.text_content());
+    // A variant's fields with another's tag are still refused by the real schema.
+    let wrong = run_tool("c16_flatten_enum", &json!({"name": "n", "mode": "Careful", "level": 3}), None);
+    assert!(wrong.output.is_error, "{}", wrong.output.text_content());
 }
 
 #[test]

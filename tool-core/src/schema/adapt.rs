@@ -39,7 +39,7 @@ enum Step {
     Index(usize),
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 enum Kind {
     /// An object `{_0, _1, ...}` back to an array of this many items.
     Tuple(usize),
@@ -47,6 +47,9 @@ enum Kind {
     Map,
     /// JSON text back to the value it encodes.
     Json,
+    /// A merged union's variant fields sent as `null` (OpenAI strict requires every
+    /// field) dropped: the variant the model chose does not have them.
+    DropNulls(Vec<String>),
 }
 
 #[derive(Debug, Clone)]
@@ -90,7 +93,7 @@ impl Plan {
         let mut changed = false;
         let lowered = dialect.filter(|d| *d != Dialect::Standard);
         for adaptation in &self.0 {
-            let applies = match (adaptation.kind, adaptation.only) {
+            let applies = match (&adaptation.kind, adaptation.only) {
                 (_, Some(only)) => lowered == Some(only),
                 (Kind::Json, None) => lowered.is_some(),
                 _ => true,
@@ -99,7 +102,7 @@ impl Plan {
                 continue;
             }
             let mut at = Vec::new();
-            rewrite(&mut value, &adaptation.path, adaptation.kind, &mut at, &mut changed)?;
+            rewrite(&mut value, &adaptation.path, &adaptation.kind, &mut at, &mut changed)?;
         }
         Ok(if changed { Cow::Owned(value.to_string()) } else { Cow::Borrowed(input) })
     }
@@ -109,7 +112,7 @@ impl Plan {
 fn rewrite(
     value: &mut Value,
     path: &[Step],
-    kind: Kind,
+    kind: &Kind,
     at: &mut Vec<String>,
     changed: &mut bool,
 ) -> Result<(), InputError> {
@@ -151,9 +154,16 @@ fn rewrite(
     Ok(())
 }
 
-fn adapt(value: &mut Value, kind: Kind, at: &[String], changed: &mut bool) -> Result<(), InputError> {
+fn adapt(value: &mut Value, kind: &Kind, at: &[String], changed: &mut bool) -> Result<(), InputError> {
     match kind {
-        Kind::Tuple(n) => {
+        Kind::DropNulls(keys) => {
+            if let Value::Object(map) = value {
+                let before = map.len();
+                map.retain(|key, v| !(v.is_null() && keys.contains(key)));
+                *changed |= map.len() != before;
+            }
+        }
+        &Kind::Tuple(n) => {
             if let Value::Object(map) = value
                 && map.len() == n
                 && (0..n).all(|i| map.contains_key(&tuple_key(i)))
@@ -248,6 +258,35 @@ impl<'s> Planner<'s> {
             }
         }
         for key in ["anyOf", "oneOf"] {
+            // At the root every dialect merges a union's object variants into one
+            // object (see `lower`); OpenAI strict then sends `null` for the fields
+            // of the variants not chosen.
+            if root && let Some(members) = map.get(key).and_then(Value::as_array) {
+                let own: Vec<&String> =
+                    map.get("properties").and_then(Value::as_object).into_iter().flatten().map(|(k, _)| k).collect();
+                let mut keys: Vec<String> = Vec::new();
+                for member in members {
+                    for name in self
+                        .resolved(member)
+                        .get("properties")
+                        .and_then(Value::as_object)
+                        .into_iter()
+                        .flatten()
+                        .map(|(k, _)| k)
+                    {
+                        if !own.contains(&name) && !keys.contains(name) {
+                            keys.push(name.clone());
+                        }
+                    }
+                }
+                if !keys.is_empty() {
+                    self.out.push(Adaptation {
+                        path: path.clone(),
+                        kind: Kind::DropNulls(keys),
+                        only: Some(Dialect::OpenAiStrict),
+                    });
+                }
+            }
             if let Some(members) = map.get(key).and_then(Value::as_array)
                 && self.mixed(members)
             {
@@ -346,6 +385,22 @@ mod tests {
         let p = plan(json!({"type": "object", "properties": {"a": {"type": "array", "items": {"type": "string"}}}}));
         assert!(p.is_empty());
         assert!(matches!(p.apply(r#"{"a":["x"]}"#, Some(Dialect::OpenAiStrict)).unwrap(), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn a_root_union_drops_the_nulls_openai_strict_sends_for_other_variants() {
+        let p = plan(json!({
+            "type": "object",
+            "properties": {"name": {"type": ["string", "null"]}},
+            "oneOf": [
+                {"type": "object", "properties": {"mode": {"const": "a"}, "x": {"type": "integer"}}},
+                {"type": "object", "properties": {"mode": {"const": "b"}, "y": {"type": "string"}}}
+            ]
+        }));
+        let sent = r#"{"name":null,"mode":"a","x":1,"y":null}"#;
+        let back = p.apply(sent, Some(Dialect::OpenAiStrict)).unwrap();
+        assert_eq!(serde_json::from_str::<Value>(&back).unwrap(), json!({"name": null, "mode": "a", "x": 1}));
+        assert_eq!(p.apply(sent, Some(Dialect::AnthropicStrict)).unwrap(), sent, "only OpenAI strict sends them");
     }
 
     #[test]

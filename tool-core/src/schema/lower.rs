@@ -187,7 +187,16 @@ pub(crate) fn lower(schema: &Value, dialect: Dialect) -> Result<Value, LowerErro
     }
     if let Value::Object(map) = &mut out {
         map.shift_remove("title");
-        map.shift_remove("description");
+        // The struct's doc comment is the tool's description already; what lowering
+        // added (a merged union's variants) stays.
+        let original = schema.get("description");
+        if map.get("description") == original {
+            map.shift_remove("description");
+        } else if let (Some(Value::String(original)), Some(Value::String(now))) = (original, map.get_mut("description"))
+            && let Some(rest) = now.strip_prefix(original.as_str())
+        {
+            *now = rest.trim_start_matches(['.', ' ']).to_owned();
+        }
         if !lowered_defs.is_empty() {
             map.insert("$defs".into(), Value::Object(lowered_defs));
         }
@@ -316,11 +325,21 @@ impl Lowerer<'_> {
             out.insert("type".into(), json!("string"));
             return Ok(Some(format!("JSON text: the value encoded as a string, one of {}", shapes.join(" or "))));
         }
-        let mut properties = Map::new();
+        // The node's own fields (a flattened enum's struct) stay, and stay required.
+        let mut properties = out.get("properties").and_then(Value::as_object).cloned().unwrap_or_default();
+        let own_required = out.get("required").and_then(Value::as_array).cloned().unwrap_or_default();
         let mut required: Option<Vec<Value>> = None;
         let mut shapes = Vec::new();
         for member in &members {
-            let props = member.get("properties").and_then(Value::as_object).cloned().unwrap_or_default();
+            let mut props = member.get("properties").and_then(Value::as_object).cloned().unwrap_or_default();
+            // A tag's `const` is a one-value enum: the variants' values join.
+            for schema in props.values_mut() {
+                if let Value::Object(fields) = schema
+                    && let Some(value) = fields.shift_remove("const")
+                {
+                    fields.insert("enum".into(), Value::Array(vec![value]));
+                }
+            }
             let member_required = member.get("required").and_then(Value::as_array).cloned().unwrap_or_default();
             let mut shape = Vec::new();
             for (name, schema) in &props {
@@ -357,8 +376,14 @@ impl Lowerer<'_> {
         }
         out.insert("type".into(), json!("object"));
         out.insert("properties".into(), Value::Object(properties));
-        if let Some(required) = required.filter(|r| !r.is_empty()) {
-            out.insert("required".into(), Value::Array(required));
+        let mut all_required = own_required;
+        for name in required.unwrap_or_default() {
+            if !all_required.contains(&name) {
+                all_required.push(name);
+            }
+        }
+        if !all_required.is_empty() {
+            out.insert("required".into(), Value::Array(all_required));
         }
         Ok(Some(format!("one of {}", shapes.join(" or "))))
     }
@@ -535,6 +560,7 @@ impl Lowerer<'_> {
         let mut dropped_default = None;
         // Anthropic strict: constraints it cannot carry, in words for the description.
         // Gemini's older API has no string lengths: said in the description too.
+        let mut pending_union: Vec<Value> = Vec::new();
         let mut described = match dialect {
             Dialect::AnthropicStrict => describe_constraints(map),
             Dialect::Gemini => describe_lengths(map).into_iter().collect(),
@@ -608,9 +634,11 @@ impl Lowerer<'_> {
                         members.push(self.node(sub, Property::No)?);
                         self.path.pop();
                     }
-                    if dialect == Dialect::Gemini {
-                        // The older API has no unions: the variants become one schema.
-                        described.extend(self.merge_union(&mut out, members)?);
+                    // Gemini's older API has no unions, and no provider takes one at
+                    // the root (a flattened enum): the variants become one schema,
+                    // once the node's own keys are in.
+                    if dialect == Dialect::Gemini || self.path.is_empty() {
+                        pending_union.extend(members);
                         continue;
                     }
                     // Strict mode knows only anyOf; serde's variants are disjoint, so
@@ -699,6 +727,9 @@ impl Lowerer<'_> {
         }
         if let Some(default) = dropped_default {
             note_default(&mut out, &default);
+        }
+        if !pending_union.is_empty() {
+            described.extend(self.merge_union(&mut out, pending_union)?);
         }
         if !described.is_empty() {
             note(&mut out, &described.join(", "));
