@@ -420,3 +420,42 @@ pub(crate) fn with_cache_control(rendered: &str) -> String {
     let body = rendered.strip_suffix('}').unwrap_or(rendered);
     format!("{body},\"cache_control\":{{\"type\":\"ephemeral\"}}}}")
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::borrow::Cow;
+
+    /// A strict Anthropic tool with `optional` optional and `unions` union parameters.
+    fn tool(optional: usize, unions: usize) -> String {
+        let mut properties = Map::new();
+        for i in 0..optional {
+            properties.insert(format!("o{i}"), json!({"type": "string"}));
+        }
+        for i in 0..unions {
+            properties.insert(format!("u{i}"), json!({"type": ["string", "null"]}));
+        }
+        let required: Vec<String> = (0..unions).map(|i| format!("u{i}")).collect();
+        let schema = json!({"type": "object", "properties": properties, "required": required});
+        format!(r#"{{"name":"t","description":"d","input_schema":{schema},"strict":true}}"#)
+    }
+
+    fn strict_count(parts: Vec<String>) -> usize {
+        let mut parts: Vec<Cow<'_, str>> = parts.into_iter().map(Cow::Owned).collect();
+        let kept = anthropic_strict_budget(&mut parts);
+        assert_eq!(parts.iter().filter(|p| p.ends_with(STRICT_SUFFIX)).count(), kept);
+        kept
+    }
+
+    #[test]
+    fn anthropic_strict_budget_at_and_past_each_limit() {
+        assert_eq!(strict_count(vec![tool(0, 0); 20]), 20);
+        assert_eq!(strict_count(vec![tool(0, 0); 21]), 20, "21 tools: one too many");
+        assert_eq!(strict_count(vec![tool(12, 0), tool(12, 0)]), 2, "24 optional parameters");
+        assert_eq!(strict_count(vec![tool(12, 0), tool(13, 0)]), 1, "25 optional parameters");
+        assert_eq!(strict_count(vec![tool(0, 8), tool(0, 8)]), 2, "16 unions");
+        assert_eq!(strict_count(vec![tool(0, 8), tool(0, 9)]), 1, "17 unions");
+        // A tool that does not fit leaves room for a smaller one after it.
+        assert_eq!(strict_count(vec![tool(20, 0), tool(10, 0), tool(4, 0)]), 2);
+    }
+}
