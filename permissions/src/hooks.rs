@@ -13,7 +13,9 @@
 //! the call. Exit 0: stdout, if it is a JSON object, is read; exit 2: the call is
 //! blocked and stderr is the reason the model sees; any other exit is a non-blocking
 //! error that is logged. A PreToolUse hook that times out fails open (logged), unless
-//! the hooks are built with [`CommandHooks::fail_closed`].
+//! the hooks are built with [`CommandHooks::fail_closed`]. A hook runs in a process
+//! group of its own with a tag (see `toolwright_core::leftovers`): what it starts is
+//! killed when it ends, escaped processes included.
 //!
 //! Events: `PreToolUse` and `PostToolUse` (for results that are not errors),
 //! `PostToolUseFailure` (for error results and failed calls), and `PermissionRequest` (through
@@ -138,11 +140,17 @@ impl CommandHook {
     }
 
     async fn run(&self, payload: &Value, cwd: &Path) -> Ran {
+        // Like a shell command: a group of its own and a tag, so that nothing the hook
+        // starts outlives it (or us, on a stop signal).
+        let tag = toolwright_core::leftovers::CallTag::new();
+        let (tag_name, tag_value) = tag.env();
         let mut command = tokio::process::Command::new("sh");
         command
             .arg("-c")
             .arg(&self.command)
             .current_dir(cwd)
+            .env(tag_name, tag_value)
+            .process_group(0)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -151,6 +159,7 @@ impl CommandHook {
             Ok(child) => child,
             Err(e) => return Ran::Failed(format!("cannot start: {e}")),
         };
+        let _group = toolwright_core::leftovers::ProcessGroup::adopt(child.id());
         if let Some(mut stdin) = child.stdin.take() {
             // A hook that does not read its input is fine.
             let _ = stdin.write_all(payload.to_string().as_bytes()).await;

@@ -304,3 +304,32 @@ fn bad_hook_settings_are_reported() {
     let err = settings::hooks_from_files(&[(Source::Project, file)]).unwrap_err().to_string();
     assert!(err.contains("hooks.PreToolUse[0].hooks"), "{err}");
 }
+
+#[tokio::test]
+async fn what_a_hook_starts_does_not_outlive_it() {
+    let s = Setup::new();
+    let pid_file = s.root.join("pid");
+    // The hook leaves a process in a session of its own, its output elsewhere.
+    let hook = s.script(
+        "escape.sh",
+        &format!(
+            "#!/bin/sh\nsetsid sleep 300 > /dev/null 2>&1 < /dev/null &\necho $! > {}\nexit 0\n",
+            pid_file.display()
+        ),
+    );
+    let hooks = s.hooks(pre("Bash", &hook));
+    let (result, _) = s.run(&hooks, RulePolicy::new().allow("Bash(echo *)"), "echo hi").await;
+    assert_eq!(result.output.text_content(), "hi");
+    let pid: u32 = fs::read_to_string(&pid_file).unwrap().trim().parse().unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    let gone = loop {
+        let stat = fs::read_to_string(format!("/proc/{pid}/stat"));
+        let dead =
+            stat.is_err() || stat.is_ok_and(|s| s.rsplit(')').next().is_some_and(|r| r.trim_start().starts_with('Z')));
+        if dead || std::time::Instant::now() > deadline {
+            break dead;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    };
+    assert!(gone, "the hook's escaped process {pid} survived");
+}
