@@ -684,6 +684,20 @@ fn a_flattened_enum_renders_as_one_object_and_comes_back() {
 }
 
 #[test]
+fn a_field_the_variants_shape_differently_is_json_text_for_gemini() {
+    // `#[serde(tag = "op", content = "args")]`: `args` is an integer or an object.
+    let gemini = schema("c10_adjacent", Provider::Gemini);
+    let args = &gemini["properties"]["action"]["properties"]["args"];
+    assert_eq!(args["type"], json!("string"), "{gemini}");
+    let sent = json!({"action": {"op": "Rename", "args": "{\"from\": \"a\", \"to\": \"b\"}"}});
+    let ok = run_tool("c10_adjacent", &sent, Some(Provider::Gemini));
+    assert!(!ok.output.is_error, "{}", ok.output.text_content());
+    assert!(run_tool("c10_adjacent", &sent, None).output.is_error, "only Gemini's calls are read as JSON text");
+    let plain = json!({"action": {"op": "Add", "args": 3}});
+    assert!(!run_tool("c10_adjacent", &plain, Some(Provider::OpenAiChat { strict: true })).output.is_error);
+}
+
+#[test]
 fn unions_of_different_kinds_come_back_from_gemini_json_text() {
     let gemini = schema("c35_mixed", Provider::Gemini);
     assert_eq!(gemini["properties"]["external"]["type"], json!("string"));

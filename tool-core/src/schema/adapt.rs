@@ -23,6 +23,24 @@ pub(crate) fn tuple_key(i: usize) -> String {
     format!("_{i}")
 }
 
+/// What kind of value a schema takes, for telling whether two variants give a field
+/// the same shape: its type (nulls aside) and, for an object, its field names. A
+/// constant (a tag) is one kind whatever its value.
+pub(crate) fn shape_key(schema: &Value) -> String {
+    if schema.get("enum").is_some() || schema.get("const").is_some() {
+        return "constant".into();
+    }
+    let types: Vec<&str> = match schema.get("type") {
+        Some(Value::String(t)) => vec![t.as_str()],
+        Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).filter(|t| *t != "null").collect(),
+        _ => vec!["any"],
+    };
+    let mut fields: Vec<&String> =
+        schema.get("properties").and_then(Value::as_object).into_iter().flatten().map(|(k, _)| k).collect();
+    fields.sort();
+    format!("{types:?}{fields:?}")
+}
+
 /// The keys of a map entry in its list form.
 pub(crate) const MAP_KEY: &str = "key";
 pub(crate) const MAP_VALUE: &str = "value";
@@ -287,11 +305,18 @@ impl<'s> Planner<'s> {
                     });
                 }
             }
-            if let Some(members) = map.get(key).and_then(Value::as_array)
-                && self.mixed(members)
-            {
-                // Gemini's subset says such a union as JSON text (see `lower`).
-                self.out.push(Adaptation { path: path.clone(), kind: Kind::Json, only: Some(Dialect::Gemini) });
+            if let Some(members) = map.get(key).and_then(Value::as_array) {
+                if self.mixed(members) {
+                    // Gemini's subset says such a union as JSON text (see `lower`).
+                    self.out.push(Adaptation { path: path.clone(), kind: Kind::Json, only: Some(Dialect::Gemini) });
+                } else {
+                    // Merged for Gemini: a field the variants shape differently is JSON text.
+                    for name in self.conflicting_fields(members) {
+                        let mut at = path.clone();
+                        at.push(Step::Field(name));
+                        self.out.push(Adaptation { path: at, kind: Kind::Json, only: Some(Dialect::Gemini) });
+                    }
+                }
             }
         }
         for key in ["allOf", "anyOf", "oneOf"] {
@@ -355,6 +380,23 @@ impl<'s> Planner<'s> {
             .filter(|k| *k != "null")
             .collect();
         kinds.len() > 1 && !(kinds.iter().all(|k| *k == "constant") || kinds.iter().all(|k| *k == "object"))
+    }
+
+    /// The fields that object variants give different shapes.
+    fn conflicting_fields(&self, members: &[Value]) -> Vec<String> {
+        let mut shapes: std::collections::BTreeMap<&String, Vec<String>> = std::collections::BTreeMap::new();
+        for member in members {
+            for (name, schema) in
+                self.resolved(member).get("properties").and_then(Value::as_object).into_iter().flatten()
+            {
+                let key = shape_key(self.resolved(schema));
+                let seen = shapes.entry(name).or_default();
+                if !seen.contains(&key) {
+                    seen.push(key);
+                }
+            }
+        }
+        shapes.into_iter().filter(|(_, s)| s.len() > 1).map(|(name, _)| name.clone()).collect()
     }
 
     /// `schema`, or the definition its `$ref` points to.

@@ -330,6 +330,9 @@ impl Lowerer<'_> {
         let own_required = out.get("required").and_then(Value::as_array).cloned().unwrap_or_default();
         let mut required: Option<Vec<Value>> = None;
         let mut shapes = Vec::new();
+        // A field the variants give different shapes (an adjacently tagged enum's
+        // content): each shape kept, as the dialect can.
+        let mut variants_of: std::collections::BTreeMap<String, Vec<Value>> = std::collections::BTreeMap::new();
         for member in &members {
             let mut props = member.get("properties").and_then(Value::as_object).cloned().unwrap_or_default();
             // A tag's `const` is a one-value enum: the variants' values join.
@@ -349,6 +352,10 @@ impl Lowerer<'_> {
                     None if member_required.iter().any(|r| r == name) => name.clone(),
                     None => format!("{name}?"),
                 });
+                let seen = variants_of.entry(name.clone()).or_default();
+                if !seen.iter().any(|s| adapt::shape_key(s) == adapt::shape_key(schema)) {
+                    seen.push(schema.clone());
+                }
                 match properties.get_mut(name) {
                     None => {
                         properties.insert(name.clone(), schema.clone());
@@ -373,6 +380,17 @@ impl Lowerer<'_> {
                 None => member_required,
                 Some(so_far) => so_far.into_iter().filter(|r| member_required.contains(r)).collect(),
             });
+        }
+        for (name, shapes) in variants_of.into_iter().filter(|(_, s)| s.len() > 1) {
+            let field = if self.dialect == Dialect::Gemini {
+                // No unions here: JSON text, turned back by `adapt` for Gemini's calls.
+                self.adapting("a field whose shape differs between variants")?;
+                let said: Vec<String> = shapes.iter().map(summary).collect();
+                json!({"type": "string", "description": format!("JSON text: the value encoded as a string, one of {}.", said.join(" or "))})
+            } else {
+                json!({"anyOf": shapes})
+            };
+            properties.insert(name, field);
         }
         out.insert("type".into(), json!("object"));
         out.insert("properties".into(), Value::Object(properties));
