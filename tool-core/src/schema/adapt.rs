@@ -86,7 +86,7 @@ impl Plan {
     /// The plan for a plain (draft 2020-12) input schema.
     pub(crate) fn of(schema: &Value) -> Plan {
         let defs = schema.get("$defs").and_then(Value::as_object);
-        let mut planner = Planner { defs, expanding: HashSet::new(), out: Vec::new() };
+        let mut planner = Planner { defs, expanding: HashSet::new(), out: Vec::new(), depth: 0 };
         planner.node(schema, &mut Vec::new(), true);
         let mut out = planner.out;
         // Outer shapes first: the steps below them walk the plain shape.
@@ -256,7 +256,12 @@ struct Planner<'s> {
     /// adapt refuse recursion, or keep it only where nothing inside needs adapting).
     expanding: HashSet<String>,
     out: Vec<Adaptation>,
+    /// Objects' properties the node is below, as `lower` counts for OpenAI strict.
+    depth: usize,
 }
+
+/// OpenAI strict's nesting limit: deeper objects are sent as JSON text.
+const OPENAI_STRICT_MAX_DEPTH: usize = 10;
 
 impl<'s> Planner<'s> {
     fn node(&mut self, schema: &'s Value, path: &mut Vec<Step>, root: bool) {
@@ -266,6 +271,17 @@ impl<'s> Planner<'s> {
             Value::Object(map) => map,
             _ => return,
         };
+        let object = map.get("properties").is_some()
+            || match map.get("type") {
+                Some(Value::String(t)) => t == "object",
+                Some(Value::Array(ts)) => ts.iter().any(|t| t == "object"),
+                _ => false,
+            };
+        if object && self.depth > OPENAI_STRICT_MAX_DEPTH {
+            // Below this, OpenAI strict's model wrote plain JSON inside the text.
+            self.out.push(Adaptation { path: path.clone(), kind: Kind::Json, only: Some(Dialect::OpenAiStrict) });
+            return;
+        }
         if let Some(target) = map.get("$ref").and_then(Value::as_str) {
             let name = target.strip_prefix("#/$defs/").unwrap_or(target);
             if let Some(def) = self.defs.and_then(|d| d.get(name))
@@ -324,11 +340,13 @@ impl<'s> Planner<'s> {
                 self.node(member, path, false);
             }
         }
+        self.depth += 1;
         for (name, sub) in map.get("properties").and_then(Value::as_object).into_iter().flatten() {
             path.push(Step::Field(name.clone()));
             self.node(sub, path, false);
             path.pop();
         }
+        self.depth -= 1;
         if let Some(prefix) = map.get("prefixItems").and_then(Value::as_array) {
             self.push(path, Kind::Tuple(prefix.len()));
             for (i, sub) in prefix.iter().enumerate() {

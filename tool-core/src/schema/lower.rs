@@ -556,11 +556,26 @@ impl Lowerer<'_> {
         }
         // OpenAI counts nesting from the root object at level 0: an object that is a
         // property of the root is at level 1.
+        // Deeper than that, the object is sent as JSON text (turned back by `adapt`).
         if dialect == Dialect::OpenAiStrict && self.depth > STRICT_MAX_DEPTH && is_object(map) {
-            return self.fail(format!(
-                "an object nested {} levels below the root, more than the {STRICT_MAX_DEPTH} OpenAI strict mode accepts",
+            self.adapting(&format!(
+                "an object nested {} levels below the root, more than the {STRICT_MAX_DEPTH} OpenAI strict mode accepts,",
                 self.depth
-            ));
+            ))?;
+            let mut out = Map::new();
+            out.insert(
+                "type".into(),
+                json!(if type_names(map).contains(&"null") { json!(["string", "null"]) } else { json!("string") }),
+            );
+            out.extend(map.get("description").map(|d| ("description".to_owned(), d.clone())));
+            note(
+                &mut out,
+                &format!(
+                    "JSON text: the value encoded as a string, an object {}",
+                    summary(&Value::Object(map.clone()))
+                ),
+            );
+            return Ok(Value::Object(out));
         }
         if dialect != Dialect::Standard
             && let Some(kw) = ASSERTING_KEYWORDS.iter().find(|k| map.contains_key(**k))
@@ -1142,9 +1157,16 @@ mod tests {
 
     #[test]
     fn openai_strict_depth_counts_the_root_as_level_zero() {
-        assert!(strict(&nested(10)).is_ok(), "an object 10 levels below the root");
-        let e = strict(&nested(11)).unwrap_err();
-        assert!(e.message.contains("11 levels below the root"), "{e:?}");
+        let at_limit = strict(&nested(10)).unwrap();
+        assert!(at_limit.to_string().matches("\"object\"").count() == 11, "an object 10 levels below the root");
+        // One deeper: that object is sent as JSON text.
+        let past = strict(&nested(11)).unwrap();
+        let mut node = &past;
+        for _ in 0..11 {
+            node = &node["properties"]["next"];
+        }
+        assert_eq!(node["type"], json!("string"), "{past}");
+        assert!(node["description"].as_str().unwrap().starts_with("JSON text"), "{node}");
         // Arrays do not add a level; objects inside them do.
         let in_array = json!({"type": "object", "properties": {"list": {"type": "array", "items": nested(9)}}});
         assert!(strict(&in_array).is_ok());
