@@ -74,8 +74,8 @@ enum Kind {
 struct Adaptation {
     path: Vec<Step>,
     kind: Kind,
-    /// Only for calls from this dialect (a union Gemini's subset cannot say).
-    only: Option<Dialect>,
+    /// Only for calls from these dialects (a union Gemini's subset cannot say).
+    only: Option<&'static [Dialect]>,
 }
 
 /// The adaptations a tool's input may need, outermost first.
@@ -112,7 +112,7 @@ impl Plan {
         let lowered = dialect.filter(|d| *d != Dialect::Standard);
         for adaptation in &self.0 {
             let applies = match (&adaptation.kind, adaptation.only) {
-                (_, Some(only)) => lowered == Some(only),
+                (_, Some(only)) => lowered.is_some_and(|d| only.contains(&d)),
                 (Kind::Json, None) => lowered.is_some(),
                 _ => true,
             };
@@ -279,16 +279,25 @@ impl<'s> Planner<'s> {
             };
         if object && self.depth > OPENAI_STRICT_MAX_DEPTH {
             // Below this, OpenAI strict's model wrote plain JSON inside the text.
-            self.out.push(Adaptation { path: path.clone(), kind: Kind::Json, only: Some(Dialect::OpenAiStrict) });
+            self.out.push(Adaptation { path: path.clone(), kind: Kind::Json, only: Some(&[Dialect::OpenAiStrict]) });
             return;
         }
         if let Some(target) = map.get("$ref").and_then(Value::as_str) {
             let name = target.strip_prefix("#/$defs/").unwrap_or(target);
-            if let Some(def) = self.defs.and_then(|d| d.get(name))
+            if target != "#"
+                && let Some(def) = self.defs.and_then(|d| d.get(name))
                 && self.expanding.insert(name.to_owned())
             {
                 self.node(def, path, false);
                 self.expanding.remove(name);
+            } else {
+                // A recursive type: where the dialect has no `$ref`, the inner copy
+                // is JSON text (see `lower`).
+                self.out.push(Adaptation {
+                    path: path.clone(),
+                    kind: Kind::Json,
+                    only: Some(&[Dialect::Gemini, Dialect::AnthropicStrict]),
+                });
             }
         }
         for key in ["anyOf", "oneOf"] {
@@ -317,20 +326,20 @@ impl<'s> Planner<'s> {
                     self.out.push(Adaptation {
                         path: path.clone(),
                         kind: Kind::DropNulls(keys),
-                        only: Some(Dialect::OpenAiStrict),
+                        only: Some(&[Dialect::OpenAiStrict]),
                     });
                 }
             }
             if let Some(members) = map.get(key).and_then(Value::as_array) {
                 if self.mixed(members) {
                     // Gemini's subset says such a union as JSON text (see `lower`).
-                    self.out.push(Adaptation { path: path.clone(), kind: Kind::Json, only: Some(Dialect::Gemini) });
+                    self.out.push(Adaptation { path: path.clone(), kind: Kind::Json, only: Some(&[Dialect::Gemini]) });
                 } else {
                     // Merged for Gemini: a field the variants shape differently is JSON text.
                     for name in self.conflicting_fields(members) {
                         let mut at = path.clone();
                         at.push(Step::Field(name));
-                        self.out.push(Adaptation { path: at, kind: Kind::Json, only: Some(Dialect::Gemini) });
+                        self.out.push(Adaptation { path: at, kind: Kind::Json, only: Some(&[Dialect::Gemini]) });
                     }
                 }
             }

@@ -494,10 +494,14 @@ impl Lowerer<'_> {
         let recursive = name == "#" || self.expanding.contains(&name);
         if recursive {
             if matches!(self.dialect, Dialect::Gemini | Dialect::AnthropicStrict) {
-                return self.fail(format!(
-                    "the type `{name}` contains itself (a recursive type), which {} cannot express; break the cycle (for example with a depth-limited copy of the type) or use another provider",
-                    self.provider_words()
-                ));
+                // No references here: the type once, and its copy inside as JSON text
+                // (turned back by `adapt`).
+                let def = if name == "#" { self.root } else { &self.defs[&name] };
+                let mut out = Map::new();
+                out.insert("type".into(), json!("string"));
+                out.extend(map.get("description").map(|d| ("description".to_owned(), d.clone())));
+                note(&mut out, &format!("JSON text: the value encoded as a string, a `{name}` {}", summary(def)));
+                return Ok(Value::Object(out));
             }
             if name != "#" && !self.kept_defs.contains(&name) {
                 self.kept_defs.push(name.clone());
