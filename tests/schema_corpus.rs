@@ -290,6 +290,21 @@ pub struct C32Counted {
     pub ratio: f64,
     pub at_least_one: Option<Vec<u8>>,
 }
+/// Declared fields and a flattened map; answers with what it parsed.
+#[tool]
+#[derive(Debug)]
+pub struct C36FlattenMap {
+    pub name: String,
+    #[serde(flatten)]
+    pub extra: BTreeMap<String, u32>,
+}
+
+impl Tool for C36FlattenMap {
+    type Output = String;
+    async fn call(self, _cx: &ToolContext) -> Result<String, ToolError> {
+        Ok(format!("{self:?}"))
+    }
+}
 /// Unions of different kinds of value; answers with what it parsed.
 #[tool]
 #[derive(Debug)]
@@ -702,6 +717,27 @@ fn an_object_past_openai_strict_depth_is_json_text_and_comes_back() {
     let ok = run_tool("c29_too_deep", &sent, Some(strict));
     assert!(!ok.output.is_error, "{}", ok.output.text_content());
     assert!(run_tool("c29_too_deep", &sent, None).output.is_error, "JSON text only for OpenAI strict's calls");
+}
+
+#[test]
+fn a_flattened_map_comes_back_from_its_list_of_entries() {
+    let plain = json!({"name": "n", "a": 1, "b": 2});
+    let expected = run_tool("c36_flatten_map", &plain, None).output.text_content();
+    assert!(expected.contains(r#"extra: {"a": 1, "b": 2}"#), "{expected}");
+    let lowered = json!({"name": "n", "_extra": [{"key": "a", "value": 1}, {"key": "b", "value": 2}]});
+    for provider in [
+        Provider::OpenAiChat { strict: true },
+        Provider::Anthropic { strict: true, cache_control: false },
+        Provider::Gemini,
+    ] {
+        let root = schema("c36_flatten_map", provider);
+        assert_eq!(root["properties"]["_extra"]["items"]["properties"]["value"]["type"], json!("integer"), "{root}");
+        assert_eq!(run_tool("c36_flatten_map", &lowered, Some(provider)).output.text_content(), expected, "{provider}");
+    }
+    // OpenAI strict sends `null` when there are none.
+    let none =
+        run_tool("c36_flatten_map", &json!({"name": "n", "_extra": null}), Some(Provider::OpenAiChat { strict: true }));
+    assert!(none.output.text_content().contains("extra: {}"), "{}", none.output.text_content());
 }
 
 #[test]

@@ -41,6 +41,9 @@ pub(crate) fn shape_key(schema: &Value) -> String {
     format!("{types:?}{fields:?}")
 }
 
+/// The field a flattened map's free keys go under, as a list of entries.
+pub(crate) const EXTRA_KEY: &str = "_extra";
+
 /// The keys of a map entry in its list form.
 pub(crate) const MAP_KEY: &str = "key";
 pub(crate) const MAP_VALUE: &str = "value";
@@ -63,6 +66,9 @@ enum Kind {
     Tuple(usize),
     /// A list of `{key, value}` back to an object.
     Map,
+    /// A flattened map's entries, under [`EXTRA_KEY`], back among the object's
+    /// own fields.
+    Extra,
     /// JSON text back to the value it encodes.
     Json,
     /// A merged union's variant fields sent as `null` (OpenAI strict requires every
@@ -188,6 +194,23 @@ fn adapt(value: &mut Value, kind: &Kind, at: &[String], changed: &mut bool) -> R
             {
                 let items = (0..n).map(|i| map.remove(&tuple_key(i)).unwrap_or(Value::Null)).collect();
                 *value = Value::Array(items);
+                *changed = true;
+            }
+        }
+        Kind::Extra => {
+            if let Value::Object(map) = value
+                && let Some(extra) = map.get(EXTRA_KEY)
+                && (extra.is_null() || extra.as_array().is_some_and(|e| e.iter().all(is_entry)))
+            {
+                if let Some(Value::Array(entries)) = map.shift_remove(EXTRA_KEY) {
+                    for entry in entries {
+                        if let Value::Object(mut entry) = entry
+                            && let Some(Value::String(key)) = entry.remove(MAP_KEY)
+                        {
+                            map.entry(key).or_insert(entry.remove(MAP_VALUE).unwrap_or(Value::Null));
+                        }
+                    }
+                }
                 *changed = true;
             }
         }
@@ -378,7 +401,9 @@ impl<'s> Planner<'s> {
                 self.node(values, path, false);
                 path.pop();
             }
-            Some(_) => {}
+            // Declared fields as well: the free ones came under EXTRA_KEY (their
+            // values, if they need adapting themselves, are taken as they come).
+            Some(_) => self.push(path, Kind::Extra),
         }
     }
 

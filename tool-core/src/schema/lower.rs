@@ -598,6 +598,7 @@ impl Lowerer<'_> {
         // Anthropic strict: constraints it cannot carry, in words for the description.
         // Gemini's older API has no string lengths: said in the description too.
         let mut pending_union: Vec<Value> = Vec::new();
+        let mut extra_values: Option<Value> = None;
         let mut described = match dialect {
             Dialect::AnthropicStrict => describe_constraints(map),
             Dialect::Gemini => describe_lengths(map).into_iter().collect(),
@@ -657,11 +658,11 @@ impl Lowerer<'_> {
                         out.insert(key.clone(), lowered);
                     }
                     (Dialect::Gemini, Value::Bool(false)) => {}
-                    _ => {
-                        return self.fail(format!(
-                            "an object with declared fields and free-form keys as well (such as a struct with a flattened HashMap) cannot be expressed in {}, which needs every key declared",
-                            self.provider_words()
-                        ));
+                    // Declared fields and free keys as well (a flattened map): the
+                    // free keys go in one more field, a list of entries.
+                    (_, values) => {
+                        self.adapting("an object with declared fields and free keys as well")?;
+                        extra_values = Some(values.clone());
                     }
                 },
                 "anyOf" | "oneOf" => {
@@ -767,6 +768,32 @@ impl Lowerer<'_> {
         }
         if !pending_union.is_empty() {
             described.extend(self.merge_union(&mut out, pending_union)?);
+        }
+        if let Some(values) = extra_values {
+            let key = adapt::EXTRA_KEY;
+            if map.get("properties").and_then(|p| p.get(key)).is_some() {
+                return self.fail(format!(
+                    "an object with free keys and a declared field named `{key}`, the name its free keys would go under in {}",
+                    self.provider_words()
+                ));
+            }
+            let entries = json!({
+                "type": "array",
+                "description": "More fields, as a list of `key`/`value` entries.",
+                "items": {
+                    "type": "object",
+                    "properties": {adapt::MAP_KEY: {"type": "string"}, adapt::MAP_VALUE: values},
+                    "required": [adapt::MAP_KEY, adapt::MAP_VALUE],
+                },
+            });
+            self.path.push(key.to_owned());
+            let lowered = self.node(&entries, Property::Optional)?;
+            self.path.pop();
+            if let Some(Value::Object(props)) = out.get_mut("properties") {
+                props.insert(key.to_owned(), lowered);
+            } else {
+                out.insert("properties".into(), json!({ key: lowered }));
+            }
         }
         if !described.is_empty() {
             note(&mut out, &described.join(", "));
