@@ -7,10 +7,12 @@
 //! ] } }
 //! ```
 //!
-//! A hook gets JSON on stdin: `hook_event_name`, `tool_name` (Claude Code's name where
-//! there is one, such as `Bash`), `toolwright_tool_name`, `tool_input` (with
-//! `file_path` added next to `path`), `tool_use_id`, `cwd`, and `tool_response` after
-//! the call. Exit 0: stdout, if it is a JSON object, is read; exit 2: the call is
+//! A hook gets JSON on stdin, every field Claude Code documents: `session_id` and
+//! `transcript_path` (from the turn's [`SessionInfo`](toolwright_core::SessionInfo),
+//! empty without one), `cwd`, `permission_mode` (the policy's, `default` without one),
+//! `hook_event_name`, `tool_name` (Claude Code's name where there is one, such as
+//! `Bash`), `toolwright_tool_name`, `tool_input` (with `file_path` added next to
+//! `path`), `tool_use_id`, and `tool_response` after the call. Exit 0: stdout, if it is a JSON object, is read; exit 2: the call is
 //! blocked and stderr is the reason the model sees; any other exit is a non-blocking
 //! error that is logged. A PreToolUse hook that times out fails open (logged), unless
 //! the hooks are built with [`CommandHooks::fail_closed`]. A hook runs in a process
@@ -125,13 +127,18 @@ impl CommandHook {
             let absolute = crate::path::absolute(path, call.cwd, None);
             input["file_path"] = json!(absolute);
         }
+        // Every field Claude Code documents, so its hook scripts run unchanged; a
+        // session without a transcript gives an empty path.
         let mut payload = json!({
+            "session_id": call.session.map_or("", |s| s.id.as_str()),
+            "transcript_path": call.session.and_then(|s| s.transcript_path.as_deref()).map_or(String::new(), |p| p.display().to_string()),
+            "cwd": call.cwd,
+            "permission_mode": call.permission_mode.unwrap_or("default"),
             "hook_event_name": self.event,
             "tool_name": call.rule_name.unwrap_or(call.tool),
             "toolwright_tool_name": call.tool,
             "tool_input": input,
             "tool_use_id": call.call_id,
-            "cwd": call.cwd,
         });
         if let Some(output) = response {
             payload["tool_response"] = json!({ "content": output.text_content(), "is_error": output.is_error });
@@ -410,13 +417,8 @@ pub struct HookApprover<A> {
 impl<A: Approver> Approver for HookApprover<A> {
     fn approve<'a>(&'a self, request: &'a PermissionRequest<'a>, question: &'a str) -> BoxFuture<'a, Approval> {
         Box::pin(async move {
-            let call = HookCall {
-                tool: request.tool,
-                rule_name: request.rule_name,
-                call_id: request.call_id,
-                input: request.input,
-                cwd: request.cwd,
-            };
+            let call = HookCall::new(request.tool, request.rule_name, request.call_id, request.input, request.cwd)
+                .with_session(request.extensions.get::<toolwright_core::SessionInfo>());
             for hook in self.hooks.iter().filter(|h| h.matcher.matches(request.tool, request.rule_name)) {
                 match hook.run(&hook.payload(&call, None), request.cwd).await {
                     Ran::Ok(Some(value)) => {

@@ -32,6 +32,19 @@ pub enum Mode {
     BypassPermissions,
 }
 
+impl Mode {
+    /// The mode as Claude Code spells it (`acceptEdits`), as hooks get it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::Default => "default",
+            Mode::AcceptEdits => "acceptEdits",
+            Mode::Plan => "plan",
+            Mode::DontAsk => "dontAsk",
+            Mode::BypassPermissions => "bypassPermissions",
+        }
+    }
+}
+
 /// Environment variables an allow rule may look past (`LANG=C ls` is `ls`). Deny and
 /// ask rules look past any assignment.
 pub const SAFE_ENV_VARS: &[&str] = &[
@@ -1914,6 +1927,10 @@ fn matches_loose(pattern: &CommandPattern, form: &str) -> bool {
 impl PermissionPolicy for RulePolicy {
     fn check(&self, request: &PermissionRequest<'_>) -> PermissionDecision {
         self.decide(request)
+    }
+
+    fn mode_name(&self) -> Option<&str> {
+        Some(self.mode().name())
     }
 
     fn remember(&self, request: &PermissionRequest<'_>) -> bool {

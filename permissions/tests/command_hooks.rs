@@ -113,6 +113,29 @@ async fn the_hook_gets_the_call_as_json_on_stdin() {
     assert_eq!(seen["tool_input"]["command"], "ls");
     assert_eq!(seen["tool_use_id"], "toolu_1");
     assert_eq!(seen["cwd"], s.root.display().to_string());
+    assert_eq!(seen["permission_mode"], "default");
+    assert_eq!(seen["transcript_path"], "", "no transcript in this session");
+    let id = seen["session_id"].as_str().unwrap();
+    assert!(id.len() == 36 && id.split('-').count() == 5, "a UUID-shaped session id: {id}");
+}
+
+#[tokio::test]
+async fn a_claude_code_hook_that_reads_every_documented_field_runs_unchanged() {
+    let s = Setup::new();
+    // Fails (exit 2) on a missing field, as a script indexing `data[...]` would.
+    let hook = s.script(
+        "strict.py",
+        "#!/usr/bin/env python3\nimport json, sys\ndata = json.load(sys.stdin)\n\
+         fields = ['session_id', 'transcript_path', 'cwd', 'permission_mode', 'hook_event_name', 'tool_name', 'tool_input', 'tool_use_id']\n\
+         missing = [f for f in fields if f not in data]\n\
+         if missing:\n    print('missing: ' + ', '.join(missing), file=sys.stderr)\n    sys.exit(2)\n\
+         open('mode', 'w').write(data['permission_mode'])\n",
+    );
+    let hooks = s.hooks(pre("Bash", &hook));
+    let policy = RulePolicy::new().with_mode(toolwright_permissions::Mode::AcceptEdits);
+    let (result, _) = s.run(&hooks, policy, "ls").await;
+    assert!(result.error.is_none(), "{}", result.output.text_content());
+    assert_eq!(fs::read_to_string(path_of(&s, "mode")).unwrap(), "acceptEdits");
 }
 
 #[tokio::test]

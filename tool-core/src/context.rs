@@ -419,3 +419,51 @@ impl TurnContext {
         (modifier.0)(&mut TurnEdit { shared: Arc::make_mut(&mut self.shared) });
     }
 }
+
+/// Which session a turn belongs to, as hooks see it: Claude Code's `session_id` and
+/// `transcript_path`. Put one in the turn's extensions and keep it for the session
+/// (`toolwright_builtin::session()` does).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionInfo {
+    /// A unique id, UUID-shaped.
+    pub id: String,
+    /// Where the session's transcript is kept, if anywhere.
+    pub transcript_path: Option<PathBuf>,
+}
+
+impl SessionInfo {
+    /// A session with a fresh random id and no transcript.
+    pub fn new() -> SessionInfo {
+        use std::hash::{BuildHasher, Hasher};
+        // Randomly seeded hashers: two random words without a crate for it.
+        let word = || {
+            let mut hasher = std::hash::RandomState::new().build_hasher();
+            hasher.write_u128(
+                std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos()),
+            );
+            hasher.finish()
+        };
+        let (a, b) = (word(), word());
+        let id = format!(
+            "{:08x}-{:04x}-4{:03x}-{:04x}-{:012x}",
+            a >> 32,
+            (a >> 16) & 0xffff,
+            a & 0xfff,
+            0x8000 | (b >> 48) & 0x3fff,
+            b & 0xffff_ffff_ffff
+        );
+        SessionInfo { id, transcript_path: None }
+    }
+
+    /// With the transcript kept at `path`.
+    pub fn with_transcript(mut self, path: impl Into<PathBuf>) -> SessionInfo {
+        self.transcript_path = Some(path.into());
+        self
+    }
+}
+
+impl Default for SessionInfo {
+    fn default() -> SessionInfo {
+        SessionInfo::new()
+    }
+}

@@ -8,6 +8,7 @@ use std::path::Path;
 
 /// What a hook sees of a call.
 #[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
 pub struct HookCall<'a> {
     /// The tool's own name.
     pub tool: &'a str,
@@ -20,6 +21,29 @@ pub struct HookCall<'a> {
     pub input: &'a str,
     /// The working directory.
     pub cwd: &'a Path,
+    /// The session, when the turn's extensions hold a [`SessionInfo`](crate::SessionInfo).
+    pub session: Option<&'a crate::context::SessionInfo>,
+    /// The permission mode, as the policy names it (`acceptEdits`).
+    pub permission_mode: Option<&'a str>,
+}
+
+impl<'a> HookCall<'a> {
+    /// A call as hooks see it, without a session or a permission mode.
+    pub fn new(tool: &'a str, rule_name: Option<&'a str>, call_id: &'a str, input: &'a str, cwd: &'a Path) -> Self {
+        HookCall { tool, rule_name, call_id, input, cwd, session: None, permission_mode: None }
+    }
+
+    /// With the session the call belongs to.
+    pub fn with_session(mut self, session: Option<&'a crate::context::SessionInfo>) -> Self {
+        self.session = session;
+        self
+    }
+
+    /// With the permission mode, as the policy names it.
+    pub fn with_permission_mode(mut self, mode: Option<&'a str>) -> Self {
+        self.permission_mode = mode;
+        self
+    }
 }
 
 /// A hook's say in the permission decision. A hook's allow skips the approver's

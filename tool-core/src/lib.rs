@@ -66,7 +66,7 @@ pub mod __private;
 
 pub use call::{ErrorKind, ToolCall, ToolResult};
 pub use context::{
-    ContextModifier, Extensions, Progress, ProgressEvent, ProgressSink, ToolContext, TurnContext, TurnEdit,
+    ContextModifier, Extensions, Progress, ProgressEvent, ProgressSink, SessionInfo, ToolContext, TurnContext, TurnEdit,
 };
 pub use error::{DuplicateName, InputError, RegistryError, SchemaError, ToolError};
 pub use input::parse_input;

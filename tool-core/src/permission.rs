@@ -68,6 +68,12 @@ pub trait PermissionPolicy: Send + Sync {
     /// The decision for `request`.
     fn check(&self, request: &PermissionRequest<'_>) -> PermissionDecision;
 
+    /// The permission mode as Claude Code names it (`default`, `acceptEdits`, `plan`,
+    /// ...), for hooks' `permission_mode`. Defaults to none (hooks get `default`).
+    fn mode_name(&self) -> Option<&str> {
+        None
+    }
+
     /// The user answered "always allow" for `request`: remember it in the policy's
     /// own terms (a rule keyed on what the call does) and return true. The default
     /// returns false, and the executor then stops asking about the whole tool.

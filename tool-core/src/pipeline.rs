@@ -344,8 +344,7 @@ impl Executor {
             self.pre_hooks.iter().filter(|h| h.matches_call(name, spec.rule_name.as_deref())).collect();
         let mut hook_permission = None;
         if !hooks.is_empty() {
-            let hook_call =
-                HookCall { tool: name, rule_name: spec.rule_name.as_deref(), call_id, input: &input, cwd: cx.cwd() };
+            let hook_call = self.hook_call(name, spec, call_id, &input, &cx);
             let runs = hooks.iter().map(|hook| guarded(&cx, hook.before(&hook_call), None, self.grace));
             let outcomes = join_all(runs).await;
             let mut merged: Vec<(&str, PreToolOutcome)> = Vec::new();
@@ -399,13 +398,7 @@ impl Executor {
         let timeout = self.timeouts.get(name).copied().or(spec.timeout).unwrap_or(self.default_timeout);
         let failure = match guarded(&cx, prepared.call(&cx), Some(timeout), self.grace).await {
             Ok(Ok(output)) => {
-                let hook_call = HookCall {
-                    tool: name,
-                    rule_name: spec.rule_name.as_deref(),
-                    call_id,
-                    input: &input,
-                    cwd: cx.cwd(),
-                };
+                let hook_call = self.hook_call(name, spec, call_id, &input, &cx);
                 return self.post_hooks(&cx, &hook_call, output, progress).await;
             }
             Err(Stopped::TimedOut) => {
@@ -423,10 +416,23 @@ impl Executor {
         if self.post_hooks.is_empty() {
             return Err(failure);
         }
-        let hook_call =
-            HookCall { tool: name, rule_name: spec.rule_name.as_deref(), call_id, input: &input, cwd: cx.cwd() };
+        let hook_call = self.hook_call(name, spec, call_id, &input, &cx);
         let seen = self.post_hooks(&cx, &hook_call, ToolOutput::error(failure.message), progress).await?;
         Err(Failure::new(failure.kind, seen.text_content()))
+    }
+
+    /// What hooks see of a call: the call, the session, the permission mode.
+    fn hook_call<'c>(
+        &'c self,
+        tool: &'c str,
+        spec: &'c crate::spec::ToolSpec,
+        call_id: &'c str,
+        input: &'c str,
+        cx: &'c ToolContext,
+    ) -> HookCall<'c> {
+        HookCall::new(tool, spec.rule_name.as_deref(), call_id, input, cx.cwd())
+            .with_session(cx.extension::<crate::context::SessionInfo>())
+            .with_permission_mode(self.policy.mode_name())
     }
 
     /// Runs the matching post-tool hooks in order over `output`: each may replace it
