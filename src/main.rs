@@ -94,10 +94,7 @@ mod serve {
             .map_err(|e| format!("--max-message-bytes: {e}"))?
             .with_max_depth(args.max_depth)
             .map_err(|e| format!("--max-depth: {e}"))?;
-        let cwd = match args.cwd {
-            Some(dir) => std::fs::canonicalize(&dir).map_err(|e| format!("--cwd {}: {e}", dir.display()))?,
-            None => std::env::current_dir().map_err(|e| format!("the current directory: {e}"))?,
-        };
+        let cwd = crate::cli::turn::workspace_dir(args.cwd.as_deref())?;
         let home = std::env::var_os("HOME").map(PathBuf::from);
         let files = settings::locations(&cwd, home.as_deref());
         let policy = settings::policy_from_files(&cwd, &files).map_err(|e| e.to_string())?;

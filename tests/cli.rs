@@ -74,11 +74,13 @@ fn call_reports_error_results_with_a_failing_exit() {
 #[test]
 fn bad_cli_input_is_one_clear_line() {
     let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("file.txt"), "not a directory").unwrap();
     for (args, expected) in [
         (vec!["call", "read_file", "{\"path\":"], "the input is not JSON: EOF while parsing"),
         (vec!["call", "read_file", "@missing.json"], "missing.json: No such file or directory"),
         (vec!["schema", "--provider", "nope"], "nope"),
         (vec!["call", "read_file", "{}", "--yes", "--deny"], "cannot be used with"),
+        (vec!["call", "read_file", "{}", "--cwd", "file.txt"], "--cwd file.txt: not a directory"),
     ] {
         let out = toolwright(&args, dir.path(), None);
         let stderr = text(&out.stderr);

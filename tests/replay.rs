@@ -29,7 +29,7 @@ fn fix_failing_test_leaves_the_tests_passing() {
     // The sample starts broken, and the recorded session's edit fixes it.
     assert!(out.contains("FAILED (failures=1, errors=1)") || out.contains("ERROR: test_mean_of_one"), "{out}");
     assert!(out.contains("✓ edit calc.py"), "{out}");
-    assert!(out.contains("summary: 5 calls in 4 batches, 1 errors"), "{out}");
+    assert!(out.contains("summary: 5 calls in 4 batches, 1 error;"), "{out}");
     let tests = unittest(&ws);
     assert!(tests.status.success(), "{}", String::from_utf8_lossy(&tests.stderr));
     assert!(std::fs::read_to_string(ws.join("calc.py")).unwrap().contains("sum(values) / len(values)"));
@@ -42,6 +42,7 @@ fn explore_runs_its_reads_in_parallel_batches() {
     let (_, out) = replay(&["explore"], &ws);
     assert_eq!(out.matches("(4 calls together").count(), 2, "{out}");
     assert!(out.contains("summary: 8 calls in 2 batches, 0 errors"), "{out}");
+    assert!(out.contains("x from running calls together"), "{out}");
     // Reading changes nothing: the sample's test still fails.
     assert!(!unittest(&ws).status.success());
 }
@@ -70,6 +71,7 @@ fn trouble_gets_an_error_result_for_each_kind_of_trouble() {
     assert!(out.contains("→ yes (--yes)"), "{out}");
     assert!(ws.join(".git").is_dir(), "--yes runs `git init`");
     assert!(out.contains("summary: 5 calls in 5 batches, 4 errors"), "{out}");
+    assert!(!out.contains("from running calls together"), "one call a batch: no speed-up to speak of\n{out}");
 }
 
 #[test]

@@ -60,10 +60,7 @@ fn read_input(spec: &str, max_bytes: u64) -> Result<String, String> {
 /// Runs the call; `Ok(false)` when the tool answered with an error result.
 pub fn run(args: CallArgs) -> Result<bool, String> {
     let input = read_input(&args.input, args.max_input_bytes)?;
-    let cwd = match &args.cwd {
-        Some(dir) => std::fs::canonicalize(dir).map_err(|e| format!("--cwd {}: {e}", dir.display()))?,
-        None => std::env::current_dir().map_err(|e| format!("the current directory: {e}"))?,
-    };
+    let cwd = super::turn::workspace_dir(args.cwd.as_deref())?;
     let policy = settings::load(&cwd).map_err(|e| e.to_string())?;
     for warning in policy.warnings() {
         eprintln!("toolwright: warning: {warning}");

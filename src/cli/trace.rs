@@ -79,7 +79,7 @@ pub fn abbreviate(text: &str, lines: usize, width: usize) -> String {
         })
         .collect();
     if all.len() > lines {
-        out.push(format!("… ({} more lines)", all.len() - lines));
+        out.push(format!("… ({} more)", count(all.len() - lines, "line", "lines")));
     }
     out.join("\n")
 }
@@ -255,11 +255,17 @@ impl Trace {
         let wall = self.started.elapsed();
         let sum = stats.call_time;
         let speedup = if wall.as_secs_f64() > 0.0 { sum.as_secs_f64() / wall.as_secs_f64() } else { 1.0 };
+        // A speed-up only means something where calls could run together.
+        let together = if stats.calls > stats.batches {
+            format!(" ({speedup:.2}x from running calls together)")
+        } else {
+            String::new()
+        };
         self.line(&format!(
-            "\nsummary: {} calls in {} batches, {} errors; wall {:.0} ms against {:.0} ms of call time ({speedup:.2}x from running calls together)",
-            stats.calls,
-            stats.batches,
-            stats.errors,
+            "\nsummary: {} in {}, {}; wall {:.0} ms against {:.0} ms of call time{together}",
+            count(stats.calls, "call", "calls"),
+            count(stats.batches, "batch", "batches"),
+            count(stats.errors, "error", "errors"),
             wall.as_secs_f64() * 1000.0,
             sum.as_secs_f64() * 1000.0,
         ));
@@ -337,4 +343,9 @@ impl Approver for PromptApprover {
             if allow { Approval::AllowOnce } else { Approval::Deny(Some("the user said no".into())) }
         })
     }
+}
+
+/// `1 call`, `2 calls`.
+fn count(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
 }

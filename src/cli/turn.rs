@@ -74,3 +74,16 @@ pub fn traced_turn(workspace: &std::path::Path, trace: &Arc<Trace>) -> (TurnCont
         .with_cancellation(super::stop::token());
     (turn, printer)
 }
+
+/// The workspace a command runs in: `--cwd`, canonical and a directory, or the
+/// current directory.
+pub fn workspace_dir(cwd: Option<&std::path::Path>) -> Result<std::path::PathBuf, String> {
+    let Some(dir) = cwd else {
+        return std::env::current_dir().map_err(|e| format!("the current directory: {e}"));
+    };
+    let canonical = std::fs::canonicalize(dir).map_err(|e| format!("--cwd {}: {e}", dir.display()))?;
+    if !canonical.is_dir() {
+        return Err(format!("--cwd {}: not a directory (give the workspace's directory)", dir.display()));
+    }
+    Ok(canonical)
+}
