@@ -103,18 +103,6 @@ pub enum ConfigError {
         /// What was wrong.
         message: String,
     },
-    /// A server's entry is well-formed JSON but not a usable server.
-    #[error("{path}:{line}: mcpServers.{server}: {message}")]
-    Invalid {
-        /// The file.
-        path: String,
-        /// 1-based line of the server's key.
-        line: usize,
-        /// The server's name.
-        server: String,
-        /// What was wrong.
-        message: String,
-    },
 }
 
 fn key_prefix(key: &str) -> String {
@@ -177,52 +165,60 @@ impl McpConfig {
         let base = path.parent().unwrap_or(Path::new("."));
         let mut config = McpConfig::default();
         for (name, server) in raw.servers {
-            let invalid = |message: String| ConfigError::Invalid {
-                path: file.clone(),
-                line: line_of_key(text, &name),
-                server: name.clone(),
-                message,
-            };
             for key in server.other.keys().filter(|k| !FOREIGN_KEYS.contains(&k.as_str())) {
                 config.warnings.push(format!("{file}: mcpServers.{name}.{key}: unknown key, ignored"));
             }
             if server.disabled {
                 continue;
             }
-            let timeout = match server.timeout {
-                None => DEFAULT_CALL_TIMEOUT,
-                Some(secs) if secs.is_finite() && secs > 0.0 && secs <= 86_400.0 => Duration::from_secs_f64(secs),
-                Some(secs) => return Err(invalid(format!("timeout: {secs} is not a number of seconds in (0, 86400]"))),
-            };
-            let transport = match (server.kind.as_deref(), server.command, server.url) {
-                (Some("sse"), _, _) => {
-                    return Err(invalid(
-                        "type \"sse\": the legacy HTTP+SSE transport is not supported; use the server's streamable HTTP endpoint (type \"http\")".into(),
-                    ));
+            // One entry that cannot be used is skipped, not the whole file.
+            match server_config(server, base) {
+                Ok(server) => {
+                    config.servers.insert(name, server);
                 }
-                (Some(kind), _, _) if !["stdio", "http", "streamable-http", "streamableHttp"].contains(&kind) => {
-                    return Err(invalid(format!("type: unknown transport `{kind}`; expected stdio or http")));
-                }
-                (_, Some(_), Some(_)) => return Err(invalid("has both `command` and `url`; give one".into())),
-                (_, None, None) => return Err(invalid("needs `command` (stdio) or `url` (HTTP)".into())),
-                (_, Some(command), None) => {
-                    if command.trim().is_empty() {
-                        return Err(invalid("command: is empty".into()));
-                    }
-                    let cwd = server.cwd.map(|c| if c.is_absolute() { c } else { base.join(c) });
-                    ServerTransport::Stdio { command, args: server.args, env: server.env, cwd }
-                }
-                (_, None, Some(url)) => {
-                    if !(url.starts_with("http://") || url.starts_with("https://")) {
-                        return Err(invalid(format!("url: `{url}` is not an http:// or https:// URL")));
-                    }
-                    ServerTransport::Http { url, headers: server.headers }
-                }
-            };
-            config.servers.insert(name, McpServerConfig { transport, trusted: server.trusted, timeout });
+                Err(message) => config.warnings.push(format!(
+                    "{file}:{}: mcpServers.{name}: {message}; this server is skipped, the others mount",
+                    line_of_key(text, &name)
+                )),
+            }
         }
         Ok(config)
     }
+}
+
+/// One server entry, or why it cannot be used.
+fn server_config(server: RawServer, base: &Path) -> Result<McpServerConfig, String> {
+    let timeout = match server.timeout {
+        None => DEFAULT_CALL_TIMEOUT,
+        Some(secs) if secs.is_finite() && secs > 0.0 && secs <= 86_400.0 => Duration::from_secs_f64(secs),
+        Some(secs) => return Err(format!("timeout: {secs} is not a number of seconds in (0, 86400]")),
+    };
+    let transport = match (server.kind.as_deref(), server.command, server.url) {
+        (Some("sse"), _, _) => {
+            return Err(
+                "type \"sse\": the legacy HTTP+SSE transport is not supported; use the server's streamable HTTP endpoint (type \"http\")".into(),
+            );
+        }
+        (Some(kind), _, _) if !["stdio", "http", "streamable-http", "streamableHttp"].contains(&kind) => {
+            return Err(format!("type: unknown transport `{kind}`; expected stdio or http"));
+        }
+        (_, Some(_), Some(_)) => return Err("has both `command` and `url`; give one".into()),
+        (_, None, None) => return Err("needs `command` (stdio) or `url` (HTTP)".into()),
+        (_, Some(command), None) => {
+            if command.trim().is_empty() {
+                return Err("command: is empty".into());
+            }
+            let cwd = server.cwd.map(|c| if c.is_absolute() { c } else { base.join(c) });
+            ServerTransport::Stdio { command, args: server.args, env: server.env, cwd }
+        }
+        (_, None, Some(url)) => {
+            if !(url.starts_with("http://") || url.starts_with("https://")) {
+                return Err(format!("url: `{url}` is not an http:// or https:// URL"));
+            }
+            ServerTransport::Http { url, headers: server.headers }
+        }
+    };
+    Ok(McpServerConfig { transport, trusted: server.trusted, timeout })
 }
 
 /// The 1-based line where `"name":` first appears, for errors about a server.
@@ -265,16 +261,22 @@ mod tests {
     }
 
     #[test]
-    fn errors_name_file_line_and_key() {
+    fn errors_name_file_line_and_key_and_a_bad_entry_is_skipped() {
         let err =
             parse("{\"mcpServers\": {\n  \"a\": {\"command\": \"x\", \"args\": \"-y\"}}}").unwrap_err().to_string();
         assert!(err.starts_with("/p/.mcp.json:2:"), "{err}");
         assert!(err.contains("mcpServers.a.args: invalid type: string \"-y\""), "{err}");
-        let err = parse("{\"mcpServers\": {\n\n  \"b\": {\"args\": []}}}").unwrap_err().to_string();
-        assert_eq!(err, "/p/.mcp.json:3: mcpServers.b: needs `command` (stdio) or `url` (HTTP)");
-        let err =
-            parse("{\"mcpServers\": {\"c\": {\"type\": \"sse\", \"url\": \"http://x\"}}}").unwrap_err().to_string();
-        assert!(err.contains("legacy HTTP+SSE transport is not supported"), "{err}");
+        // An entry that cannot be used is a warning naming it; the others stay.
+        let config = parse(
+            "{\"mcpServers\": {\n\n  \"b\": {\"args\": []},\n  \"c\": {\"type\": \"sse\", \"url\": \"http://x\"},\n  \"d\": {\"command\": \"ok\"}}}",
+        )
+        .unwrap();
+        assert_eq!(config.servers.keys().collect::<Vec<_>>(), ["d"]);
+        assert_eq!(
+            config.warnings[0],
+            "/p/.mcp.json:3: mcpServers.b: needs `command` (stdio) or `url` (HTTP); this server is skipped, the others mount"
+        );
+        assert!(config.warnings[1].starts_with("/p/.mcp.json:4: mcpServers.c: type \"sse\""), "{:?}", config.warnings);
         let err = parse("{\"mcpServers\": ").unwrap_err().to_string();
         assert!(err.starts_with("/p/.mcp.json:1:"), "{err}");
     }
