@@ -78,6 +78,9 @@ pub use toolwright_core::*;
 /// Permission rules compatible with Claude Code's settings: [`rules::RulePolicy`].
 pub use toolwright_permissions as rules;
 
+mod workspace;
+pub use workspace::WorkspaceSettings;
+
 /// The README's examples, compiled and run as doctests so they stay true.
 #[doc = include_str!("../README.md")]
 #[cfg(doctest)]

@@ -55,8 +55,7 @@ mod serve {
     use std::net::SocketAddr;
     use std::path::PathBuf;
     use std::sync::Arc;
-    use toolwright::mcp::{AskMode, McpConfig, McpMounts, McpServer, MessageLimits, MountOptions};
-    use toolwright::rules::settings;
+    use toolwright::mcp::{AskMode, McpConfig, McpMounts, MessageLimits, MountOptions};
 
     #[derive(clap::Args)]
     pub struct ServeArgs {
@@ -95,11 +94,8 @@ mod serve {
             .with_max_depth(args.max_depth)
             .map_err(|e| format!("--max-depth: {e}"))?;
         let cwd = crate::cli::turn::workspace_dir(args.cwd.as_deref())?;
-        let home = std::env::var_os("HOME").map(PathBuf::from);
-        let files = settings::locations(&cwd, home.as_deref());
-        let policy = settings::policy_from_files(&cwd, &files).map_err(|e| e.to_string())?;
-        let hooks = settings::hooks_from_files(&files).map_err(|e| e.to_string())?;
-        for warning in policy.warnings().iter().chain(hooks.warnings()) {
+        let workspace = toolwright::WorkspaceSettings::load(&cwd).map_err(|e| e.to_string())?;
+        for warning in workspace.warnings() {
             eprintln!("toolwright: warning: {warning}");
         }
         let ask = match args.ask {
@@ -124,13 +120,7 @@ mod serve {
                 }
                 None => None,
             };
-            let builder = toolwright::Executor::builder(Arc::clone(&registry)).policy(policy);
-            let executor = hooks.install(builder).approver(hooks.approver(toolwright::mcp::approver(ask))).build();
-            let session = toolwright::builtin::session();
-            let server = McpServer::with_executor(Arc::new(executor))
-                .with_cwd(&cwd)
-                .with_extensions(move || session.clone())
-                .with_limits(limits);
+            let server = workspace.mcp_server(Arc::clone(&registry), ask).with_limits(limits);
             let serving = async {
                 match args.http {
                     Some(addr) => {

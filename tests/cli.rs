@@ -168,3 +168,17 @@ fn call_skips_what_the_workspace_settings_deny_reading_with_no_wiring() {
         text(&out.stdout)
     );
 }
+
+#[test]
+fn call_runs_the_workspace_hooks_as_serve_does() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join(".claude")).unwrap();
+    let hooks = serde_json::json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+        {"type": "command", "command": "cat > /dev/null; echo 'blocked by the workspace hook' >&2; exit 2"}
+    ]}]}});
+    std::fs::write(dir.path().join(".claude/settings.json"), hooks.to_string()).unwrap();
+    let out = toolwright(&["call", "shell", r#"{"command": "touch made"}"#, "--yes"], dir.path(), None);
+    assert!(!out.status.success());
+    assert!(text(&out.stdout).contains("blocked by the workspace hook"), "{}", text(&out.stdout));
+    assert!(!dir.path().join("made").exists());
+}

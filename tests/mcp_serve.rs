@@ -389,3 +389,28 @@ async fn toolwright_mounts_a_toolwright_server_over_http() {
         .await;
     assert!(result.output.text_content().contains("hello from the workspace"), "{result:?}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_library_server_from_workspace_settings_keeps_their_rules() {
+    let (ws, home) = workspace();
+    let cwd = ws.path().canonicalize().unwrap();
+    let settings = toolwright::WorkspaceSettings::load_with_home(&cwd, Some(home.path())).unwrap();
+    assert!(settings.warnings().is_empty(), "{:?}", settings.warnings());
+    let server = settings.mcp_server(registry(), AskMode::Deny);
+    let client = connect(server, TestClient::default()).await;
+    // Allowed by `Bash(echo *)`; an edit by acceptEdits, with the session's read.
+    let echo = call(&client, "shell", json!({"command": "echo from the rules"})).await.unwrap();
+    assert_eq!(text_of(&echo), "from the rules", "{echo:?}");
+    let read = call(&client, "read_file", json!({"path": "hello.txt"})).await.unwrap();
+    assert!(text_of(&read).contains("hello from the workspace"));
+    let edit = call(&client, "edit_file", json!({"path": "hello.txt", "old_string": "hello", "new_string": "bye"}))
+        .await
+        .unwrap();
+    assert_ne!(edit.is_error, Some(true), "{}", text_of(&edit));
+    assert!(std::fs::read_to_string(cwd.join("hello.txt")).unwrap().starts_with("bye"));
+    // Not allowed by a rule nor by the mode: it asks, and asks are denied here.
+    let init = call(&client, "shell", json!({"command": "git init"})).await.unwrap();
+    assert_eq!(init.is_error, Some(true), "{}", text_of(&init));
+    assert!(text_of(&init).contains("needs approval"), "{}", text_of(&init));
+    assert!(!cwd.join(".git").exists());
+}

@@ -1,12 +1,11 @@
 //! `toolwright call <tool> <json | @file | ->`: one call through the pipeline.
 
 use super::trace::{Mode, Trace};
-use super::turn::{block_on, executor, traced_turn};
+use super::turn::{block_on, traced_turn};
 use serde_json::json;
 use std::io::{Read, Write};
 use std::sync::Arc;
 use toolwright::ToolCall;
-use toolwright::rules::settings;
 
 #[derive(clap::Args)]
 pub struct CallArgs {
@@ -61,15 +60,17 @@ fn read_input(spec: &str, max_bytes: u64) -> Result<String, String> {
 pub fn run(args: CallArgs) -> Result<bool, String> {
     let input = read_input(&args.input, args.max_input_bytes)?;
     let cwd = super::turn::workspace_dir(args.cwd.as_deref())?;
-    let policy = settings::load(&cwd).map_err(|e| e.to_string())?;
-    for warning in policy.warnings() {
+    // The workspace's rules and hooks, as for `serve`.
+    let workspace = toolwright::WorkspaceSettings::load(&cwd).map_err(|e| e.to_string())?;
+    for warning in workspace.warnings() {
         eprintln!("toolwright: warning: {warning}");
     }
     // Questions and notes go to stderr through a plain trace; stdout is the result.
     let trace = Trace::new(Mode::Stderr);
     let answer = args.answer.given();
     let registry = Arc::new(toolwright::registry().map_err(|e| e.to_string())?);
-    let executor = executor(registry, policy, answer, &trace);
+    let approver = super::trace::PromptApprover { answer, trace: Arc::clone(&trace) };
+    let executor = workspace.executor(registry, approver);
     let result = block_on(async {
         let (turn, printer) = traced_turn(&cwd, &trace);
         let result = executor.execute(&ToolCall::new("cli-call", args.tool.as_str(), input), &turn).await;

@@ -1,0 +1,79 @@
+//! A workspace's settings as the commands use them, in one call: the permission rules
+//! and the hooks of every settings file (Claude Code's and toolwright's), an executor
+//! built from them, and an MCP server that serves a registry under them, as
+//! `toolwright serve` does.
+
+use crate::rules::RulePolicy;
+use crate::rules::hooks::CommandHooks;
+use crate::rules::settings::{self, SettingsError};
+use crate::{Executor, Registry};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use toolwright_core::permission::Approver;
+
+/// The rules and hooks that apply in a workspace.
+///
+/// ```no_run
+/// # fn run() -> Result<(), Box<dyn std::error::Error>> {
+/// use std::sync::Arc;
+/// let cwd = std::env::current_dir()?;
+/// let settings = toolwright::WorkspaceSettings::load(&cwd)?;
+/// for warning in settings.warnings() { eprintln!("warning: {warning}"); }
+/// let registry = Arc::new(toolwright::registry()?);
+/// # #[cfg(feature = "mcp")]
+/// let server = settings.mcp_server(registry, toolwright::mcp::AskMode::Deny);
+/// # Ok(()) }
+/// ```
+#[derive(Debug)]
+pub struct WorkspaceSettings {
+    cwd: PathBuf,
+    policy: RulePolicy,
+    hooks: CommandHooks,
+}
+
+impl WorkspaceSettings {
+    /// Reads the settings files for `cwd` (its `.claude/` and `.toolwright/` files,
+    /// and the user's under `$HOME`). `cwd` should be canonical, as the rules' paths
+    /// are matched against it.
+    pub fn load(cwd: &Path) -> Result<WorkspaceSettings, SettingsError> {
+        let home = std::env::var_os("HOME").map(PathBuf::from);
+        WorkspaceSettings::load_with_home(cwd, home.as_deref())
+    }
+
+    /// As [`load`](Self::load), with the user's settings under `home` (or none).
+    pub fn load_with_home(cwd: &Path, home: Option<&Path>) -> Result<WorkspaceSettings, SettingsError> {
+        let files = settings::locations(cwd, home);
+        let policy = settings::policy_from_files(cwd, &files)?;
+        let hooks = settings::hooks_from_files(&files)?;
+        Ok(WorkspaceSettings { cwd: cwd.to_path_buf(), policy, hooks })
+    }
+
+    /// The workspace's directory.
+    pub fn cwd(&self) -> &Path {
+        &self.cwd
+    }
+
+    /// What the files had to say that was not an error (unknown keys, rules that
+    /// match nothing), each naming the file.
+    pub fn warnings(&self) -> Vec<String> {
+        self.policy.warnings().iter().chain(self.hooks.warnings()).cloned().collect()
+    }
+
+    /// An executor for `registry` under these rules and hooks; what the rules would
+    /// ask about goes to the settings' `PermissionRequest` hooks, then to `approver`.
+    pub fn executor(self, registry: Arc<Registry>, approver: impl Approver + 'static) -> Executor {
+        let builder = Executor::builder(registry).policy(self.policy);
+        self.hooks.install(builder).approver(self.hooks.approver(approver)).build()
+    }
+
+    /// An MCP server for `registry` in this workspace: calls run under these rules
+    /// and hooks, in the workspace, sharing one session of the built-in tools (reads
+    /// are remembered across calls); what would ask gets `ask`.
+    #[cfg(feature = "mcp")]
+    pub fn mcp_server(self, registry: Arc<Registry>, ask: crate::mcp::AskMode) -> crate::mcp::McpServer {
+        let cwd = self.cwd.clone();
+        let executor = self.executor(registry, crate::mcp::approver(ask));
+        let session = toolwright_builtin::session();
+        crate::mcp::McpServer::with_executor(Arc::new(executor)).with_cwd(cwd).with_extensions(move || session.clone())
+    }
+}
