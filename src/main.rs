@@ -55,7 +55,7 @@ mod serve {
     use std::net::SocketAddr;
     use std::path::PathBuf;
     use std::sync::Arc;
-    use toolwright::mcp::{AskMode, McpConfig, McpMounts, MessageLimits, MountOptions};
+    use toolwright::mcp::{AskMode, McpMounts, MessageLimits, MountOptions};
 
     #[derive(clap::Args)]
     pub struct ServeArgs {
@@ -69,9 +69,8 @@ mod serve {
         /// elicitation to the client's user (denied if the client cannot elicit).
         #[arg(long, value_enum, default_value = "deny")]
         ask: Ask,
-        /// Also mount the servers of this mcpServers file and serve their tools.
-        #[arg(long, value_name = "FILE")]
-        mcp_config: Option<PathBuf>,
+        #[command(flatten)]
+        mcp: crate::cli::mounts::McpArgs,
         /// The largest message taken, in bytes (one stdio line or HTTP body); a
         /// request over it gets a JSON-RPC error naming the limit.
         #[arg(long, value_name = "BYTES", default_value_t = MessageLimits::DEFAULT_MAX_BYTES)]
@@ -106,9 +105,8 @@ mod serve {
             let registry = Arc::new(toolwright::registry().map_err(|e| e.to_string())?);
             // Mounting runs in the background: a slow or silent server never delays
             // serving; its tools appear when ready (clients get list_changed).
-            let mounting = match &args.mcp_config {
-                Some(path) => {
-                    let config = McpConfig::load(path).map_err(|e| e.to_string())?;
+            let mounting = match args.mcp.config(&cwd)? {
+                Some(config) => {
                     let registry = Arc::clone(&registry);
                     Some(tokio::spawn(async move {
                         let mounts = McpMounts::mount(registry, &config, MountOptions::default()).await;

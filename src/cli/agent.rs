@@ -2,14 +2,13 @@
 //! streaming each response into the executor as it arrives.
 
 use super::trace::{Mode, Trace};
-use super::turn::{block_on, executor, run_calls, traced_turn};
+use super::turn::{block_on, run_calls, traced_turn};
 use super::wire::{Item, TurnDecoder, Wire};
 use serde_json::{Value, json};
 use std::path::PathBuf;
 use std::sync::Arc;
 use toolwright::adapters::{anthropic, openai_chat};
 use toolwright::orchestrate::Orchestrator;
-use toolwright::rules::settings;
 use toolwright::{Provider, TurnContext};
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -39,6 +38,9 @@ pub struct AgentArgs {
     /// One JSON object per event instead of the readable trace.
     #[arg(long)]
     json: bool,
+    #[cfg(feature = "mcp")]
+    #[command(flatten)]
+    mcp: super::mounts::McpArgs,
 }
 
 const SYSTEM: &str = "You are a coding agent working in the user's workspace through the tools you are given. \
@@ -83,9 +85,10 @@ pub fn run(args: AgentArgs) -> Result<(), String> {
         Some(dir) => std::fs::canonicalize(dir).map_err(|e| format!("--workspace {}: {e}", dir.display()))?,
         None => std::env::current_dir().map_err(|e| format!("the current directory: {e}"))?,
     };
-    let policy = settings::load(&workspace).map_err(|e| e.to_string())?;
+    // The workspace's rules and hooks, as for `serve` and `call`.
+    let settings = toolwright::WorkspaceSettings::load(&workspace).map_err(|e| e.to_string())?;
     let trace = Trace::new(Mode::pick(args.json));
-    for warning in policy.warnings() {
+    for warning in settings.warnings() {
         trace.note(&format!("warning: {warning}"));
     }
     let answer = args.answer.given();
@@ -94,13 +97,17 @@ pub fn run(args: AgentArgs) -> Result<(), String> {
         Wire::Anthropic => Provider::Anthropic { strict: false, cache_control: true },
         Wire::OpenAiChat => Provider::OpenAiChat { strict: false },
     };
-    let tools: Value = registry.definitions(provider).map_err(|e| e.to_string())?.to_value();
-    let orchestrator = Orchestrator::new(Arc::new(executor(registry, policy, answer, &trace)));
+    let approver = super::trace::PromptApprover { answer, trace: Arc::clone(&trace) };
+    let orchestrator = Orchestrator::new(Arc::new(settings.executor(Arc::clone(&registry), approver)));
     trace.header(
         &format!("agent ({}, {}) in {}", endpoint.wire.name(), endpoint.model, workspace.display()),
         json!({"provider": endpoint.wire.name(), "model": endpoint.model, "workspace": workspace}),
     );
     let outcome = block_on(async {
+        // The workspace's MCP servers, mounted before the tools are listed.
+        #[cfg(feature = "mcp")]
+        let _mounts = args.mcp.mount(&workspace, &registry, |w| trace.note(&format!("warning: {w}"))).await?;
+        let tools: Value = registry.definitions(provider).map_err(|e| e.to_string())?.to_value();
         let client = reqwest::Client::builder().build().map_err(|e| format!("HTTP client: {e}"))?;
         let (mut turn, printer) = traced_turn(&workspace, &trace);
         let mut messages = match endpoint.wire {

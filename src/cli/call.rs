@@ -21,6 +21,9 @@ pub struct CallArgs {
     /// Print the result as JSON (content, isError, error kind, duration).
     #[arg(long)]
     json: bool,
+    #[cfg(feature = "mcp")]
+    #[command(flatten)]
+    mcp: super::mounts::McpArgs,
     /// The largest input taken, in bytes; a larger one is refused unread.
     #[arg(long, value_name = "BYTES", default_value_t = 16 << 20)]
     max_input_bytes: u64,
@@ -72,12 +75,15 @@ pub fn run(args: CallArgs) -> Result<bool, String> {
     let approver = super::trace::PromptApprover { answer, trace: Arc::clone(&trace) };
     let executor = workspace.executor(registry, approver);
     let result = block_on(async {
+        // The workspace's MCP servers, mounted before the call (it may be theirs).
+        #[cfg(feature = "mcp")]
+        let _mounts = args.mcp.mount(&cwd, executor.registry(), |w| eprintln!("toolwright: warning: {w}")).await?;
         let (turn, printer) = traced_turn(&cwd, &trace);
         let result = executor.execute(&ToolCall::new("cli-call", args.tool.as_str(), input), &turn).await;
         drop(turn);
         let _ = printer.await;
-        result
-    })?;
+        Ok::<_, String>(result)
+    })??;
     let mut stdout = std::io::stdout().lock();
     let text = if args.json {
         json!({

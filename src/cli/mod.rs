@@ -3,6 +3,8 @@
 pub mod agent;
 pub mod call;
 pub mod check;
+#[cfg(feature = "mcp")]
+pub mod mounts;
 pub mod replay;
 pub mod sample;
 pub mod stop;
