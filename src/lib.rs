@@ -72,10 +72,12 @@
 //! `type Output` is a `String`, a [`ToolOutput`] (content blocks), or [`Json<T>`]:
 //! structured output whose schema becomes the tool's MCP `outputSchema`.
 
+#[doc(inline)]
 pub use toolwright_builtin as builtin;
 pub use toolwright_builtin::{DEFAULT_TOOL_NAMES, DefaultTool};
 pub use toolwright_core::*;
 /// Permission rules compatible with Claude Code's settings: [`rules::RulePolicy`].
+#[doc(inline)]
 pub use toolwright_permissions as rules;
 
 mod workspace;

@@ -182,3 +182,39 @@ fn call_runs_the_workspace_hooks_as_serve_does() {
     assert!(text(&out.stdout).contains("blocked by the workspace hook"), "{}", text(&out.stdout));
     assert!(!dir.path().join("made").exists());
 }
+
+/// Runs `toolwright <args>` on a pseudo-terminal (util-linux `script`), typing `keys`.
+fn on_a_terminal(args: &str, cwd: &std::path::Path, keys: &str) -> String {
+    let bin = env!("CARGO_BIN_EXE_toolwright");
+    let mut child = Command::new("script")
+        .args(["-qec", &format!("{bin} {args}"), "/dev/null"])
+        .current_dir(cwd)
+        .env("HOME", cwd)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("util-linux `script`");
+    child.stdin.take().unwrap().write_all(keys.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    text(&out.stdout)
+}
+
+#[test]
+fn the_prompt_allows_once_always_or_not_and_always_is_remembered() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = on_a_terminal(r#"call shell '{"command": "touch made"}'"#, dir.path(), "a\n");
+    assert!(out.contains("[y]es once / [a]lways / [N]o"), "{out}");
+    assert!(dir.path().join("made").exists(), "{out}");
+    let saved = std::fs::read_to_string(dir.path().join(".toolwright/settings.local.json")).unwrap();
+    assert!(saved.contains("Bash(touch made)"), "{saved}");
+    // Remembered: the same call runs with no one to ask.
+    std::fs::remove_file(dir.path().join("made")).unwrap();
+    let out = toolwright(&["call", "shell", r#"{"command": "touch made"}"#], dir.path(), None);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(dir.path().join("made").exists());
+    // No (the default) runs nothing.
+    let out = on_a_terminal(r#"call shell '{"command": "touch other"}'"#, dir.path(), "\n");
+    assert!(out.contains("the user denied this call"), "{out}");
+    assert!(!dir.path().join("other").exists());
+}

@@ -42,6 +42,8 @@ struct Stats {
     batches: usize,
     errors: usize,
     call_time: Duration,
+    /// Time spent waiting for a person's answer, inside calls: not call time.
+    waiting: Duration,
     /// The open batch: the tools of a run of concurrency-safe calls (which the
     /// scheduler lets overlap), or one unsafe call; when it started and when its
     /// last call finished.
@@ -248,12 +250,17 @@ impl Trace {
         self.json(json!({"type": "note", "text": text}));
     }
 
+    /// Time a call spent waiting for a person's answer, left out of call time.
+    pub fn waited(&self, time: Duration) {
+        lock(&self.stats).waiting += time;
+    }
+
     /// The final summary; returns (calls, errors).
     pub fn summary(&self) -> (usize, usize) {
         self.end_batch();
         let stats = lock(&self.stats);
         let wall = self.started.elapsed();
-        let sum = stats.call_time;
+        let sum = stats.call_time.saturating_sub(stats.waiting);
         let speedup = if wall.as_secs_f64() > 0.0 { sum.as_secs_f64() / wall.as_secs_f64() } else { 1.0 };
         // A speed-up only means something where calls could run together.
         let together = if stats.calls > stats.batches {
@@ -311,36 +318,45 @@ impl Approver for PromptApprover {
     fn approve<'a>(&'a self, request: &'a PermissionRequest<'a>, question: &'a str) -> BoxFuture<'a, Approval> {
         Box::pin(async move {
             let what = request.summary();
-            let allow = match self.answer {
+            let answer = match self.answer {
                 Some(true) => {
                     self.trace.note(&format!("  ? {question} → yes (--yes)"));
-                    true
+                    Approval::AllowOnce
                 }
                 Some(false) => {
                     self.trace.note(&format!("  ? {question} → no (--deny)"));
                     return Approval::Unanswered("--deny answers no to every question".into());
                 }
                 None if std::io::stdin().is_terminal() => {
-                    let prompt = format!("  ? {question}\n    {what}\n    allow? [y/N] ");
+                    // Once, always (the policy remembers it, in the local settings for
+                    // rules it can write), or no.
+                    let prompt = format!("  ? {question}\n    {what}\n    allow? [y]es once / [a]lways / [N]o ");
                     let trace = Arc::clone(&self.trace);
-                    tokio::task::spawn_blocking(move || {
+                    let asked = Instant::now();
+                    let line = tokio::task::spawn_blocking(move || {
                         trace.multi.suspend(|| {
                             print!("{prompt}");
                             let _ = std::io::stdout().flush();
                             let mut line = String::new();
                             let _ = std::io::stdin().read_line(&mut line);
-                            matches!(line.trim(), "y" | "Y" | "yes")
+                            line
                         })
                     })
                     .await
-                    .unwrap_or(false)
+                    .unwrap_or_default();
+                    self.trace.waited(asked.elapsed());
+                    match line.trim().to_ascii_lowercase().as_str() {
+                        "y" | "yes" => Approval::AllowOnce,
+                        "a" | "always" => Approval::AlwaysAllow,
+                        _ => Approval::Deny(Some("the user said no".into())),
+                    }
                 }
                 None => {
                     self.trace.note(&format!("  ? {question} → no (not a terminal; pass --yes or --deny to answer)"));
                     return Approval::Unanswered("there is no terminal to ask on (pass --yes to allow)".into());
                 }
             };
-            if allow { Approval::AllowOnce } else { Approval::Deny(Some("the user said no".into())) }
+            answer
         })
     }
 }
