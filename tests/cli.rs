@@ -4,17 +4,23 @@ use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
 fn toolwright(args: &[&str], cwd: &std::path::Path, stdin: Option<&str>) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_toolwright"))
-        .args(args)
+    let mut command = Command::new(env!("CARGO_BIN_EXE_toolwright"));
+    command.args(args);
+    run(command, cwd, stdin.unwrap_or_default())
+}
+
+/// Runs `command` in `cwd` (also its HOME), `stdin` typed in, the output captured.
+fn run(mut command: Command, cwd: &std::path::Path, stdin: &str) -> Output {
+    let mut child = command
         .current_dir(cwd)
         .env("HOME", cwd)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .unwrap();
+        .unwrap_or_else(|e| panic!("{command:?}: {e}"));
     let mut pipe = child.stdin.take().unwrap();
-    pipe.write_all(stdin.unwrap_or_default().as_bytes()).unwrap();
+    pipe.write_all(stdin.as_bytes()).unwrap();
     drop(pipe);
     child.wait_with_output().unwrap()
 }
@@ -186,18 +192,9 @@ fn call_runs_the_workspace_hooks_as_serve_does() {
 /// Runs `toolwright <args>` on a pseudo-terminal (util-linux `script`), typing `keys`.
 fn on_a_terminal(args: &str, cwd: &std::path::Path, keys: &str) -> String {
     let bin = env!("CARGO_BIN_EXE_toolwright");
-    let mut child = Command::new("script")
-        .args(["-qec", &format!("{bin} {args}"), "/dev/null"])
-        .current_dir(cwd)
-        .env("HOME", cwd)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("util-linux `script`");
-    child.stdin.take().unwrap().write_all(keys.as_bytes()).unwrap();
-    let out = child.wait_with_output().unwrap();
-    text(&out.stdout)
+    let mut script = Command::new("script");
+    script.args(["-qec", &format!("{bin} {args}"), "/dev/null"]);
+    text(&run(script, cwd, keys).stdout)
 }
 
 #[test]

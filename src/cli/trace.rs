@@ -318,14 +318,14 @@ impl Approver for PromptApprover {
     fn approve<'a>(&'a self, request: &'a PermissionRequest<'a>, question: &'a str) -> BoxFuture<'a, Approval> {
         Box::pin(async move {
             let what = request.summary();
-            let answer = match self.answer {
+            match self.answer {
                 Some(true) => {
                     self.trace.note(&format!("  ? {question} → yes (--yes)"));
                     Approval::AllowOnce
                 }
                 Some(false) => {
                     self.trace.note(&format!("  ? {question} → no (--deny)"));
-                    return Approval::Unanswered("--deny answers no to every question".into());
+                    Approval::Unanswered("--deny answers no to every question".into())
                 }
                 None if std::io::stdin().is_terminal() => {
                     // Once, always (the policy remembers it, in the local settings for
@@ -353,10 +353,9 @@ impl Approver for PromptApprover {
                 }
                 None => {
                     self.trace.note(&format!("  ? {question} → no (not a terminal; pass --yes or --deny to answer)"));
-                    return Approval::Unanswered("there is no terminal to ask on (pass --yes to allow)".into());
+                    Approval::Unanswered("there is no terminal to ask on (pass --yes to allow)".into())
                 }
-            };
-            answer
+            }
         })
     }
 }
