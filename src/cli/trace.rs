@@ -101,7 +101,8 @@ impl Trace {
     fn line(&self, text: &str) {
         match self.mode {
             Mode::Tty => {
-                let _ = self.multi.println(text);
+                // The bars redraw by columns: a tab would stair-step the lines below.
+                let _ = self.multi.println(expand_tabs(text));
             }
             Mode::Plain => {
                 let mut out = std::io::stdout().lock();
@@ -363,4 +364,36 @@ impl Approver for PromptApprover {
 /// `1 call`, `2 calls`.
 fn count(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// `text` with tabs expanded to the next multiple of 8 columns.
+fn expand_tabs(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut column = 0;
+    for c in text.chars() {
+        match c {
+            '\t' => {
+                let spaces = 8 - column % 8;
+                out.extend(std::iter::repeat_n(' ', spaces));
+                column += spaces;
+            }
+            '\n' => {
+                out.push(c);
+                column = 0;
+            }
+            c => {
+                out.push(c);
+                column += 1;
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn tabs_expand_to_the_next_stop_on_each_line() {
+        assert_eq!(super::expand_tabs("1\tone\n12\ttwo\n\tx"), "1       one\n12      two\n        x");
+    }
 }
