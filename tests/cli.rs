@@ -215,3 +215,23 @@ fn the_prompt_allows_once_always_or_not_and_always_is_remembered() {
     assert!(out.contains("the user denied this call"), "{out}");
     assert!(!dir.path().join("other").exists());
 }
+
+#[test]
+fn calls_share_a_session_so_a_read_then_an_edit_works() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("notes.txt"), "draft\n").unwrap();
+    let edit = r#"{"path": "notes.txt", "old_string": "draft", "new_string": "final"}"#;
+    // Unread: refused, as in any session.
+    let out = toolwright(&["call", "edit_file", edit, "--yes"], dir.path(), None);
+    assert!(text(&out.stdout).contains("has not been read"), "{}", text(&out.stdout));
+    // Read in one call, edited in the next.
+    assert!(toolwright(&["call", "read_file", r#"{"path": "notes.txt"}"#], dir.path(), None).status.success());
+    let out = toolwright(&["call", "edit_file", edit, "--yes"], dir.path(), None);
+    assert!(out.status.success(), "{}{}", text(&out.stdout), text(&out.stderr));
+    assert_eq!(std::fs::read_to_string(dir.path().join("notes.txt")).unwrap(), "final\n");
+    // Changed behind the session's back: refused until read again.
+    std::fs::write(dir.path().join("notes.txt"), "someone else's\n").unwrap();
+    let again = r#"{"path": "notes.txt", "old_string": "someone", "new_string": "no one"}"#;
+    let out = toolwright(&["call", "edit_file", again, "--yes"], dir.path(), None);
+    assert!(text(&out.stdout).contains("has changed since it was last read"), "{}", text(&out.stdout));
+}

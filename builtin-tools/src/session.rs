@@ -53,6 +53,64 @@ impl FileStates {
     pub fn get(&self, path: &Path) -> Option<FileStamp> {
         self.0.lock().unwrap_or_else(PoisonError::into_inner).get(path).cloned()
     }
+
+    /// The states saved at `file` by [`save`](Self::save), for a session that goes on
+    /// across processes (`toolwright call`); none when the file is missing or not
+    /// one of ours. Stale stamps are harmless: a write still checks the file now.
+    pub fn load(file: &Path) -> FileStates {
+        let states = FileStates::default();
+        let Ok(text) = std::fs::read_to_string(file) else { return states };
+        let Ok(saved) = serde_json::from_str::<HashMap<PathBuf, SavedStamp>>(&text) else { return states };
+        for (path, stamp) in saved {
+            states.record(&path, stamp.into());
+        }
+        states
+    }
+
+    /// Saves the states at `file` (atomically: a temporary file renamed over it).
+    pub fn save(&self, file: &Path) -> std::io::Result<()> {
+        let saved: HashMap<PathBuf, SavedStamp> = self
+            .0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .iter()
+            .map(|(path, stamp)| (path.clone(), SavedStamp::from(stamp)))
+            .collect();
+        if let Some(dir) = file.parent() {
+            std::fs::create_dir_all(dir)?;
+        }
+        let temp = file.with_extension(format!("tmp-{}", std::process::id()));
+        std::fs::write(&temp, serde_json::to_vec(&saved)?)?;
+        std::fs::rename(&temp, file)
+    }
+}
+
+/// A [`FileStamp`] as [`FileStates::save`] writes it.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct SavedStamp {
+    /// Seconds and nanoseconds since the epoch.
+    modified: Option<(u64, u32)>,
+    len: u64,
+    hash: Option<u64>,
+    lines: Option<(u64, u64)>,
+}
+
+impl From<&FileStamp> for SavedStamp {
+    fn from(stamp: &FileStamp) -> SavedStamp {
+        let modified = stamp
+            .modified
+            .and_then(|m| m.duration_since(SystemTime::UNIX_EPOCH).ok())
+            .map(|d| (d.as_secs(), d.subsec_nanos()));
+        SavedStamp { modified, len: stamp.len, hash: stamp.hash, lines: stamp.lines }
+    }
+}
+
+impl From<SavedStamp> for FileStamp {
+    fn from(saved: SavedStamp) -> FileStamp {
+        let modified =
+            saved.modified.map(|(secs, nanos)| SystemTime::UNIX_EPOCH + std::time::Duration::new(secs, nanos));
+        FileStamp { modified, len: saved.len, hash: saved.hash, lines: saved.lines }
+    }
 }
 
 /// The hash of file content, fed in pieces or at once (FNV-1a: the same either way).

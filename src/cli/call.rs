@@ -29,6 +29,9 @@ pub struct CallArgs {
     max_input_bytes: u64,
 }
 
+/// Where `call` keeps the reads of its session, in the workspace.
+const SESSION_FILE: &str = ".toolwright/call-session.json";
+
 /// The input, read no further than `max_bytes`. (Its depth is the pipeline's to
 /// check: an input nested past what the parser reads is an error result naming it.)
 fn read_input(spec: &str, max_bytes: u64) -> Result<String, String> {
@@ -79,9 +82,19 @@ pub fn run(args: CallArgs) -> Result<bool, String> {
         #[cfg(feature = "mcp")]
         let _mounts = args.mcp.mount(&cwd, executor.registry(), |w| eprintln!("toolwright: warning: {w}")).await?;
         let (turn, printer) = traced_turn(&cwd, &trace);
+        // One session across calls: what an earlier call read may be edited now (a
+        // write still checks that the file has not changed since).
+        let session_file = cwd.join(SESSION_FILE);
+        let states = toolwright::builtin::FileStates::load(&session_file);
+        let mut extensions = toolwright::builtin::session();
+        extensions.insert(states.clone());
+        let turn = turn.with_extensions(extensions);
         let result = executor.execute(&ToolCall::new("cli-call", args.tool.as_str(), input), &turn).await;
         drop(turn);
         let _ = printer.await;
+        if let Err(e) = states.save(&session_file) {
+            eprintln!("toolwright: warning: cannot keep the session's reads in {}: {e}", session_file.display());
+        }
         Ok::<_, String>(result)
     })??;
     let mut stdout = std::io::stdout().lock();
