@@ -92,7 +92,7 @@ impl Plan {
     /// The plan for a plain (draft 2020-12) input schema.
     pub(crate) fn of(schema: &Value) -> Plan {
         let defs = schema.get("$defs").and_then(Value::as_object);
-        let mut planner = Planner { defs, expanding: HashSet::new(), out: Vec::new(), depth: 0 };
+        let mut planner = Planner { defs, expanding: HashSet::new(), out: Vec::new(), depth: 0, nodes: 0 };
         planner.node(schema, &mut Vec::new(), true);
         let mut out = planner.out;
         // Outer shapes first: the steps below them walk the plain shape.
@@ -281,13 +281,23 @@ struct Planner<'s> {
     out: Vec<Adaptation>,
     /// Objects' properties the node is below, as `lower` counts for OpenAI strict.
     depth: usize,
+    /// Schemas walked: bounded as `lower` bounds them (a schema past that is not
+    /// rendered, so its plan is never used).
+    nodes: usize,
 }
+
+/// As `lower`'s bound on the schemas one tool's input may inline to.
+const MAX_NODES: usize = 20_000;
 
 /// OpenAI strict's nesting limit: deeper objects are sent as JSON text.
 const OPENAI_STRICT_MAX_DEPTH: usize = 10;
 
 impl<'s> Planner<'s> {
     fn node(&mut self, schema: &'s Value, path: &mut Vec<Step>, root: bool) {
+        self.nodes += 1;
+        if self.nodes > MAX_NODES {
+            return;
+        }
         let map = match schema {
             Value::Bool(true) => return self.push(path, Kind::Json),
             Value::Object(map) if map.is_empty() && !root => return self.push(path, Kind::Json),

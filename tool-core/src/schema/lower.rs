@@ -169,6 +169,7 @@ pub(crate) fn lower(schema: &Value, dialect: Dialect) -> Result<Value, LowerErro
         enum_values: 0,
         string_length: 0,
         in_kept_def: None,
+        nodes: 0,
     };
     let mut out = lowerer.node(schema, Property::No)?;
     // Recursive types stay as `$defs` + `$ref` (Gemini refused them already).
@@ -229,7 +230,14 @@ struct Lowerer<'a> {
     string_length: usize,
     /// The recursive type whose kept definition is being lowered, if any.
     in_kept_def: Option<String>,
+    /// Schemas lowered so far: inlining references can multiply them.
+    nodes: usize,
 }
+
+/// The most schemas one tool's input may lower to once its references are inlined:
+/// far past any real tool, and a bound on a hostile one (a chain of definitions each
+/// using the next twice doubles at every step).
+const MAX_NODES: usize = 20_000;
 
 impl Lowerer<'_> {
     fn fail<T>(&self, message: impl Into<String>) -> Result<T, LowerError> {
@@ -427,6 +435,12 @@ impl Lowerer<'_> {
     }
 
     fn node(&mut self, schema: &Value, prop: Property) -> Result<Value, LowerError> {
+        self.nodes += 1;
+        if self.nodes > MAX_NODES {
+            return self.fail(format!(
+                "the schema grows past {MAX_NODES} nodes once its references are inlined; it is too large to offer"
+            ));
+        }
         let map = match schema {
             Value::Bool(true) => return self.any_value(None),
             Value::Bool(false) => return self.fail("the schema accepts no value at all (`false`)"),
@@ -1201,6 +1215,27 @@ mod tests {
         // Arrays do not add a level; objects inside them do.
         let in_array = json!({"type": "object", "properties": {"list": {"type": "array", "items": nested(9)}}});
         assert!(strict(&in_array).is_ok());
+    }
+
+    #[test]
+    fn a_schema_that_doubles_with_every_reference_is_refused_not_walked() {
+        // d0 uses d1 twice, d1 uses d2 twice, ...: 2^40 nodes inlined.
+        let mut defs = Map::new();
+        for i in 0..40 {
+            let next = json!({"$ref": format!("#/$defs/d{}", i + 1)});
+            defs.insert(format!("d{i}"), json!({"type": "object", "properties": {"a": next, "b": next}}));
+        }
+        defs.insert("d40".into(), json!({"type": "string"}));
+        let schema = json!({"type": "object", "properties": {"x": {"$ref": "#/$defs/d0"}}, "$defs": defs});
+        for dialect in [Dialect::Standard, Dialect::Gemini, Dialect::AnthropicStrict] {
+            let e = lower(&schema, dialect).err().map(|e| e.message);
+            assert!(e.as_deref().is_some_and(|m| m.contains("too large")), "{dialect:?}: {e:?}");
+        }
+        // OpenAI strict sends what is past its depth as JSON text: bounded by that.
+        assert!(lower(&schema, Dialect::OpenAiStrict).is_ok());
+        let started = std::time::Instant::now();
+        let _ = super::super::adapt::Plan::of(&schema);
+        assert!(started.elapsed() < std::time::Duration::from_secs(5), "planning is bounded too");
     }
 
     #[test]
