@@ -62,8 +62,9 @@ impl WorkspaceSettings {
     /// An executor for `registry` under these rules and hooks; what the rules would
     /// ask about goes to the settings' `PermissionRequest` hooks, then to `approver`.
     pub fn executor(self, registry: Arc<Registry>, approver: impl Approver + 'static) -> Executor {
+        let approver = self.hooks.approver(approver).with_permission_mode(self.policy.mode().name());
         let builder = Executor::builder(registry).policy(self.policy);
-        self.hooks.install(builder).approver(self.hooks.approver(approver)).build()
+        self.hooks.install(builder).approver(approver).build()
     }
 
     /// An MCP server for `registry` in this workspace: calls run under these rules

@@ -235,3 +235,21 @@ fn calls_share_a_session_so_a_read_then_an_edit_works() {
     let out = toolwright(&["call", "edit_file", again, "--yes"], dir.path(), None);
     assert!(text(&out.stdout).contains("has changed since it was last read"), "{}", text(&out.stdout));
 }
+
+#[test]
+fn a_permission_request_hook_is_told_the_mode() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join(".claude")).unwrap();
+    // Records the mode it is told, and allows.
+    let hook = r#"python3 -c "import json,sys; d=json.load(sys.stdin); open('mode','w').write(d['permission_mode']); print(json.dumps({'hookSpecificOutput': {'hookEventName': 'PermissionRequest', 'decision': {'behavior': 'allow'}}}))""#;
+    let settings = serde_json::json!({
+        "permissions": {"defaultMode": "acceptEdits"},
+        "hooks": {"PermissionRequest": [{"matcher": "Bash", "hooks": [{"type": "command", "command": hook}]}]},
+    });
+    std::fs::write(dir.path().join(".claude/settings.json"), settings.to_string()).unwrap();
+    // Not a filesystem command: acceptEdits still asks, and the hook answers.
+    let out = toolwright(&["call", "shell", r#"{"command": "git init -q"}"#], dir.path(), None);
+    assert!(out.status.success(), "{}{}", text(&out.stdout), text(&out.stderr));
+    assert_eq!(std::fs::read_to_string(dir.path().join("mode")).unwrap(), "acceptEdits");
+    assert!(dir.path().join(".git").is_dir(), "the hook's allow ran it");
+}

@@ -404,7 +404,7 @@ impl CommandHooks {
     /// answers), and asks `inner` when none answers.
     pub fn approver<A: Approver + 'static>(&self, inner: A) -> HookApprover<A> {
         let hooks = self.hooks.iter().filter(|h| h.event == "PermissionRequest").cloned().collect();
-        HookApprover { hooks: Arc::new(hooks), inner }
+        HookApprover { hooks: Arc::new(hooks), inner, mode: None }
     }
 }
 
@@ -412,13 +412,24 @@ impl CommandHooks {
 pub struct HookApprover<A> {
     hooks: Arc<Vec<CommandHook>>,
     inner: A,
+    mode: Option<&'static str>,
+}
+
+impl<A> HookApprover<A> {
+    /// Tells `PermissionRequest` hooks the permission mode (`permission_mode` in their
+    /// input; `default` without it), as Claude Code spells it.
+    pub fn with_permission_mode(mut self, mode: &'static str) -> Self {
+        self.mode = Some(mode);
+        self
+    }
 }
 
 impl<A: Approver> Approver for HookApprover<A> {
     fn approve<'a>(&'a self, request: &'a PermissionRequest<'a>, question: &'a str) -> BoxFuture<'a, Approval> {
         Box::pin(async move {
             let call = HookCall::new(request.tool, request.rule_name, request.call_id, request.input, request.cwd)
-                .with_session(request.extensions.get::<toolwright_core::SessionInfo>());
+                .with_session(request.extensions.get::<toolwright_core::SessionInfo>())
+                .with_permission_mode(self.mode);
             for hook in self.hooks.iter().filter(|h| h.matcher.matches(request.tool, request.rule_name)) {
                 match hook.run(&hook.payload(&call, None), request.cwd).await {
                     Ran::Ok(Some(value)) => {
