@@ -12,7 +12,7 @@
 //! provider whose rendering asked for it (a plain rendering takes any value, and a
 //! string there is a string).
 
-use super::Dialect;
+use super::{Dialect, lower};
 use crate::error::InputError;
 use serde_json::{Map, Value};
 use std::borrow::Cow;
@@ -286,31 +286,21 @@ struct Planner<'s> {
     nodes: usize,
 }
 
-/// As `lower`'s bound on the schemas one tool's input may inline to.
-const MAX_NODES: usize = 20_000;
-
-/// OpenAI strict's nesting limit: deeper objects are sent as JSON text.
-const OPENAI_STRICT_MAX_DEPTH: usize = 10;
-
 impl<'s> Planner<'s> {
     fn node(&mut self, schema: &'s Value, path: &mut Vec<Step>, root: bool) {
         self.nodes += 1;
-        if self.nodes > MAX_NODES {
+        if self.nodes > lower::MAX_NODES {
             return;
         }
         let map = match schema {
             Value::Bool(true) => return self.push(path, Kind::Json),
-            Value::Object(map) if map.is_empty() && !root => return self.push(path, Kind::Json),
+            // What `lower` takes for any value: no typing keyword (a description alone).
+            Value::Object(map) if !root && lower::takes_any_value(map) => return self.push(path, Kind::Json),
             Value::Object(map) => map,
             _ => return,
         };
-        let object = map.get("properties").is_some()
-            || match map.get("type") {
-                Some(Value::String(t)) => t == "object",
-                Some(Value::Array(ts)) => ts.iter().any(|t| t == "object"),
-                _ => false,
-            };
-        if object && self.depth > OPENAI_STRICT_MAX_DEPTH {
+        // Past OpenAI strict's nesting limit `lower` sends objects as JSON text.
+        if lower::is_object(map) && self.depth > lower::STRICT_MAX_DEPTH {
             // Below this, OpenAI strict's model wrote plain JSON inside the text.
             self.out.push(Adaptation { path: path.clone(), kind: Kind::Json, only: Some(&[Dialect::OpenAiStrict]) });
             return;
@@ -489,6 +479,14 @@ mod tests {
         let p = plan(json!({"type": "object", "properties": {"a": {"type": "array", "items": {"type": "string"}}}}));
         assert!(p.is_empty());
         assert!(matches!(p.apply(r#"{"a":["x"]}"#, Some(Dialect::OpenAiStrict)).unwrap(), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn a_documented_free_value_is_read_back_like_a_bare_one() {
+        // `/// Anything.` on a serde_json::Value field: only a description.
+        let p = plan(json!({"type": "object", "properties": {"payload": {"description": "Anything."}}}));
+        let back = p.apply(r#"{"payload":"[1,2]"}"#, Some(Dialect::OpenAiStrict)).unwrap();
+        assert_eq!(serde_json::from_str::<Value>(&back).unwrap(), json!({"payload": [1, 2]}));
     }
 
     #[test]

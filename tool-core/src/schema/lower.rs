@@ -44,7 +44,7 @@ pub(crate) struct LowerError {
 }
 
 /// OpenAI strict mode's documented limits.
-const STRICT_MAX_DEPTH: usize = 10;
+pub(crate) const STRICT_MAX_DEPTH: usize = 10;
 const STRICT_MAX_PROPERTIES: usize = 5000;
 const STRICT_MAX_ENUM_VALUES: usize = 1000;
 /// Characters of all property names, definition names, enum and const values.
@@ -237,7 +237,7 @@ struct Lowerer<'a> {
 /// The most schemas one tool's input may lower to once its references are inlined:
 /// far past any real tool, and a bound on a hostile one (a chain of definitions each
 /// using the next twice doubles at every step).
-const MAX_NODES: usize = 20_000;
+pub(crate) const MAX_NODES: usize = 20_000;
 
 impl Lowerer<'_> {
     fn fail<T>(&self, message: impl Into<String>) -> Result<T, LowerError> {
@@ -447,7 +447,7 @@ impl Lowerer<'_> {
             Value::Object(map) => map,
             _ => return self.fail(format!("not a schema: {schema}")),
         };
-        if !TYPING_KEYWORDS.iter().any(|k| map.contains_key(*k)) {
+        if takes_any_value(map) {
             return self.any_value(map.get("description"));
         }
         if let Some(target) = map.get("$ref") {
@@ -583,7 +583,7 @@ impl Lowerer<'_> {
             let mut out = Map::new();
             out.insert(
                 "type".into(),
-                json!(if type_names(map).contains(&"null") { json!(["string", "null"]) } else { json!("string") }),
+                if type_names(map).contains(&"null") { json!(["string", "null"]) } else { json!("string") },
             );
             out.extend(map.get("description").map(|d| ("description".to_owned(), d.clone())));
             note(
@@ -1056,6 +1056,12 @@ fn simple_pattern(pattern: &str) -> bool {
     !complex.iter().any(|c| pattern.contains(c)) && !backreference
 }
 
+/// Whether a schema says nothing of what kind of value it takes (`{}`, or only a
+/// description): any JSON value.
+pub(crate) fn takes_any_value(map: &Map<String, Value>) -> bool {
+    !TYPING_KEYWORDS.iter().any(|k| map.contains_key(*k))
+}
+
 fn type_names(map: &Map<String, Value>) -> Vec<&str> {
     match map.get("type") {
         Some(Value::String(t)) => vec![t.as_str()],
@@ -1064,7 +1070,7 @@ fn type_names(map: &Map<String, Value>) -> Vec<&str> {
     }
 }
 
-fn is_object(map: &Map<String, Value>) -> bool {
+pub(crate) fn is_object(map: &Map<String, Value>) -> bool {
     type_names(map).contains(&"object") || map.contains_key("properties")
 }
 
