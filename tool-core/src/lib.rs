@@ -88,3 +88,12 @@ pub use schemars::JsonSchema;
 /// Derive macro re-exported so tool crates need no direct serde dependency.
 pub use serde::Deserialize;
 pub use tokio_util::sync::CancellationToken;
+pub use toolwright_macros::input;
+
+/// What most code needs: `use toolwright::prelude::*;`.
+pub mod prelude {
+    pub use crate::{
+        Content, Definitions, DynTool, Flags, IntoToolOutput, Json, Progress, Provider, Registry, Tool, ToolContext,
+        ToolError, ToolOutput, input, partial::PartialInput, tool,
+    };
+}

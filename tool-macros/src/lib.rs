@@ -6,6 +6,7 @@
 mod attr;
 mod ctxt;
 mod expand;
+mod input;
 mod model;
 
 use proc_macro::TokenStream;
@@ -15,4 +16,13 @@ use proc_macro::TokenStream;
 #[proc_macro_attribute]
 pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
     expand::expand(args.into(), item.into()).into()
+}
+
+/// Derives `Deserialize` and `JsonSchema` for a type used inside a tool's input (a
+/// nested struct, an enum), through toolwright's re-exports: the user's crate needs
+/// neither serde nor schemars. Named structs also get `#[serde(deny_unknown_fields)]`
+/// unless a field is flattened. The one key is `crate = path`.
+#[proc_macro_attribute]
+pub fn input(args: TokenStream, item: TokenStream) -> TokenStream {
+    input::expand(args.into(), item.into()).into()
 }

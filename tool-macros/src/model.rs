@@ -231,7 +231,7 @@ pub(crate) fn reflow(lines: &[String]) -> String {
 }
 
 /// Whether `#[derive(..)]` lists a derive whose last path segment is `name`.
-fn derives(attrs: &[Attribute], name: &str) -> bool {
+pub(crate) fn derives(attrs: &[Attribute], name: &str) -> bool {
     attrs.iter().filter(|a| a.path().is_ident("derive")).any(|a| {
         let mut found = false;
         let _ = a.parse_nested_meta(|meta| {
@@ -243,7 +243,7 @@ fn derives(attrs: &[Attribute], name: &str) -> bool {
 }
 
 /// Whether an `#[ns(...)]` attribute mentions one of `words` as a key.
-fn has_word(attrs: &[Attribute], ns: &str, words: &[&str]) -> bool {
+pub(crate) fn has_word(attrs: &[Attribute], ns: &str, words: &[&str]) -> bool {
     attrs.iter().filter(|a| a.path().is_ident(ns)).any(|a| {
         let mut found = false;
         let _ = a.parse_nested_meta(|meta| {

@@ -21,7 +21,7 @@ impl Tool for CountFiles {
 }
 
 fn main() {
-    let registry = toolwright::registry().unwrap();
+    let registry = toolwright::Registry::from_inventory().unwrap();
     let tool = registry.get("count_files").unwrap();
     let out = tool.output_schema().unwrap();
     assert_eq!(out["properties"]["files"]["type"], "integer");

@@ -33,7 +33,7 @@ impl Tool for Search {
 }
 
 fn main() {
-    let registry = toolwright::registry().unwrap();
+    let registry = toolwright::Registry::from_inventory().unwrap();
     let tool = registry.get("search").unwrap();
     let schema = tool.input_schema();
     let props = schema["properties"].as_object().unwrap();

@@ -21,7 +21,7 @@ impl Tool for Shell {
 }
 
 fn main() {
-    let registry = toolwright::registry().unwrap();
+    let registry = toolwright::Registry::from_inventory().unwrap();
     let shell = registry.get("my_shell").unwrap();
     assert!(!shell.spec().flags.concurrency_safe);
     assert!(shell.prepare(br#"{"command":"ls -la"}"#).unwrap().flags().concurrency_safe);

@@ -12,7 +12,7 @@ impl Tool for Now {
 }
 
 fn main() {
-    let tool = toolwright::registry().unwrap();
+    let tool = toolwright::Registry::from_inventory().unwrap();
     let now = tool.get("now").unwrap();
     assert!(now.prepare(b"{}").is_ok());
     assert!(now.prepare(b"null").is_ok());

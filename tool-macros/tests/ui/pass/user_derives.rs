@@ -21,6 +21,6 @@ fn main() {
     let e = Echo { text: "a".into() };
     let _ = e.clone();
     // The user's derive is used, and unknown fields are still refused.
-    let registry = toolwright::registry().unwrap();
+    let registry = toolwright::Registry::from_inventory().unwrap();
     assert!(registry.get("echo").unwrap().prepare(br#"{"text":"a","x":1}"#).is_err());
 }

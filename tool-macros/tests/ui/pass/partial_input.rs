@@ -14,6 +14,19 @@ impl Tool for WriteIt {
     }
 }
 
+/// Read a file: no partial input.
+#[tool]
+pub struct ReadIt {
+    pub path: String,
+}
+
+impl Tool for ReadIt {
+    type Output = String;
+    async fn call(self, _cx: &ToolContext) -> Result<String, ToolError> {
+        Ok(self.path)
+    }
+}
+
 #[derive(serde::Deserialize)]
 pub struct WriteItSoFar {
     pub path: Option<String>,
@@ -27,10 +40,10 @@ impl PartialInput for WriteIt {
 }
 
 fn main() {
-    let registry = toolwright::registry().unwrap();
+    let registry = toolwright::Registry::from_inventory().unwrap();
     let hook = registry.get("write_it").unwrap().partial_input().expect("opted in");
     let progress = hook(&serde_json::json!({"path": "a.txt"})).unwrap();
     assert_eq!(progress.message, "writing a.txt");
     assert!(hook(&serde_json::json!({})).is_none());
-    assert!(registry.get("read_file").unwrap().partial_input().is_none());
+    assert!(registry.get("read_it").unwrap().partial_input().is_none());
 }
