@@ -61,6 +61,8 @@
 //! yourself, `#[tool]` leaves that derive to you. Field types must implement both
 //! traits; if one does not, the error points at the field. `serde` and `schemars`
 //! attributes (`rename`, `rename_all`, `default`, `skip`, `flatten`, ...) work as usual.
+//! A type used inside an input (a nested struct, an enum) takes [`macro@input`]: the same
+//! derives through the same re-exports, so toolwright stays the only dependency.
 //!
 //! **Names** must match `^[A-Za-z_][A-Za-z0-9_-]{0,62}$` (63 characters at most: Gemini's limit), the one rule every provider
 //! accepts. Mistakes (bad names, no description, contradictory flags, unknown or
@@ -72,15 +74,20 @@
 //! `type Output` is a `String`, a [`ToolOutput`] (content blocks), or [`Json<T>`]:
 //! structured output whose schema becomes the tool's MCP `outputSchema`.
 
+#[cfg(feature = "builtin")]
 #[doc(inline)]
 pub use toolwright_builtin as builtin;
+#[cfg(feature = "builtin")]
 pub use toolwright_builtin::{DEFAULT_TOOL_NAMES, DefaultTool};
 pub use toolwright_core::*;
 /// Permission rules compatible with Claude Code's settings: [`rules::RulePolicy`].
+#[cfg(feature = "builtin")]
 #[doc(inline)]
 pub use toolwright_permissions as rules;
 
+#[cfg(feature = "builtin")]
 mod workspace;
+#[cfg(feature = "builtin")]
 pub use workspace::WorkspaceSettings;
 
 /// The README's examples, compiled and run as doctests so they stay true.
@@ -88,17 +95,11 @@ pub use workspace::WorkspaceSettings;
 #[cfg(doctest)]
 pub struct ReadmeDoctests;
 
-/// What most code needs: `use toolwright::prelude::*;`.
-pub mod prelude {
-    pub use toolwright_core::{
-        Content, Definitions, DynTool, Flags, IntoToolOutput, Json, Progress, Provider, Registry, Tool, ToolContext,
-        ToolError, ToolOutput, partial::PartialInput, tool,
-    };
-}
-
 /// Every tool linked into the binary, the built-ins always included.
 ///
-/// See [`toolwright_builtin::registry`].
+/// See [`toolwright_builtin::registry`]. Without the `builtin` feature,
+/// [`Registry::from_inventory`] is the registry of your own tools.
+#[cfg(feature = "builtin")]
 pub fn registry() -> Result<Registry, RegistryError> {
     toolwright_builtin::registry()
 }

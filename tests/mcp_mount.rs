@@ -323,31 +323,3 @@ async fn a_server_that_stops_reading_is_restarted() {
     assert_eq!(again.output.text_content(), "back", "{again:?}");
     drop(mounts);
 }
-
-#[test]
-fn the_cli_mounts_the_workspace_mcp_json_unless_told_not_to() {
-    let ws = tempfile::tempdir().unwrap();
-    // One good server and one entry that cannot be used: a warning, not an error.
-    let config = json!({"mcpServers": {
-        "raw": {"command": peers::python(), "args": [peers::peer_script("raw_server.py")]},
-        "legacy": {"type": "sse", "url": "http://127.0.0.1:9/sse"},
-    }});
-    std::fs::write(ws.path().join(".mcp.json"), config.to_string()).unwrap();
-    let call = |extra: &[&str]| {
-        std::process::Command::new(env!("CARGO_BIN_EXE_toolwright"))
-            .args(["call", "mcp__raw__echo", r#"{"text": "through .mcp.json"}"#, "--yes"])
-            .args(extra)
-            .current_dir(ws.path())
-            .env("HOME", ws.path())
-            .output()
-            .unwrap()
-    };
-    let out = call(&[]);
-    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-    assert!(out.status.success(), "{stdout}\n{stderr}");
-    assert_eq!(stdout.trim(), "through .mcp.json");
-    assert!(stderr.contains("mcpServers.legacy") && stderr.contains("skipped"), "{stderr}");
-    let out = call(&["--no-mcp"]);
-    assert!(!out.status.success());
-    assert!(String::from_utf8_lossy(&out.stdout).contains("unknown tool"), "{}", String::from_utf8_lossy(&out.stdout));
-}

@@ -1,14 +1,9 @@
-//! Serving a registry over MCP, driven by real clients: rmcp's client in process,
-//! the official Python SDK against the `toolwright serve` binary (stdio and HTTP),
-//! and toolwright's own mount over HTTP.
+//! Serving a registry over MCP, driven by rmcp's client in process; the binary's
+//! `serve` is tested in `cli/tests/serve.rs`.
 
 mod common;
 
-use common::peers;
 use serde_json::json;
-use std::io::{BufRead, BufReader};
-use std::path::Path;
-use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -20,11 +15,10 @@ use toolwright::mcp::rmcp::service::{
     NotificationContext, PeerRequestOptions, RequestContext, RoleClient, ServiceError,
 };
 use toolwright::mcp::rmcp::{ClientHandler, ErrorData, ServiceExt};
-use toolwright::mcp::{AskMode, McpConfig, McpMounts, McpServer, MountOptions};
+use toolwright::mcp::{AskMode, McpServer};
 use toolwright::permission::{PermissionDecision, PermissionPolicy, PermissionRequest};
 use toolwright::prelude::*;
-use toolwright::rules::RulePolicy;
-use toolwright::{Executor, Registry, ToolCall, TurnContext};
+use toolwright::{Executor, Registry};
 
 /// Count down `steps` steps, reporting progress at each.
 #[tool(read_only, pure, title = "Count down")]
@@ -286,113 +280,9 @@ async fn asks_are_denied_or_elicited_as_configured() {
     assert!(text_of(&denied).contains("does not support elicitation"), "{}", text_of(&denied));
 }
 
-/// A workspace for the binary: a file to read, a directory the denied command
-/// would delete, and project settings allowing `echo` and `sleep`.
-fn workspace() -> (tempfile::TempDir, tempfile::TempDir) {
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("hello.txt"), "hello from the workspace\n").unwrap();
-    std::fs::create_dir(dir.path().join("precious")).unwrap();
-    std::fs::create_dir(dir.path().join(".claude")).unwrap();
-    std::fs::write(
-        dir.path().join(".claude/settings.json"),
-        r#"{"permissions": {"allow": ["Bash(echo *)", "Bash(sleep *)"], "defaultMode": "acceptEdits"}}"#,
-    )
-    .unwrap();
-    // An empty HOME, so the machine's own settings do not take part.
-    (dir, tempfile::tempdir().unwrap())
-}
-
-fn run_python_client(args: &[&std::ffi::OsStr], home: &Path, workspace: &Path) {
-    let out = Command::new(peers::python())
-        .arg(peers::peer_script("py_client.py"))
-        .args(args)
-        .env("HOME", home)
-        .env("WORKSPACE", workspace)
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success() && stdout.contains("all checks passed"),
-        "Python MCP client failed:\n{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(stdout.contains("ok notifications/cancelled killed the command"), "{stdout}");
-}
-
-#[test]
-fn python_sdk_client_drives_toolwright_serve_over_stdio() {
-    let (ws, home) = workspace();
-    let bin = env!("CARGO_BIN_EXE_toolwright");
-    run_python_client(&["stdio".as_ref(), bin.as_ref(), ws.path().as_os_str()], home.path(), ws.path());
-}
-
-/// `toolwright serve --http 127.0.0.1:0`, killed on drop.
-struct HttpServe {
-    child: Child,
-    url: String,
-}
-
-impl HttpServe {
-    fn start(ws: &Path, home: &Path) -> HttpServe {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_toolwright"))
-            .args(["serve", "--http", "127.0.0.1:0", "--cwd"])
-            .arg(ws)
-            .env("HOME", home)
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut line = String::new();
-        BufReader::new(child.stderr.take().unwrap()).read_line(&mut line).unwrap();
-        let url =
-            line.trim().strip_prefix("toolwright: serving MCP at ").unwrap_or_else(|| panic!("{line}")).to_owned();
-        HttpServe { child, url }
-    }
-}
-
-impl Drop for HttpServe {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-#[test]
-fn python_sdk_client_drives_toolwright_serve_over_http() {
-    let (ws, home) = workspace();
-    let serve = HttpServe::start(ws.path(), home.path());
-    run_python_client(&["http".as_ref(), serve.url.as_ref()], home.path(), ws.path());
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn toolwright_mounts_a_toolwright_server_over_http() {
-    let (ws, home) = workspace();
-    let serve = HttpServe::start(ws.path(), home.path());
-    let config = McpConfig::parse(
-        &json!({"mcpServers": {"tw": {"type": "http", "url": serve.url, "trusted": true}}}).to_string(),
-        "t.json".as_ref(),
-    )
-    .unwrap();
-    let registry = Arc::new(Registry::builder().build().unwrap());
-    let mounts = McpMounts::mount(Arc::clone(&registry), &config, MountOptions::default()).await;
-    assert!(mounts.warnings().is_empty(), "{:?}", mounts.warnings());
-    let read_file = registry.get("mcp__tw__read_file").expect("mounted");
-    assert!(read_file.spec().flags.read_only, "trusted server's readOnlyHint");
-    // An MCP tool asks unless a rule allows it: here one naming the server.
-    let executor = Executor::new(Arc::clone(&registry));
-    let asked = executor
-        .execute(&ToolCall::new("0", "mcp__tw__read_file", r#"{"path":"hello.txt"}"#), &TurnContext::new(ws.path()))
-        .await;
-    assert!(asked.output.text_content().contains("needs approval"), "{asked:?}");
-    let executor = Executor::builder(Arc::clone(&registry)).policy(RulePolicy::new().allow("mcp__tw")).build();
-    let result = executor
-        .execute(&ToolCall::new("1", "mcp__tw__read_file", r#"{"path":"hello.txt"}"#), &TurnContext::new(ws.path()))
-        .await;
-    assert!(result.output.text_content().contains("hello from the workspace"), "{result:?}");
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_library_server_from_workspace_settings_keeps_their_rules() {
-    let (ws, home) = workspace();
+    let (ws, home) = common::workspace();
     let cwd = ws.path().canonicalize().unwrap();
     let settings = toolwright::WorkspaceSettings::load_with_home(&cwd, Some(home.path())).unwrap();
     assert!(settings.warnings().is_empty(), "{:?}", settings.warnings());

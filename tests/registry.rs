@@ -3,7 +3,6 @@
 #![allow(missing_docs)]
 
 use std::collections::BTreeSet;
-use std::process::Command;
 use std::sync::Arc;
 use toolwright::prelude::*;
 use toolwright::{DEFAULT_TOOL_NAMES, DefaultTool, InputError, PreparedCall, RegistryError, ToolOrigin, ToolSpec};
@@ -167,67 +166,4 @@ fn erased_calls_parse_once_and_explain_bad_input() {
         assert!(out.is_error);
         assert_eq!(out.text_content(), expected);
     }
-}
-
-#[test]
-fn the_cli_prints_the_same_bytes_on_every_run() {
-    let registry = Registry::builder().with_inventory().build().unwrap();
-    let run = |args: &[&str]| {
-        let out = Command::new(env!("CARGO_BIN_EXE_toolwright")).args(args).output().unwrap();
-        assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
-        String::from_utf8(out.stdout).unwrap()
-    };
-    for (args, provider) in [
-        (&["schema", "--provider", "anthropic"][..], Provider::ANTHROPIC),
-        (&["schema", "--provider", "openai-chat", "--strict"][..], Provider::OpenAiChat { strict: true }),
-        (&["schema", "--provider", "openai-responses"][..], Provider::OpenAiResponses { strict: false }),
-        (&["schema", "--provider", "gemini"][..], Provider::Gemini),
-        (&["schema", "--provider", "mcp"][..], Provider::Mcp),
-    ] {
-        let first = run(args);
-        assert_eq!(first, run(args), "{args:?} differs between runs");
-        // The binary links only the built-ins; this test binary also has `echo`.
-        let in_process = registry.definitions(provider).unwrap().to_value();
-        let without_echo: Vec<_> = match provider {
-            Provider::Gemini => in_process[0]["functionDeclarations"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .filter(|t| t["name"] != "echo")
-                .cloned()
-                .collect(),
-            _ => in_process
-                .as_array()
-                .unwrap()
-                .iter()
-                .filter(|t| t["name"] != "echo" && t["function"]["name"] != "echo")
-                .cloned()
-                .collect(),
-        };
-        let cli: serde_json::Value = serde_json::from_str(&first).unwrap();
-        let cli_tools = if provider == Provider::Gemini { cli[0]["functionDeclarations"].clone() } else { cli };
-        assert_eq!(cli_tools, serde_json::Value::Array(without_echo), "{args:?}");
-    }
-}
-
-#[test]
-fn the_cli_rejects_bad_flags_with_one_clear_line() {
-    let out = Command::new(env!("CARGO_BIN_EXE_toolwright"))
-        .args(["schema", "--provider", "gemini", "--strict"])
-        .output()
-        .unwrap();
-    assert!(!out.status.success());
-    assert_eq!(
-        String::from_utf8_lossy(&out.stderr),
-        "toolwright: --strict applies to anthropic, openai-chat and openai-responses, not gemini\n"
-    );
-    let out = Command::new(env!("CARGO_BIN_EXE_toolwright")).args(["schema", "--provider", "bard"]).output().unwrap();
-    assert!(!out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown provider `bard`"));
-    let out = Command::new(env!("CARGO_BIN_EXE_toolwright")).arg("tools").output().unwrap();
-    let table = String::from_utf8(out.stdout).unwrap();
-    assert!(
-        table.starts_with("NAME") && table.contains("read_file") && table.contains("read_only,concurrency_safe"),
-        "{table}"
-    );
 }

@@ -1,6 +1,16 @@
 //! The `toolwright` command line: inspect the registry and render provider schemas.
 
-mod cli;
+mod agent;
+mod call;
+mod check;
+#[cfg(feature = "mcp")]
+mod mounts;
+mod replay;
+mod sample;
+mod stop;
+mod trace;
+mod turn;
+mod wire;
 
 use clap::{Parser, Subcommand};
 use std::io::Write;
@@ -18,11 +28,11 @@ struct Cli {
 enum Command {
     /// Replay a recorded model session: its tool calls streamed into the executor,
     /// scheduled, checked and run against a scratch copy of the sample workspace.
-    Replay(cli::replay::ReplayArgs),
+    Replay(replay::ReplayArgs),
     /// A live agent loop against Anthropic's or OpenAI's API (needs the key).
-    Agent(cli::agent::AgentArgs),
+    Agent(agent::AgentArgs),
     /// Run one call through the pipeline; the result on stdout, progress on stderr.
-    Call(cli::call::CallArgs),
+    Call(call::CallArgs),
     /// Validate the registry: unique names, every provider's rules, definition sizes.
     Check,
     /// List the registered tools with their flags.
@@ -70,7 +80,7 @@ mod serve {
         #[arg(long, value_enum, default_value = "deny")]
         ask: Ask,
         #[command(flatten)]
-        mcp: crate::cli::mounts::McpArgs,
+        mcp: crate::mounts::McpArgs,
         /// The largest message taken, in bytes (one stdio line or HTTP body); a
         /// request over it gets a JSON-RPC error naming the limit.
         #[arg(long, value_name = "BYTES", default_value_t = MessageLimits::DEFAULT_MAX_BYTES)]
@@ -92,7 +102,7 @@ mod serve {
             .map_err(|e| format!("--max-message-bytes: {e}"))?
             .with_max_depth(args.max_depth)
             .map_err(|e| format!("--max-depth: {e}"))?;
-        let cwd = crate::cli::turn::workspace_dir(args.cwd.as_deref())?;
+        let cwd = crate::turn::workspace_dir(args.cwd.as_deref())?;
         let workspace = toolwright::WorkspaceSettings::load(&cwd).map_err(|e| e.to_string())?;
         for warning in workspace.warnings() {
             eprintln!("toolwright: warning: {warning}");
@@ -101,7 +111,7 @@ mod serve {
             Ask::Deny => AskMode::Deny,
             Ask::Elicit => AskMode::Elicit,
         };
-        crate::cli::turn::block_on(async move {
+        crate::turn::block_on(async move {
             let registry = Arc::new(toolwright::registry().map_err(|e| e.to_string())?);
             // Mounting runs in the background: a slow or silent server never delays
             // serving; its tools appear when ready (clients get list_changed).
@@ -135,7 +145,7 @@ mod serve {
             // kills their commands, and the mounted servers are stopped.
             let served = tokio::select! {
                 served = serving => served,
-                () = crate::cli::stop::token().cancelled_owned() => Ok(()),
+                () = crate::stop::token().cancelled_owned() => Ok(()),
             };
             if let Some(mounting) = mounting {
                 // A mount still connecting is dropped, which kills its servers.
@@ -160,7 +170,7 @@ fn main() -> ExitCode {
     };
     // Nothing the tools started outlives us, whatever way the command ended.
     toolwright::leftovers::clean_up();
-    cli::stop::exit_status().map_or(code, ExitCode::from)
+    stop::exit_status().map_or(code, ExitCode::from)
 }
 
 fn run(cli: Cli) -> Result<ExitCode, String> {
@@ -168,14 +178,14 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
     let text = match cli.command {
         #[cfg(feature = "mcp")]
         Command::Serve(args) => return serve::run(args).map(|()| ExitCode::SUCCESS),
-        Command::Replay(args) => return cli::replay::run(args).map(|()| ExitCode::SUCCESS),
-        Command::Agent(args) => return cli::agent::run(args).map(|()| ExitCode::SUCCESS),
+        Command::Replay(args) => return replay::run(args).map(|()| ExitCode::SUCCESS),
+        Command::Agent(args) => return agent::run(args).map(|()| ExitCode::SUCCESS),
         Command::Call(args) => {
             // An error result was printed as the result: fail without another line.
-            return Ok(if cli::call::run(args)? { ExitCode::SUCCESS } else { ExitCode::FAILURE });
+            return Ok(if call::run(args)? { ExitCode::SUCCESS } else { ExitCode::FAILURE });
         }
         Command::Check => {
-            let (report, ok) = cli::check::report(&registry()?);
+            let (report, ok) = check::report(&registry()?);
             print!("{report}");
             return if ok {
                 Ok(ExitCode::SUCCESS)

@@ -3,6 +3,7 @@
 //! served as usual. Mounted servers connect in the background: a silent one never
 //! delays serving.
 
+#[path = "../../tests/common/mod.rs"]
 mod common;
 
 use common::peers;

@@ -253,3 +253,52 @@ fn a_permission_request_hook_is_told_the_mode() {
     assert_eq!(std::fs::read_to_string(dir.path().join("mode")).unwrap(), "acceptEdits");
     assert!(dir.path().join(".git").is_dir(), "the hook's allow ran it");
 }
+
+#[test]
+fn the_cli_prints_the_same_bytes_on_every_run() {
+    let registry = toolwright::registry().unwrap();
+    let run = |args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_toolwright")).args(args).output().unwrap();
+        assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    for (args, provider) in [
+        (&["schema", "--provider", "anthropic"][..], toolwright::Provider::ANTHROPIC),
+        (&["schema", "--provider", "openai-chat", "--strict"][..], toolwright::Provider::OpenAiChat { strict: true }),
+        (&["schema", "--provider", "openai-responses"][..], toolwright::Provider::OpenAiResponses { strict: false }),
+        (&["schema", "--provider", "gemini"][..], toolwright::Provider::Gemini),
+        (&["schema", "--provider", "mcp"][..], toolwright::Provider::Mcp),
+    ] {
+        let first = run(args);
+        assert_eq!(first, run(args), "{args:?} differs between runs");
+        // This test binary links what the binary links: the built-ins.
+        let in_process = registry.definitions(provider).unwrap().to_value();
+        let cli: serde_json::Value = serde_json::from_str(&first).unwrap();
+        assert_eq!(cli, in_process, "{args:?}");
+    }
+}
+
+#[test]
+fn the_cli_rejects_bad_flags_with_one_clear_line() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_toolwright"))
+        .args(["schema", "--provider", "gemini", "--strict"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "toolwright: --strict applies to anthropic, openai-chat and openai-responses, not gemini\n"
+    );
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_toolwright"))
+        .args(["schema", "--provider", "bard"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown provider `bard`"));
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_toolwright")).arg("tools").output().unwrap();
+    let table = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        table.starts_with("NAME") && table.contains("read_file") && table.contains("read_only,concurrency_safe"),
+        "{table}"
+    );
+}

@@ -11,8 +11,7 @@ use std::time::Duration;
 
 /// The responses of a recorded session, one HTTP body each.
 fn responses(file: &str, end: &str) -> Vec<String> {
-    let text =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/sessions").join(file)).unwrap();
+    let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("sessions").join(file)).unwrap();
     let mut out = Vec::new();
     let mut rest = text.as_str();
     while let Some(at) = rest.find(end) {

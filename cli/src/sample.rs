@@ -3,25 +3,25 @@
 
 use std::path::Path;
 
-/// (name, file text): the sessions under `examples/sessions/`.
+/// (name, file text): the sessions under `cli/sessions/`.
 pub const SESSIONS: &[(&str, &str)] = &[
-    ("fix-failing-test", include_str!("../../examples/sessions/fix-failing-test.anthropic.sse")),
-    ("explore", include_str!("../../examples/sessions/explore.openai.sse")),
-    ("trouble", include_str!("../../examples/sessions/trouble.anthropic.sse")),
+    ("fix-failing-test", include_str!("../sessions/fix-failing-test.anthropic.sse")),
+    ("explore", include_str!("../sessions/explore.openai.sse")),
+    ("trouble", include_str!("../sessions/trouble.anthropic.sse")),
 ];
 
 /// The session `replay` runs without an argument.
 pub const DEFAULT_SESSION: &str = "fix-failing-test";
 
-/// (path, content): `examples/sessions/workspace/`.
+/// (path, content): `cli/sessions/workspace/`.
 const WORKSPACE: &[(&str, &str)] = &[
-    (".claude/settings.json", include_str!("../../examples/sessions/workspace/.claude/settings.json")),
-    ("README.md", include_str!("../../examples/sessions/workspace/README.md")),
-    ("calc.py", include_str!("../../examples/sessions/workspace/calc.py")),
-    ("test_calc.py", include_str!("../../examples/sessions/workspace/test_calc.py")),
-    ("stats/__init__.py", include_str!("../../examples/sessions/workspace/stats/__init__.py")),
-    ("stats/load.py", include_str!("../../examples/sessions/workspace/stats/load.py")),
-    ("stats/report.py", include_str!("../../examples/sessions/workspace/stats/report.py")),
+    (".claude/settings.json", include_str!("../sessions/workspace/.claude/settings.json")),
+    ("README.md", include_str!("../sessions/workspace/README.md")),
+    ("calc.py", include_str!("../sessions/workspace/calc.py")),
+    ("test_calc.py", include_str!("../sessions/workspace/test_calc.py")),
+    ("stats/__init__.py", include_str!("../sessions/workspace/stats/__init__.py")),
+    ("stats/load.py", include_str!("../sessions/workspace/stats/load.py")),
+    ("stats/report.py", include_str!("../sessions/workspace/stats/report.py")),
 ];
 
 /// A session by bundled name, or from a file.

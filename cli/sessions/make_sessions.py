@@ -8,7 +8,7 @@ Chat Completions chunks (`data: {chat.completion.chunk}` ... `data: [DONE]`), wi
 text and tool arguments split into small fragments the way the APIs stream them.
 One file holds the assistant's turns in order, one streamed response each.
 
-Run: python3 examples/sessions/make_sessions.py
+Run: python3 cli/sessions/make_sessions.py
 """
 
 import json

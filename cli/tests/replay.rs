@@ -77,7 +77,7 @@ fn trouble_gets_an_error_result_for_each_kind_of_trouble() {
 #[test]
 fn json_events_are_one_object_per_line() {
     let dir = tempfile::tempdir().unwrap();
-    let session = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/sessions/explore.openai.sse");
+    let session = Path::new(env!("CARGO_MANIFEST_DIR")).join("sessions/explore.openai.sse");
     let (_, out) = replay(&[session.to_str().unwrap(), "--json"], &dir.path().join("ws"));
     let events: Vec<serde_json::Value> = out.lines().map(|l| serde_json::from_str(l).expect(l)).collect();
     let kinds: Vec<&str> = events.iter().map(|e| e["type"].as_str().unwrap()).collect();

@@ -1,0 +1,131 @@
+//! `toolwright serve` driven by real clients: the official Python SDK (stdio and
+//! HTTP) and toolwright's own mount over HTTP; `call` mounting `.mcp.json`.
+
+#[path = "../../tests/common/mod.rs"]
+mod common;
+
+use common::peers;
+use serde_json::json;
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use toolwright::mcp::{McpConfig, McpMounts, MountOptions};
+use toolwright::rules::RulePolicy;
+use toolwright::{Executor, Registry, ToolCall, TurnContext};
+
+fn run_python_client(args: &[&std::ffi::OsStr], home: &Path, workspace: &Path) {
+    let out = Command::new(peers::python())
+        .arg(peers::peer_script("py_client.py"))
+        .args(args)
+        .env("HOME", home)
+        .env("WORKSPACE", workspace)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && stdout.contains("all checks passed"),
+        "Python MCP client failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("ok notifications/cancelled killed the command"), "{stdout}");
+}
+
+#[test]
+fn python_sdk_client_drives_toolwright_serve_over_stdio() {
+    let (ws, home) = common::workspace();
+    let bin = env!("CARGO_BIN_EXE_toolwright");
+    run_python_client(&["stdio".as_ref(), bin.as_ref(), ws.path().as_os_str()], home.path(), ws.path());
+}
+
+/// `toolwright serve --http 127.0.0.1:0`, killed on drop.
+struct HttpServe {
+    child: Child,
+    url: String,
+}
+
+impl HttpServe {
+    fn start(ws: &Path, home: &Path) -> HttpServe {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_toolwright"))
+            .args(["serve", "--http", "127.0.0.1:0", "--cwd"])
+            .arg(ws)
+            .env("HOME", home)
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stderr.take().unwrap()).read_line(&mut line).unwrap();
+        let url =
+            line.trim().strip_prefix("toolwright: serving MCP at ").unwrap_or_else(|| panic!("{line}")).to_owned();
+        HttpServe { child, url }
+    }
+}
+
+impl Drop for HttpServe {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn python_sdk_client_drives_toolwright_serve_over_http() {
+    let (ws, home) = common::workspace();
+    let serve = HttpServe::start(ws.path(), home.path());
+    run_python_client(&["http".as_ref(), serve.url.as_ref()], home.path(), ws.path());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn toolwright_mounts_a_toolwright_server_over_http() {
+    let (ws, home) = common::workspace();
+    let serve = HttpServe::start(ws.path(), home.path());
+    let config = McpConfig::parse(
+        &json!({"mcpServers": {"tw": {"type": "http", "url": serve.url, "trusted": true}}}).to_string(),
+        "t.json".as_ref(),
+    )
+    .unwrap();
+    let registry = Arc::new(Registry::builder().build().unwrap());
+    let mounts = McpMounts::mount(Arc::clone(&registry), &config, MountOptions::default()).await;
+    assert!(mounts.warnings().is_empty(), "{:?}", mounts.warnings());
+    let read_file = registry.get("mcp__tw__read_file").expect("mounted");
+    assert!(read_file.spec().flags.read_only, "trusted server's readOnlyHint");
+    // An MCP tool asks unless a rule allows it: here one naming the server.
+    let executor = Executor::new(Arc::clone(&registry));
+    let asked = executor
+        .execute(&ToolCall::new("0", "mcp__tw__read_file", r#"{"path":"hello.txt"}"#), &TurnContext::new(ws.path()))
+        .await;
+    assert!(asked.output.text_content().contains("needs approval"), "{asked:?}");
+    let executor = Executor::builder(Arc::clone(&registry)).policy(RulePolicy::new().allow("mcp__tw")).build();
+    let result = executor
+        .execute(&ToolCall::new("1", "mcp__tw__read_file", r#"{"path":"hello.txt"}"#), &TurnContext::new(ws.path()))
+        .await;
+    assert!(result.output.text_content().contains("hello from the workspace"), "{result:?}");
+}
+
+#[test]
+fn the_cli_mounts_the_workspace_mcp_json_unless_told_not_to() {
+    let ws = tempfile::tempdir().unwrap();
+    // One good server and one entry that cannot be used: a warning, not an error.
+    let config = json!({"mcpServers": {
+        "raw": {"command": peers::python(), "args": [peers::peer_script("raw_server.py")]},
+        "legacy": {"type": "sse", "url": "http://127.0.0.1:9/sse"},
+    }});
+    std::fs::write(ws.path().join(".mcp.json"), config.to_string()).unwrap();
+    let call = |extra: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_toolwright"))
+            .args(["call", "mcp__raw__echo", r#"{"text": "through .mcp.json"}"#, "--yes"])
+            .args(extra)
+            .current_dir(ws.path())
+            .env("HOME", ws.path())
+            .output()
+            .unwrap()
+    };
+    let out = call(&[]);
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    assert_eq!(stdout.trim(), "through .mcp.json");
+    assert!(stderr.contains("mcpServers.legacy") && stderr.contains("skipped"), "{stderr}");
+    let out = call(&["--no-mcp"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("unknown tool"), "{}", String::from_utf8_lossy(&out.stdout));
+}
