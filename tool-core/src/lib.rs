@@ -50,6 +50,7 @@ mod output;
 pub mod partial;
 pub mod permission;
 mod pipeline;
+pub mod provider;
 mod registry;
 mod schedule;
 pub mod schema;

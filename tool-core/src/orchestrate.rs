@@ -97,6 +97,11 @@ impl Orchestrator {
         }
     }
 
+    /// The executor the calls go through (its registry holds the tools).
+    pub fn executor(&self) -> &Arc<Executor> {
+        &self.executor
+    }
+
     /// At most `n` (at least 1) calls of a batch run at once.
     pub fn max_concurrency(mut self, n: usize) -> Self {
         self.max_concurrency = n.max(1);

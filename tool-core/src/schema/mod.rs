@@ -16,7 +16,7 @@ use schemars::generate::SchemaSettings;
 use schemars::{JsonSchema, SchemaGenerator};
 use serde::Serialize;
 use serde_json::value::RawValue;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 use std::fmt;
 use std::str::FromStr;
 use std::sync::Arc;
@@ -213,14 +213,15 @@ impl Definitions {
     }
 
     pub(crate) fn from_parts<'a>(parts: impl IntoIterator<Item = &'a str>, wrap_gemini: bool) -> Self {
-        let mut text = String::from(if wrap_gemini { "[{\"functionDeclarations\":[" } else { "[" });
+        use crate::provider::gemini::{LIST_CLOSE, LIST_OPEN};
+        let mut text = String::from(if wrap_gemini { LIST_OPEN } else { "[" });
         for (i, part) in parts.into_iter().enumerate() {
             if i > 0 {
                 text.push(',');
             }
             text.push_str(part);
         }
-        text.push_str(if wrap_gemini { "]}]" } else { "]" });
+        text.push_str(if wrap_gemini { LIST_CLOSE } else { "]" });
         Definitions(Arc::from(RawValue::from_string(text).expect("joined definitions are valid JSON")))
     }
 }
@@ -284,71 +285,17 @@ pub(crate) fn render_tool(
     output: Option<&Value>,
     provider: Provider,
 ) -> Result<String, SchemaError> {
+    use crate::provider::{anthropic, gemini, mcp, openai_chat, openai_responses};
     let name = Value::String(name.to_owned());
     let description = Value::String(description.to_owned());
-    let mut tool = Map::new();
-    match provider {
-        Provider::Anthropic { strict, .. } => {
-            tool.insert("name".into(), name);
-            tool.insert("description".into(), description);
-            tool.insert("input_schema".into(), input.clone());
-            if strict {
-                tool.insert("strict".into(), Value::Bool(true));
-            }
-        }
-        Provider::OpenAiChat { strict } => {
-            let mut function = Map::new();
-            function.insert("name".into(), name);
-            function.insert("description".into(), description);
-            function.insert("parameters".into(), input.clone());
-            function.insert("strict".into(), Value::Bool(strict));
-            tool.insert("type".into(), json!("function"));
-            tool.insert("function".into(), Value::Object(function));
-        }
-        Provider::OpenAiResponses { strict } => {
-            tool.insert("type".into(), json!("function"));
-            tool.insert("name".into(), name);
-            tool.insert("description".into(), description);
-            tool.insert("parameters".into(), input.clone());
-            tool.insert("strict".into(), Value::Bool(strict));
-        }
-        Provider::Gemini => {
-            tool.insert("name".into(), name);
-            tool.insert("description".into(), description);
-            // Gemini rejects an object with no properties; a tool without
-            // parameters leaves `parameters` out.
-            let has_params = input.get("properties").and_then(Value::as_object).is_some_and(|p| !p.is_empty());
-            if has_params {
-                tool.insert("parameters".into(), input.clone());
-            }
-        }
-        Provider::GeminiJsonSchema => {
-            tool.insert("name".into(), name);
-            tool.insert("description".into(), description);
-            tool.insert("parametersJsonSchema".into(), input.clone());
-        }
-        Provider::Mcp => {
-            tool.insert("name".into(), name);
-            if let Some(title) = &spec.title {
-                tool.insert("title".into(), json!(title));
-            }
-            tool.insert("description".into(), description);
-            tool.insert("inputSchema".into(), input.clone());
-            if let Some(output) = output {
-                tool.insert("outputSchema".into(), output.clone());
-            }
-            let f = spec.flags;
-            let mut annotations = Map::new();
-            if let Some(title) = &spec.title {
-                annotations.insert("title".into(), json!(title));
-            }
-            annotations.insert("readOnlyHint".into(), json!(f.read_only));
-            annotations.insert("destructiveHint".into(), json!(f.destructive));
-            annotations.insert("idempotentHint".into(), json!(f.idempotent));
-            annotations.insert("openWorldHint".into(), json!(f.open_world));
-            tool.insert("annotations".into(), Value::Object(annotations));
-        }
-    }
+    let tool = match provider {
+        Provider::Anthropic { strict, .. } => anthropic::definition(name, description, input, strict),
+        Provider::OpenAiChat { strict } => openai_chat::definition(name, description, input, strict),
+        Provider::OpenAiResponses { strict } => openai_responses::definition(name, description, input, strict),
+        Provider::Gemini => gemini::definition(name, description, input, false),
+        Provider::GeminiJsonSchema => gemini::definition(name, description, input, true),
+        Provider::Mcp => mcp::definition(spec, name, description, input, output),
+    };
     Ok(Value::Object(tool).to_string())
 }
 
@@ -424,6 +371,7 @@ pub(crate) fn with_cache_control(rendered: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::Map;
     use std::borrow::Cow;
 
     /// A strict Anthropic tool with `optional` optional and `unions` union parameters.

@@ -1,0 +1,207 @@
+//! Anthropic Messages: `tools` with `input_schema`, `tool_use` blocks in,
+//! `tool_result` blocks out, SSE with typed events.
+
+use super::{AdapterError, BodyKeys, Item, Request, Step, err, input_object, str_field};
+use crate::call::{ToolCall, ToolResult};
+use crate::output::Content;
+use crate::schema::Provider;
+use crate::streaming::StreamEvent;
+use serde_json::{Map, Value, json};
+use std::collections::BTreeSet;
+
+const P: &str = "Anthropic";
+pub(crate) const PROVIDER: Provider = Provider::Anthropic { strict: false, cache_control: true };
+pub(crate) const PATH: &str = "/v1/messages";
+pub(crate) const BASE_URL: &str = "https://api.anthropic.com";
+/// The `anthropic-version` every request must carry.
+pub const VERSION: &str = "2023-06-01";
+
+pub(crate) fn auth_headers(key: &str) -> Vec<(&'static str, String)> {
+    vec![("x-api-key", key.to_owned()), ("anthropic-version", VERSION.to_owned())]
+}
+
+/// One tool in a request's `tools`.
+pub(crate) fn definition(name: Value, description: Value, input: &Value, strict: bool) -> Map<String, Value> {
+    let mut tool = Map::new();
+    tool.insert("name".into(), name);
+    tool.insert("description".into(), description);
+    tool.insert("input_schema".into(), input.clone());
+    if strict {
+        tool.insert("strict".into(), Value::Bool(true));
+    }
+    tool
+}
+
+pub(crate) fn request(request: &Request<'_>) -> Value {
+    let keys = BodyKeys { max_tokens: "max_tokens", system: Some("system"), items: "messages" };
+    request.body(keys, json!(request.conversation.items()))
+}
+
+/// The `tool_use` blocks of an assistant message (the message, or its `content`).
+pub fn tool_calls(message: &Value) -> Result<Vec<ToolCall>, AdapterError> {
+    let content = message.get("content").unwrap_or(message);
+    let blocks = content.as_array().ok_or_else(|| err(P, "`content` is not an array of blocks"))?;
+    let mut calls = Vec::new();
+    for (i, block) in blocks.iter().enumerate() {
+        if block.get("type").and_then(Value::as_str) != Some("tool_use") {
+            continue;
+        }
+        let at = format!("content[{i}]");
+        let input = block.get("input").map_or_else(|| "{}".to_owned(), Value::to_string);
+        calls.push(ToolCall::new(str_field(P, block, "id", &at)?, str_field(P, block, "name", &at)?, input));
+    }
+    Ok(calls)
+}
+
+/// One result as a `tool_result` block.
+pub fn tool_result(result: &ToolResult) -> Value {
+    let mut blocks: Vec<Value> = result
+        .output
+        .content
+        .iter()
+        .map(|block| match block {
+            Content::Image { media_type, data } => {
+                json!({"type": "image", "source": {"type": "base64", "media_type": media_type, "data": data}})
+            }
+            other => json!({"type": "text", "text": other.to_model_text()}),
+        })
+        .collect();
+    if blocks.is_empty() {
+        blocks.push(json!({"type": "text", "text": "(no output)"}));
+    }
+    let mut out = Map::new();
+    out.insert("type".into(), json!("tool_result"));
+    out.insert("tool_use_id".into(), json!(&*result.call_id));
+    out.insert("content".into(), Value::Array(blocks));
+    if result.output.is_error {
+        out.insert("is_error".into(), json!(true));
+    }
+    Value::Object(out)
+}
+
+/// The next user message: every result first, in call order, then `extra` blocks
+/// (text the user typed meanwhile). Anthropic rejects a turn in which a
+/// `tool_use` has no result, or results come after other content.
+pub fn results_message(results: &[ToolResult], extra: impl IntoIterator<Item = Value>) -> Value {
+    let content: Vec<Value> = results.iter().map(tool_result).chain(extra).collect();
+    json!({"role": "user", "content": content})
+}
+
+/// Stream decoding to [`StreamEvent`]s: `content_block_start` (tool_use),
+/// `content_block_delta` (`input_json_delta`), `content_block_stop`.
+#[derive(Debug, Default)]
+pub struct StreamDecoder {
+    tool_blocks: BTreeSet<usize>,
+}
+
+impl StreamDecoder {
+    /// The events in one SSE payload.
+    pub fn push(&mut self, event: &Value) -> Vec<StreamEvent> {
+        let index = event.get("index").and_then(Value::as_u64).map(|i| i as usize);
+        match (event.get("type").and_then(Value::as_str), index) {
+            (Some("content_block_start"), Some(slot)) => {
+                let block = &event["content_block"];
+                if block["type"] != "tool_use" {
+                    return Vec::new();
+                }
+                self.tool_blocks.insert(slot);
+                let id = block["id"].as_str().unwrap_or_default().to_owned();
+                let name = block["name"].as_str().unwrap_or_default().to_owned();
+                vec![StreamEvent::Start { slot, id, name }]
+            }
+            (Some("content_block_delta"), Some(slot)) if self.tool_blocks.contains(&slot) => {
+                match event["delta"]["partial_json"].as_str() {
+                    Some(json) if !json.is_empty() => vec![StreamEvent::Delta { slot, json: json.to_owned() }],
+                    _ => Vec::new(),
+                }
+            }
+            (Some("content_block_stop"), Some(slot)) if self.tool_blocks.remove(&slot) => {
+                vec![StreamEvent::End { slot }]
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    /// The stream ended: a block it left open (no `content_block_stop`) was cut
+    /// off, and is never run.
+    pub fn finish(&mut self) -> Vec<StreamEvent> {
+        std::mem::take(&mut self.tool_blocks).into_iter().map(|slot| StreamEvent::Cut { slot }).collect()
+    }
+}
+
+/// One response as it streams: its blocks by index (kind, start, accumulated text
+/// or JSON).
+#[derive(Debug, Default)]
+pub(crate) struct Turn {
+    decoder: StreamDecoder,
+    blocks: Vec<Option<(String, Value, String)>>,
+}
+
+impl Turn {
+    pub(crate) fn event(&mut self, value: &Value, items: &mut Vec<Item>) -> Step {
+        let index = value["index"].as_u64().map(|i| i as usize);
+        let mut step = Step::Going;
+        match (value["type"].as_str(), index) {
+            (Some("content_block_start"), Some(i)) => {
+                let block = &value["content_block"];
+                let kind = block["type"].as_str().unwrap_or_default().to_owned();
+                if self.blocks.len() <= i {
+                    self.blocks.resize(i + 1, None);
+                }
+                let text = block["text"].as_str().unwrap_or_default().to_owned();
+                if !text.is_empty() {
+                    items.push(Item::Text(text.clone()));
+                }
+                self.blocks[i] = Some((kind, block.clone(), text));
+            }
+            (Some("content_block_delta"), Some(i)) => {
+                if let Some(Some(block)) = self.blocks.get_mut(i) {
+                    if let Some(text) = value["delta"]["text"].as_str() {
+                        block.2.push_str(text);
+                        items.push(Item::Text(text.to_owned()));
+                    }
+                    if let Some(json) = value["delta"]["partial_json"].as_str() {
+                        block.2.push_str(json);
+                    }
+                }
+            }
+            (Some("message_delta"), _) => {
+                if let Some(reason) = value["delta"]["stop_reason"].as_str() {
+                    step = Step::Stop(reason.to_owned());
+                }
+            }
+            (Some("message_stop"), _) => step = Step::Done,
+            _ => {}
+        }
+        items.extend(self.decoder.push(value).into_iter().map(Item::Call));
+        step
+    }
+
+    pub(crate) fn cut(&mut self) -> Vec<StreamEvent> {
+        self.decoder.finish()
+    }
+
+    pub(crate) fn has_output(&self) -> bool {
+        self.blocks.iter().flatten().any(|(kind, _, text)| kind == "tool_use" || !text.is_empty())
+    }
+
+    pub(crate) fn assistant_items(&self) -> Vec<Value> {
+        let content: Vec<Value> = self
+            .blocks
+            .iter()
+            .flatten()
+            .filter_map(|(kind, start, accumulated)| match kind.as_str() {
+                // Anthropic refuses an empty text block.
+                "text" if !accumulated.is_empty() => Some(json!({"type": "text", "text": accumulated})),
+                "tool_use" => Some(json!({
+                    "type": "tool_use", "id": start["id"], "name": start["name"], "input": input_object(accumulated),
+                })),
+                _ => None,
+            })
+            .collect();
+        if content.is_empty() {
+            return Vec::new();
+        }
+        vec![json!({"role": "assistant", "content": content})]
+    }
+}
