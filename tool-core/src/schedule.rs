@@ -291,8 +291,14 @@ impl Orchestrator {
                 break;
             }
 
-            let head_ready = |slots: &[Slot<'_>]| slots.get(next_to_start).is_some_and(|s| s.staged_flags().is_some());
-            let was_ready = head_ready(&slots);
+            let was_ready = slots.get(next_to_start).is_some_and(|s| s.staged_flags().is_some());
+            // Only a streamed call's staging changes while we wait (its task fills
+            // the cell); the wait holds that cell, not the slots, so the future stays
+            // `Send` without asking `Sync` of every prepared call.
+            let head_staging = match slots.get(next_to_start) {
+                Some(Slot::Staged { flags, .. }) if !was_ready => Some(Arc::clone(flags)),
+                _ => None,
+            };
             let wake = poll_fn(|cx| {
                 if let Poll::Ready((index, started, result)) = tasks.poll_next(cx) {
                     return Poll::Ready(Wake::Done(index, started, Box::new(result)));
@@ -307,7 +313,7 @@ impl Orchestrator {
                         return Poll::Ready(Wake::Input(input));
                     }
                 }
-                if !was_ready && head_ready(&slots) {
+                if head_staging.as_ref().is_some_and(|flags| flags.get().is_some()) {
                     return Poll::Ready(Wake::Staged);
                 }
                 Poll::Pending
