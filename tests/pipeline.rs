@@ -273,6 +273,20 @@ async fn permissions_allow_deny_ask_and_remember() {
     assert!(run(&ex, "write_note", r#"{"note":"3"}"#).await.is_ok());
     assert!(run(&ex, "write_note", r#"{"note":"4"}"#).await.is_ok(), "always-allow is remembered");
 
+    // A closure answers at once; `Unattended` never has anyone to ask.
+    let only_short = |req: &PermissionRequest<'_>, _question: &str| {
+        if req.input.len() < 14 { Approval::AllowOnce } else { Approval::Deny(Some("too long".into())) }
+    };
+    let ex = Executor::builder(registry()).approver(only_short).build();
+    assert!(run(&ex, "write_note", r#"{"note":"1"}"#).await.is_ok());
+    let r = run(&ex, "write_note", r#"{"note":"a longer one"}"#).await;
+    assert_eq!(error_of(&r), (ErrorKind::Denied, "write_note: the user denied this call: too long".to_owned()));
+    let ex = Executor::builder(registry()).approver(std::sync::Arc::new(toolwright::permission::Unattended)).build();
+    let r = run(&ex, "write_note", r#"{"note":"1"}"#).await;
+    let (kind, text) = error_of(&r);
+    assert_eq!(kind, ErrorKind::Denied);
+    assert!(text.contains("no one is there to answer"), "{text}");
+
     let deny_writes = |req: &PermissionRequest<'_>| {
         if req.tool == "write_note" {
             PermissionDecision::Deny("notes are read-only today".into())

@@ -199,3 +199,31 @@ pub trait Approver: Send + Sync {
     /// The answer for `request`; `question` is the policy's text.
     fn approve<'a>(&'a self, request: &'a PermissionRequest<'a>, question: &'a str) -> BoxFuture<'a, Approval>;
 }
+
+/// A closure that answers at once is an approver (and so is a `Box` of one).
+impl<F> Approver for F
+where
+    F: Fn(&PermissionRequest<'_>, &str) -> Approval + Send + Sync,
+{
+    fn approve<'a>(&'a self, request: &'a PermissionRequest<'a>, question: &'a str) -> BoxFuture<'a, Approval> {
+        let answer = self(request, question);
+        Box::pin(std::future::ready(answer))
+    }
+}
+
+impl<A: Approver + ?Sized> Approver for Arc<A> {
+    fn approve<'a>(&'a self, request: &'a PermissionRequest<'a>, question: &'a str) -> BoxFuture<'a, Approval> {
+        (**self).approve(request, question)
+    }
+}
+
+/// Nobody is there to answer (a headless agent, a CI job): every ask is
+/// [`Approval::Unanswered`], so the call does not run and the model is told why.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Unattended;
+
+impl Approver for Unattended {
+    fn approve<'a>(&'a self, _request: &'a PermissionRequest<'a>, _question: &'a str) -> BoxFuture<'a, Approval> {
+        Box::pin(std::future::ready(Approval::Unanswered("no one is there to answer (an unattended run)".into())))
+    }
+}
