@@ -85,6 +85,9 @@ pub use toolwright_core::*;
 #[doc(inline)]
 pub use toolwright_permissions as rules;
 
+#[cfg(feature = "agent")]
+pub mod agent;
+
 #[cfg(feature = "builtin")]
 mod workspace;
 #[cfg(feature = "builtin")]

@@ -1,27 +1,43 @@
-//! `toolwright agent`: a live agent loop against Anthropic's or OpenAI's API,
-//! streaming each response into the executor as it arrives.
+//! `toolwright agent`: a live agent loop against Anthropic's or OpenAI's API, the
+//! library's [`toolwright::agent::Agent`] with the terminal trace as its observer.
 
 use super::trace::{Mode, Trace};
-use super::turn::{block_on, run_calls, traced_turn};
-use super::wire::{Item, TurnDecoder, Wire};
-use serde_json::{Value, json};
+use super::turn::{block_on, traced_turn};
+use serde_json::json;
 use std::path::PathBuf;
 use std::sync::Arc;
-use toolwright::adapters::{anthropic, openai_chat};
-use toolwright::orchestrate::Orchestrator;
-use toolwright::{Provider, TurnContext};
+use std::time::Duration;
+use toolwright::ToolResult;
+use toolwright::agent::Model as _;
+use toolwright::agent::{Agent, AgentObserver, HttpModel, ModelError, Stop};
+use toolwright::orchestrate::{CallEvent, Orchestrator};
+use toolwright::provider::Api;
 
 #[derive(Clone, Copy, clap::ValueEnum)]
-pub enum Api {
+pub enum ApiArg {
+    /// Anthropic Messages (ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL).
     Anthropic,
+    /// OpenAI Chat Completions (OPENAI_API_KEY, OPENAI_BASE_URL).
     Openai,
+    /// OpenAI Responses (OPENAI_API_KEY, OPENAI_BASE_URL).
+    OpenaiResponses,
+}
+
+impl ApiArg {
+    fn api(self) -> Api {
+        match self {
+            ApiArg::Anthropic => Api::Anthropic,
+            ApiArg::Openai => Api::OpenAiChat,
+            ApiArg::OpenaiResponses => Api::OpenAiResponses,
+        }
+    }
 }
 
 #[derive(clap::Args)]
 pub struct AgentArgs {
-    /// Which API: anthropic (ANTHROPIC_API_KEY) or openai (OPENAI_API_KEY).
+    /// Which API: anthropic, openai (chat completions) or openai-responses.
     #[arg(long, value_enum)]
-    provider: Api,
+    provider: ApiArg,
     /// What to do, in words.
     task: String,
     /// The model (default: claude-sonnet-4-5 or gpt-4.1).
@@ -33,6 +49,9 @@ pub struct AgentArgs {
     /// Stop after this many model responses.
     #[arg(long, default_value_t = 30)]
     max_turns: usize,
+    /// Retries of a failed request (connection, 429, 5xx, overload).
+    #[arg(long, default_value_t = 4)]
+    retries: usize,
     #[command(flatten)]
     answer: super::trace::Answer,
     /// One JSON object per event instead of the readable trace.
@@ -46,41 +65,51 @@ pub struct AgentArgs {
 const SYSTEM: &str = "You are a coding agent working in the user's workspace through the tools you are given. \
 Read before you edit, keep changes small, run the tests when there are some, and finish with a short summary.";
 
-struct Endpoint {
-    url: String,
-    key: String,
-    wire: Wire,
-    model: String,
+/// The trace, as the loop's observer.
+struct Traced {
+    trace: Arc<Trace>,
+    api: Api,
 }
 
-fn endpoint(args: &AgentArgs) -> Result<Endpoint, String> {
-    let (key_var, base_var, default_base, wire, default_model) = match args.provider {
-        Api::Anthropic => (
-            "ANTHROPIC_API_KEY",
-            "ANTHROPIC_BASE_URL",
-            "https://api.anthropic.com",
-            Wire::Anthropic,
-            "claude-sonnet-4-5",
-        ),
-        Api::Openai => ("OPENAI_API_KEY", "OPENAI_BASE_URL", "https://api.openai.com/v1", Wire::OpenAiChat, "gpt-4.1"),
-    };
-    let key = std::env::var(key_var).ok().filter(|k| !k.trim().is_empty()).ok_or_else(|| {
-        format!(
-            "{key_var} is not set: the live agent needs an API key. To see toolwright work without one, run \
-             `toolwright replay` (a recorded session, no key, no network)"
-        )
-    })?;
-    let base = std::env::var(base_var).ok().filter(|b| !b.is_empty()).unwrap_or_else(|| default_base.to_owned());
-    let base = base.trim_end_matches('/');
-    let url = match wire {
-        Wire::Anthropic => format!("{base}/v1/messages"),
-        Wire::OpenAiChat => format!("{base}/chat/completions"),
-    };
-    Ok(Endpoint { url, key, wire, model: args.model.clone().unwrap_or_else(|| default_model.to_owned()) })
+impl AgentObserver for Traced {
+    fn response_started(&mut self, n: usize, _api: Api) {
+        self.trace.turn(n, self.api.name(), None);
+    }
+    fn text(&mut self, text: &str) {
+        self.trace.text(text);
+    }
+    fn call(&mut self, event: &CallEvent<'_>) {
+        match event {
+            CallEvent::Started { call, concurrency_safe, .. } => {
+                self.trace.started(call, &call.summary_line(), *concurrency_safe)
+            }
+            CallEvent::Finished { call, result, .. } => self.trace.finished(call, result),
+            _ => {}
+        }
+    }
+    fn response_finished(&mut self, _n: usize, _results: &[ToolResult]) {
+        self.trace.end_batch();
+    }
+    fn retrying(&mut self, attempt: usize, wait: Duration, error: &ModelError) {
+        self.trace.note(&format!("attempt {attempt} failed: {error}; retrying in {:.1} s", wait.as_secs_f64()));
+    }
+    fn interrupted(&mut self, error: &ModelError) {
+        self.trace.note(&format!("{error}; its calls are answered and the model asked again"));
+    }
 }
 
 pub fn run(args: AgentArgs) -> Result<(), String> {
-    let endpoint = endpoint(&args)?;
+    let api = args.provider.api();
+    let model = HttpModel::from_env(api).map_err(|e| {
+        format!(
+            "{e}: the live agent needs an API key. To see toolwright work without one, run `toolwright replay` \
+             (a recorded session, no key, no network)"
+        )
+    })?;
+    let model = match &args.model {
+        Some(name) => model.with_model(name),
+        None => model,
+    };
     let workspace = match &args.workspace {
         Some(dir) => std::fs::canonicalize(dir).map_err(|e| format!("--workspace {}: {e}", dir.display()))?,
         None => std::env::current_dir().map_err(|e| format!("the current directory: {e}"))?,
@@ -91,144 +120,41 @@ pub fn run(args: AgentArgs) -> Result<(), String> {
     for warning in settings.warnings() {
         trace.note(&format!("warning: {warning}"));
     }
-    let answer = args.answer.given();
     let registry = Arc::new(toolwright::registry().map_err(|e| e.to_string())?);
-    let provider = match endpoint.wire {
-        Wire::Anthropic => Provider::Anthropic { strict: false, cache_control: true },
-        Wire::OpenAiChat => Provider::OpenAiChat { strict: false },
-    };
-    let approver = super::trace::PromptApprover { answer, trace: Arc::clone(&trace) };
+    let approver = super::trace::PromptApprover { answer: args.answer.given(), trace: Arc::clone(&trace) };
     let orchestrator = Orchestrator::new(Arc::new(settings.executor(Arc::clone(&registry), approver)));
     trace.header(
-        &format!("agent ({}, {}) in {}", endpoint.wire.name(), endpoint.model, workspace.display()),
-        json!({"provider": endpoint.wire.name(), "model": endpoint.model, "workspace": workspace}),
+        &format!("agent ({}, {}) in {}", api.name(), model.name(), workspace.display()),
+        json!({"provider": api.name(), "model": model.name(), "url": model.url(), "workspace": workspace}),
     );
+    let policy = toolwright::agent::RetryPolicy::default().max_retries(args.retries);
+    let agent = Agent::new(model, orchestrator).system(SYSTEM).max_responses(args.max_turns).retry(policy);
     let outcome = block_on(async {
         // The workspace's MCP servers, mounted before the tools are listed.
         #[cfg(feature = "mcp")]
         let _mounts = args.mcp.mount(&workspace, &registry, |w| trace.note(&format!("warning: {w}"))).await?;
-        let tools: Value = registry.definitions(provider).map_err(|e| e.to_string())?.to_value();
-        let client = reqwest::Client::builder().build().map_err(|e| format!("HTTP client: {e}"))?;
         let (mut turn, printer) = traced_turn(&workspace, &trace);
-        let mut messages = match endpoint.wire {
-            Wire::Anthropic => vec![json!({"role": "user", "content": args.task})],
-            Wire::OpenAiChat => {
-                vec![json!({"role": "system", "content": SYSTEM}), json!({"role": "user", "content": args.task})]
-            }
-        };
-        let mut outcome = Ok(());
-        for n in 1..=args.max_turns {
-            if super::stop::token().is_cancelled() {
-                trace.note("stopped by a signal");
-                break;
-            }
-            let body = match endpoint.wire {
-                Wire::Anthropic => json!({
-                    "model": endpoint.model, "max_tokens": 8192, "stream": true, "system": SYSTEM,
-                    "tools": tools, "messages": messages,
-                }),
-                Wire::OpenAiChat => json!({
-                    "model": endpoint.model, "stream": true, "tools": tools, "messages": messages,
-                }),
-            };
-            let (assistant, results, stop) =
-                match one_turn(&client, &endpoint, &body, n, &orchestrator, &mut turn, &trace).await {
-                    Ok(done) => done,
-                    Err(e) => {
-                        outcome = Err(e);
-                        break;
-                    }
-                };
-            messages.push(assistant);
-            if results.is_empty() {
-                trace.note(&format!("the model stopped ({})", stop.as_deref().unwrap_or("no reason given")));
-                break;
-            }
-            match endpoint.wire {
-                Wire::Anthropic => messages.push(anthropic::results_message(&results, [])),
-                Wire::OpenAiChat => messages.extend(openai_chat::tool_messages(&results)),
-            }
-            if n == args.max_turns {
-                trace.note(&format!("stopping after --max-turns {n}"));
-            }
-        }
+        let mut observer = Traced { trace: Arc::clone(&trace), api };
+        let outcome = agent.run(&args.task, &mut turn, &mut observer).await;
         drop(turn);
         let _ = printer.await;
-        outcome
+        outcome.map_err(|e| e.to_string())
     })?;
-    trace.summary();
-    outcome
-}
-
-/// One request: the response streamed into the decoder, its calls into the
-/// executor as they complete. Returns the assistant message, the results and the
-/// stop reason.
-async fn one_turn(
-    client: &reqwest::Client,
-    endpoint: &Endpoint,
-    body: &Value,
-    n: usize,
-    orchestrator: &Orchestrator,
-    turn: &mut TurnContext,
-    trace: &Arc<Trace>,
-) -> Result<(Value, Vec<toolwright::ToolResult>, Option<String>), String> {
-    let request = client.post(&endpoint.url).json(body);
-    let request = match endpoint.wire {
-        Wire::Anthropic => request.header("x-api-key", &endpoint.key).header("anthropic-version", "2023-06-01"),
-        Wire::OpenAiChat => request.bearer_auth(&endpoint.key),
+    let outcome = match outcome {
+        Ok(outcome) => outcome,
+        Err(error) => {
+            trace.summary();
+            return Err(error);
+        }
     };
-    let mut response = request.send().await.map_err(|e| format!("{}: {e}", endpoint.url))?;
-    let status = response.status();
-    if !status.is_success() {
-        let text = response.text().await.unwrap_or_default();
-        let message = serde_json::from_str::<Value>(&text)
-            .ok()
-            .and_then(|v| v["error"]["message"].as_str().map(str::to_owned))
-            .unwrap_or(text);
-        return Err(format!("{} answered {status}: {message}", endpoint.url));
+    match &outcome.stop {
+        Stop::Finished { reason } => {
+            trace.note(&format!("the model stopped ({})", reason.as_deref().unwrap_or("no reason given")))
+        }
+        Stop::MaxResponses => trace.note(&format!("stopping after --max-turns {}", args.max_turns)),
+        Stop::Cancelled => trace.note("stopped by a signal"),
+        _ => {}
     }
-    trace.turn(n, endpoint.wire.name(), None);
-    let (tx, rx) = tokio::sync::mpsc::channel(1024);
-    let mut decoder = TurnDecoder::new(endpoint.wire);
-    let reader_trace = Arc::clone(trace);
-    let reader = async move {
-        let mut text = String::new();
-        let flush = |text: &mut String| {
-            reader_trace.text(text);
-            text.clear();
-        };
-        loop {
-            let chunk = response.chunk().await.map_err(|e| format!("reading the stream: {e}"))?;
-            let ended = chunk.is_none();
-            let items = match chunk {
-                Some(bytes) => decoder.push(&bytes)?,
-                None => decoder.finish()?,
-            };
-            for item in items {
-                match item {
-                    Item::Text(t) => text.push_str(&t),
-                    Item::Call(event) => {
-                        flush(&mut text);
-                        let _ = tx.send(event).await;
-                    }
-                }
-            }
-            if ended || decoder.done {
-                break;
-            }
-        }
-        flush(&mut text);
-        drop(tx);
-        Ok::<_, String>((decoder.assistant_message(), decoder.stop.clone()))
-    };
-    // A stop signal ends the stream; the calls it started get cancelled results.
-    let reader = async move {
-        tokio::select! {
-            read = reader => read,
-            () = super::stop::token().cancelled_owned() => Err("stopped by a signal".to_owned()),
-        }
-    };
-    let (read, results) = tokio::join!(reader, run_calls(orchestrator, turn, trace, rx));
-    let (assistant, stop) = read?;
-    Ok((assistant, results, stop))
+    trace.summary();
+    Ok(())
 }

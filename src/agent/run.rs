@@ -1,0 +1,389 @@
+//! The loop: ask the model, run its calls while it streams, answer with their
+//! results, until it stops calling tools.
+
+use super::{Model, ModelError, RetryPolicy};
+use crate::provider::{Api, Conversation, Item, Request};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::sync::mpsc;
+use toolwright_core::orchestrate::{CallEvent, Orchestrator};
+use toolwright_core::{Provider, SchemaError, ToolResult, TurnContext};
+
+/// What the loop reports as it goes. Every method has an empty default; `()`
+/// observes nothing.
+pub trait AgentObserver: Send {
+    /// Response `n` (from 1) begins to stream.
+    fn response_started(&mut self, n: usize, api: Api) {
+        let _ = (n, api);
+    }
+    /// The assistant's text, in pieces: what arrived before each call, and the rest.
+    fn text(&mut self, text: &str) {
+        let _ = text;
+    }
+    /// A call event from the orchestrator (queued, started, finished, ...).
+    fn call(&mut self, event: &CallEvent<'_>) {
+        let _ = event;
+    }
+    /// Response `n` ended; these are its calls' results, in call order.
+    fn response_finished(&mut self, n: usize, results: &[ToolResult]) {
+        let _ = (n, results);
+    }
+    /// Attempt `attempt` failed with `error`; the next one starts after `wait`.
+    fn retrying(&mut self, attempt: usize, wait: Duration, error: &ModelError) {
+        let _ = (attempt, wait, error);
+    }
+    /// A response was cut off after its calls began: they were answered (a call
+    /// whose input was incomplete never ran), and the model is asked again.
+    fn interrupted(&mut self, error: &ModelError) {
+        let _ = error;
+    }
+}
+
+impl AgentObserver for () {}
+
+/// Why the loop ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Stop {
+    /// The model answered without calling a tool; `reason` is its stop reason.
+    Finished {
+        /// `end_turn`, `stop`, `completed`, `max_tokens`, ...
+        reason: Option<String>,
+    },
+    /// The response limit was reached while the model still called tools.
+    MaxResponses,
+    /// The turn's cancellation token was cancelled.
+    Cancelled,
+}
+
+/// A finished run.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct Outcome {
+    /// Everything said, in the API's format: resume it with [`Agent::resume`].
+    pub conversation: Conversation,
+    /// How many responses the model gave.
+    pub responses: usize,
+    /// Why it ended.
+    pub stop: Stop,
+    /// The last response's text.
+    pub text: String,
+}
+
+/// A run that could not go on.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum AgentError {
+    /// The model could not be asked (after the retries the policy allows). The
+    /// conversation so far is kept: nothing said or run is lost.
+    #[error("{error}{}", if *attempts > 1 { format!(" (gave up after {attempts} attempts)") } else { String::new() })]
+    Model {
+        /// The last attempt's error.
+        error: ModelError,
+        /// How many attempts were made.
+        attempts: usize,
+        /// The conversation up to the failed request.
+        conversation: Box<Conversation>,
+    },
+    /// The tools' definitions could not be rendered for the API.
+    #[error("the tool definitions: {0}")]
+    Definitions(#[from] SchemaError),
+}
+
+/// An agent loop over a [`Model`] and an [`Orchestrator`]: each response streams
+/// into the executor, so calls start while the model is still writing; their
+/// results go back in the API's format; failures are retried as the
+/// [`RetryPolicy`] says.
+///
+/// ```no_run
+/// use std::sync::Arc;
+/// use toolwright::agent::{Agent, HttpModel};
+/// use toolwright::orchestrate::Orchestrator;
+/// use toolwright::provider::Api;
+/// use toolwright::{Executor, TurnContext};
+///
+/// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+/// let cwd = std::env::current_dir()?;
+/// let registry = Arc::new(toolwright::registry()?);
+/// let executor = toolwright::WorkspaceSettings::load(&cwd)?.executor(registry, toolwright::permission::Unattended);
+/// let agent = Agent::new(HttpModel::from_env(Api::Anthropic)?, Orchestrator::new(Arc::new(executor)))
+///     .system("You are a careful coding agent.");
+/// let mut turn = TurnContext::new(&cwd).with_extensions(toolwright::builtin::session());
+/// let outcome = agent.run("Make the failing test pass.", &mut turn, &mut ()).await?;
+/// println!("{}", outcome.text);
+/// # Ok(()) }
+/// ```
+pub struct Agent {
+    model: Arc<dyn Model>,
+    orchestrator: Arc<Orchestrator>,
+    system: String,
+    max_responses: usize,
+    max_tokens: u32,
+    retry: RetryPolicy,
+    provider: Provider,
+}
+
+impl std::fmt::Debug for Agent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Agent")
+            .field("api", &self.model.api())
+            .field("model", &self.model.name())
+            .field("max_responses", &self.max_responses)
+            .field("retry", &self.retry)
+            .finish_non_exhaustive()
+    }
+}
+
+/// One response and what came of it.
+struct Response {
+    assistant: Vec<serde_json::Value>,
+    results: Vec<ToolResult>,
+    stop: Option<String>,
+    text: String,
+    /// Cut off after calls began.
+    interrupted: Option<ModelError>,
+    cancelled: bool,
+}
+
+type Shared<'o> = Mutex<&'o mut dyn AgentObserver>;
+
+fn observe<'a, 'o>(observer: &'a Shared<'o>) -> std::sync::MutexGuard<'a, &'o mut dyn AgentObserver> {
+    observer.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+impl Agent {
+    /// A loop over `model` whose calls `orchestrator` runs; the definitions sent are
+    /// its registry's, for the model's API (plain). At most 30 responses of at most
+    /// 8192 tokens; [`RetryPolicy::default`].
+    pub fn new(model: impl Model + 'static, orchestrator: impl Into<Arc<Orchestrator>>) -> Agent {
+        let model: Arc<dyn Model> = Arc::new(model);
+        let provider = model.api().provider();
+        Agent {
+            model,
+            orchestrator: orchestrator.into(),
+            system: String::new(),
+            max_responses: 30,
+            max_tokens: 8192,
+            retry: RetryPolicy::default(),
+            provider,
+        }
+    }
+
+    /// The system prompt.
+    pub fn system(mut self, system: impl Into<String>) -> Agent {
+        self.system = system.into();
+        self
+    }
+
+    /// At most `n` responses (at least 1).
+    pub fn max_responses(mut self, n: usize) -> Agent {
+        self.max_responses = n.max(1);
+        self
+    }
+
+    /// At most `n` tokens per response.
+    pub fn max_tokens(mut self, n: u32) -> Agent {
+        self.max_tokens = n;
+        self
+    }
+
+    /// Another retry policy.
+    pub fn retry(mut self, policy: RetryPolicy) -> Agent {
+        self.retry = policy;
+        self
+    }
+
+    /// Definitions for another provider shape of the same API (strict, or Anthropic
+    /// without `cache_control`).
+    pub fn definitions(mut self, provider: Provider) -> Agent {
+        self.provider = provider;
+        self
+    }
+
+    /// Runs `task` until the model stops calling tools.
+    pub async fn run(
+        &self,
+        task: &str,
+        turn: &mut TurnContext,
+        observer: &mut dyn AgentObserver,
+    ) -> Result<Outcome, AgentError> {
+        self.resume(Conversation::new(self.model.api(), task), turn, observer).await
+    }
+
+    /// Goes on with a conversation (a finished [`Outcome`]'s with a new user message
+    /// appended, or a failed run's).
+    pub async fn resume(
+        &self,
+        mut conversation: Conversation,
+        turn: &mut TurnContext,
+        observer: &mut dyn AgentObserver,
+    ) -> Result<Outcome, AgentError> {
+        let observer: Shared<'_> = Mutex::new(observer);
+        let api = self.model.api();
+        let registry = Arc::clone(self.orchestrator.executor().registry());
+        let mut text = String::new();
+        for n in 1..=self.max_responses {
+            if turn.cancellation().is_cancelled() {
+                return Ok(Outcome { conversation, responses: n - 1, stop: Stop::Cancelled, text });
+            }
+            // Rendered for each request: mounted servers may have changed the tools.
+            let tools = registry.definitions(self.provider)?.to_value();
+            let request =
+                Request::new(self.model.name(), &self.system, &tools, &conversation).max_tokens(self.max_tokens);
+            let body = api.request(&request);
+            let response = match self.respond(n, &body, turn, &observer).await {
+                Ok(response) => response,
+                Err((error, attempts)) => {
+                    return Err(AgentError::Model { error, attempts, conversation: Box::new(conversation) });
+                }
+            };
+            conversation.push_response(response.assistant, &response.results);
+            observe(&observer).response_finished(n, &response.results);
+            text = response.text;
+            if response.cancelled {
+                return Ok(Outcome { conversation, responses: n, stop: Stop::Cancelled, text });
+            }
+            if let Some(error) = response.interrupted {
+                if !error.is_retryable() {
+                    return Err(AgentError::Model { error, attempts: 1, conversation: Box::new(conversation) });
+                }
+                observe(&observer).interrupted(&error);
+                continue;
+            }
+            if response.results.is_empty() {
+                return Ok(Outcome {
+                    conversation,
+                    responses: n,
+                    stop: Stop::Finished { reason: response.stop },
+                    text,
+                });
+            }
+        }
+        Ok(Outcome { conversation, responses: self.max_responses, stop: Stop::MaxResponses, text })
+    }
+
+    /// One response, with retries: an attempt that failed before any call started
+    /// is repeated as the policy allows; one cut off after calls began is kept.
+    async fn respond(
+        &self,
+        n: usize,
+        body: &serde_json::Value,
+        turn: &mut TurnContext,
+        observer: &Shared<'_>,
+    ) -> Result<Response, (ModelError, usize)> {
+        use backon::BackoffBuilder;
+        let mut backoff = self.retry.backoff().build();
+        let mut attempts = 0;
+        loop {
+            attempts += 1;
+            let error = match self.attempt(n, body, turn, observer).await {
+                Ok(response) => return Ok(response),
+                Err(error) => error,
+            };
+            let wait = if error.is_retryable() { self.retry.wait(&error, backoff.next()) } else { None };
+            let Some(wait) = wait else { return Err((error, attempts)) };
+            observe(observer).retrying(attempts, wait, &error);
+            let token = turn.cancellation().clone();
+            tokio::select! {
+                () = tokio::time::sleep(wait) => {}
+                () = token.cancelled() => {
+                    let cancelled = Response {
+                        assistant: Vec::new(), results: Vec::new(), stop: None, text: String::new(),
+                        interrupted: None, cancelled: true,
+                    };
+                    return Ok(cancelled);
+                }
+            }
+        }
+    }
+
+    /// One attempt: the request, its stream decoded into the executor as it
+    /// arrives. `Err` only when no call started, so the attempt can be repeated.
+    async fn attempt(
+        &self,
+        n: usize,
+        body: &serde_json::Value,
+        turn: &mut TurnContext,
+        observer: &Shared<'_>,
+    ) -> Result<Response, ModelError> {
+        let api = self.model.api();
+        let mut stream = self.model.send(body).await?;
+        observe(observer).response_started(n, api);
+        let token = turn.cancellation().clone();
+        let (events, calls) = mpsc::channel(1024);
+        let reader = async move {
+            let mut decoder = api.decoder();
+            let mut pending = String::new();
+            let mut text = String::new();
+            let forward = async |items: Vec<Item>, pending: &mut String, text: &mut String| {
+                for item in items {
+                    match item {
+                        Item::Text(piece) => {
+                            pending.push_str(&piece);
+                            text.push_str(&piece);
+                        }
+                        Item::Call(event) => {
+                            if !pending.is_empty() {
+                                observe(observer).text(pending);
+                                pending.clear();
+                            }
+                            // The executor stops reading only when the turn is
+                            // cancelled; then the calls are answered anyway.
+                            let _ = events.send(event).await;
+                        }
+                    }
+                }
+            };
+            let outcome: Result<(), ModelError> = loop {
+                let chunk = tokio::select! {
+                    biased;
+                    () = token.cancelled() => break Ok(()),
+                    chunk = stream.chunk() => chunk,
+                };
+                let ended = matches!(chunk, Ok(None));
+                let items = match chunk {
+                    Ok(Some(bytes)) => decoder.push(&bytes),
+                    Ok(None) => decoder.finish(),
+                    Err(error) => break Err(error),
+                };
+                match items {
+                    Ok(items) => forward(items, &mut pending, &mut text).await,
+                    Err(error) => break Err(error.into()),
+                }
+                if decoder.is_done() {
+                    break Ok(());
+                }
+                if ended {
+                    break Err(ModelError::Interrupted {
+                        url: format!("the {api} API"),
+                        cause: "the stream ended before the response did".into(),
+                    });
+                }
+            };
+            // Whatever the stream left open never runs.
+            let cut = decoder.cut();
+            forward(cut, &mut pending, &mut text).await;
+            if !pending.is_empty() {
+                observe(observer).text(&pending);
+            }
+            drop(events);
+            (decoder, outcome, text)
+        };
+        let executing = self.orchestrator.run_streaming(calls, turn, None, |event| observe(observer).call(&event));
+        let ((decoder, outcome, text), results) = tokio::join!(reader, executing);
+        let cancelled = turn.cancellation().is_cancelled();
+        let interrupted = match outcome {
+            Err(error) if results.is_empty() && !cancelled => return Err(error),
+            Err(error) => Some(error),
+            Ok(()) => None,
+        };
+        Ok(Response {
+            assistant: decoder.assistant_items(),
+            results,
+            stop: decoder.stop_reason().map(str::to_owned),
+            text,
+            interrupted: if cancelled { None } else { interrupted },
+            cancelled,
+        })
+    }
+}
