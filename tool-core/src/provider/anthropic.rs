@@ -1,7 +1,7 @@
 //! Anthropic Messages: `tools` with `input_schema`, `tool_use` blocks in,
 //! `tool_result` blocks out, SSE with typed events.
 
-use super::{AdapterError, BodyKeys, Item, Request, Step, err, input_object, str_field};
+use super::{AdapterError, ApiModule, BodyKeys, Item, Request, Step, TurnState, err, input_object, str_field};
 use crate::call::{ToolCall, ToolResult};
 use crate::output::Content;
 use crate::schema::Provider;
@@ -10,14 +10,45 @@ use serde_json::{Map, Value, json};
 use std::collections::BTreeSet;
 
 const P: &str = "Anthropic";
-pub(crate) const PROVIDER: Provider = Provider::Anthropic { strict: false, cache_control: true };
-pub(crate) const PATH: &str = "/v1/messages";
-pub(crate) const BASE_URL: &str = "https://api.anthropic.com";
 /// The `anthropic-version` every request must carry.
 pub const VERSION: &str = "2023-06-01";
 
-pub(crate) fn auth_headers(key: &str) -> Vec<(&'static str, String)> {
-    vec![("x-api-key", key.to_owned()), ("anthropic-version", VERSION.to_owned())]
+pub(crate) struct Module;
+
+impl ApiModule for Module {
+    fn name(&self) -> &'static str {
+        "anthropic"
+    }
+    fn provider(&self) -> Provider {
+        Provider::Anthropic { strict: false, cache_control: true }
+    }
+    fn path(&self) -> &'static str {
+        "/v1/messages"
+    }
+    fn default_base_url(&self) -> &'static str {
+        "https://api.anthropic.com"
+    }
+    fn env_vars(&self) -> (&'static str, &'static str) {
+        ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL")
+    }
+    fn auth_headers(&self, key: &str) -> Vec<(&'static str, String)> {
+        vec![("x-api-key", key.to_owned()), ("anthropic-version", VERSION.to_owned())]
+    }
+    fn request(&self, request: &Request<'_>) -> Value {
+        let keys = BodyKeys { max_tokens: "max_tokens", system: Some("system"), items: "messages" };
+        request.body(keys, json!(request.conversation.items()))
+    }
+    fn push_results(&self, items: &mut Vec<Value>, results: &[ToolResult]) {
+        if !results.is_empty() {
+            items.push(results_message(results, []));
+        }
+    }
+    fn turn(&self) -> Box<dyn TurnState> {
+        Box::<Turn>::default()
+    }
+    fn recognizes(&self, stream: &str) -> bool {
+        stream.contains("\"type\":\"message_start\"") || stream.contains("event: message_start")
+    }
 }
 
 /// One tool in a request's `tools`.
@@ -30,11 +61,6 @@ pub(crate) fn definition(name: Value, description: Value, input: &Value, strict:
         tool.insert("strict".into(), Value::Bool(true));
     }
     tool
-}
-
-pub(crate) fn request(request: &Request<'_>) -> Value {
-    let keys = BodyKeys { max_tokens: "max_tokens", system: Some("system"), items: "messages" };
-    request.body(keys, json!(request.conversation.items()))
 }
 
 /// The `tool_use` blocks of an assistant message (the message, or its `content`).
@@ -137,8 +163,8 @@ pub(crate) struct Turn {
     blocks: Vec<Option<(String, Value, String)>>,
 }
 
-impl Turn {
-    pub(crate) fn event(&mut self, value: &Value, items: &mut Vec<Item>) -> Step {
+impl TurnState for Turn {
+    fn event(&mut self, value: &Value, items: &mut Vec<Item>) -> Step {
         let index = value["index"].as_u64().map(|i| i as usize);
         let mut step = Step::Going;
         match (value["type"].as_str(), index) {
@@ -177,15 +203,15 @@ impl Turn {
         step
     }
 
-    pub(crate) fn cut(&mut self) -> Vec<StreamEvent> {
+    fn cut(&mut self) -> Vec<StreamEvent> {
         self.decoder.finish()
     }
 
-    pub(crate) fn has_output(&self) -> bool {
+    fn has_output(&self) -> bool {
         self.blocks.iter().flatten().any(|(kind, _, text)| kind == "tool_use" || !text.is_empty())
     }
 
-    pub(crate) fn assistant_items(&self) -> Vec<Value> {
+    fn assistant_items(&self) -> Vec<Value> {
         let content: Vec<Value> = self
             .blocks
             .iter()

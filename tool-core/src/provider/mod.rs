@@ -79,6 +79,40 @@ pub(crate) fn text_only(output: &ToolOutput) -> String {
     if text.is_empty() { "(no output)".to_owned() } else { text }
 }
 
+/// One tool's entry in `provider`'s list, from its lowered schemas: the one place
+/// each provider's wrapper is chosen.
+pub(crate) fn definition(
+    provider: Provider,
+    spec: &crate::spec::ToolSpec,
+    name: &str,
+    description: &str,
+    input: &Value,
+    output: Option<&Value>,
+) -> serde_json::Map<String, Value> {
+    let (name, description) = (Value::String(name.to_owned()), Value::String(description.to_owned()));
+    match provider {
+        Provider::Anthropic { strict, .. } => anthropic::definition(name, description, input, strict),
+        Provider::OpenAiChat { strict } => openai_chat::definition(name, description, input, strict),
+        Provider::OpenAiResponses { strict } => openai_responses::definition(name, description, input, strict),
+        Provider::Gemini => gemini::definition(name, description, input, false),
+        Provider::GeminiJsonSchema => gemini::definition(name, description, input, true),
+        Provider::Mcp => mcp::definition(spec, name, description, input, output),
+    }
+}
+
+/// The module that holds `provider`'s facts (for the test that keeps the two lists
+/// together).
+#[cfg(test)]
+fn module_name(provider: Provider) -> &'static str {
+    match provider {
+        Provider::Anthropic { .. } => "anthropic",
+        Provider::OpenAiChat { .. } => "openai_chat",
+        Provider::OpenAiResponses { .. } => "openai_responses",
+        Provider::Gemini | Provider::GeminiJsonSchema => "gemini",
+        Provider::Mcp => "mcp",
+    }
+}
+
 /// The streaming model APIs an agent loop talks to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
@@ -95,86 +129,85 @@ impl Api {
     /// Every API, in a fixed order.
     pub const ALL: [Api; 3] = [Api::Anthropic, Api::OpenAiChat, Api::OpenAiResponses];
 
+    /// Its module: the one place each fact about it is kept.
+    fn module(self) -> &'static dyn ApiModule {
+        match self {
+            Api::Anthropic => &anthropic::Module,
+            Api::OpenAiChat => &openai_chat::Module,
+            Api::OpenAiResponses => &openai_responses::Module,
+        }
+    }
+
     /// `anthropic`, `openai-chat`, `openai-responses`.
     pub fn name(self) -> &'static str {
-        match self {
-            Api::Anthropic => "anthropic",
-            Api::OpenAiChat => "openai-chat",
-            Api::OpenAiResponses => "openai-responses",
-        }
+        self.module().name()
     }
 
     /// The tool definitions a request carries, plain (not strict).
     pub fn provider(self) -> Provider {
-        match self {
-            Api::Anthropic => anthropic::PROVIDER,
-            Api::OpenAiChat => openai_chat::PROVIDER,
-            Api::OpenAiResponses => openai_responses::PROVIDER,
-        }
+        self.module().provider()
     }
 
     /// The endpoint's path under the API's base URL.
     pub fn path(self) -> &'static str {
-        match self {
-            Api::Anthropic => anthropic::PATH,
-            Api::OpenAiChat => openai_chat::PATH,
-            Api::OpenAiResponses => openai_responses::PATH,
-        }
+        self.module().path()
     }
 
     /// The documented base URL.
     pub fn default_base_url(self) -> &'static str {
-        match self {
-            Api::Anthropic => anthropic::BASE_URL,
-            Api::OpenAiChat | Api::OpenAiResponses => openai_chat::BASE_URL,
-        }
+        self.module().default_base_url()
     }
 
     /// The headers that carry the API key (and the version, where one is required).
     pub fn auth_headers(self, key: &str) -> Vec<(&'static str, String)> {
-        match self {
-            Api::Anthropic => anthropic::auth_headers(key),
-            Api::OpenAiChat | Api::OpenAiResponses => openai_chat::auth_headers(key),
-        }
+        self.module().auth_headers(key)
     }
 
     /// The environment variables a key and a base URL are read from.
     pub fn env_vars(self) -> (&'static str, &'static str) {
-        match self {
-            Api::Anthropic => ("ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"),
-            Api::OpenAiChat | Api::OpenAiResponses => ("OPENAI_API_KEY", "OPENAI_BASE_URL"),
-        }
+        self.module().env_vars()
     }
 
     /// A streaming request's body.
     pub fn request(self, request: &Request<'_>) -> Value {
-        match self {
-            Api::Anthropic => anthropic::request(request),
-            Api::OpenAiChat => openai_chat::request(request),
-            Api::OpenAiResponses => openai_responses::request(request),
-        }
+        self.module().request(request)
     }
 
     /// A decoder for one streamed response.
     pub fn decoder(self) -> TurnDecoder {
-        let state = match self {
-            Api::Anthropic => State::Anthropic(anthropic::Turn::default()),
-            Api::OpenAiChat => State::OpenAiChat(openai_chat::Turn::default()),
-            Api::OpenAiResponses => State::OpenAiResponses(openai_responses::Turn::default()),
-        };
-        TurnDecoder { api: self, sse: SseParser::default(), state, done: false, stop: None }
+        TurnDecoder { api: self, sse: SseParser::default(), state: self.module().turn(), done: false, stop: None }
     }
 
-    /// The API a recorded stream came from, by its first typed event.
+    /// The API a recorded stream came from, by its first typed events (OpenAI chat
+    /// when none claims it: its chunks have no type).
     pub fn detect(stream: &str) -> Api {
-        if stream.contains("\"type\":\"message_start\"") || stream.contains("event: message_start") {
-            Api::Anthropic
-        } else if stream.contains("\"type\":\"response.") {
-            Api::OpenAiResponses
-        } else {
-            Api::OpenAiChat
-        }
+        Api::ALL.into_iter().find(|api| api.module().recognizes(stream)).unwrap_or(Api::OpenAiChat)
     }
+}
+
+/// What each streaming API's module provides. Adding an API is its module
+/// implementing this, one [`Api`] variant, and its arm in `Api::module`.
+pub(crate) trait ApiModule: Sync {
+    fn name(&self) -> &'static str;
+    fn provider(&self) -> Provider;
+    fn path(&self) -> &'static str;
+    fn default_base_url(&self) -> &'static str;
+    fn env_vars(&self) -> (&'static str, &'static str);
+    fn auth_headers(&self, key: &str) -> Vec<(&'static str, String)>;
+    fn request(&self, request: &Request<'_>) -> Value;
+    /// Appends the results of a response's calls to the conversation's items.
+    fn push_results(&self, items: &mut Vec<Value>, results: &[ToolResult]);
+    fn turn(&self) -> Box<dyn TurnState>;
+    /// Whether a recorded stream is in this API's format.
+    fn recognizes(&self, stream: &str) -> bool;
+}
+
+/// One response of an API as it streams.
+pub(crate) trait TurnState: Send {
+    fn event(&mut self, value: &Value, items: &mut Vec<Item>) -> Step;
+    fn cut(&mut self) -> Vec<StreamEvent>;
+    fn has_output(&self) -> bool;
+    fn assistant_items(&self) -> Vec<Value>;
 }
 
 impl std::fmt::Display for Api {
@@ -273,15 +306,7 @@ impl Conversation {
     /// calls, in call order.
     pub fn push_response(&mut self, assistant: Vec<Value>, results: &[ToolResult]) {
         self.items.extend(assistant);
-        match self.api {
-            Api::Anthropic => {
-                if !results.is_empty() {
-                    self.items.push(anthropic::results_message(results, []));
-                }
-            }
-            Api::OpenAiChat => self.items.extend(openai_chat::tool_messages(results)),
-            Api::OpenAiResponses => self.items.extend(openai_responses::function_call_outputs(results)),
-        }
+        self.api.module().push_results(&mut self.items, results);
     }
 }
 
@@ -333,17 +358,11 @@ impl StreamError {
     }
 }
 
-enum State {
-    Anthropic(anthropic::Turn),
-    OpenAiChat(openai_chat::Turn),
-    OpenAiResponses(openai_responses::Turn),
-}
-
 /// Decodes one streamed response from its bytes.
 pub struct TurnDecoder {
     api: Api,
     sse: SseParser,
-    state: State,
+    state: Box<dyn TurnState>,
     done: bool,
     stop: Option<String>,
 }
@@ -379,12 +398,7 @@ impl TurnDecoder {
 
     /// Ends the calls left open, as when the connection fails mid-response.
     pub fn cut(&mut self) -> Vec<Item> {
-        let events = match &mut self.state {
-            State::Anthropic(turn) => turn.cut(),
-            State::OpenAiChat(turn) => turn.cut(),
-            State::OpenAiResponses(turn) => turn.cut(),
-        };
-        events.into_iter().map(Item::Call).collect()
+        self.state.cut().into_iter().map(Item::Call).collect()
     }
 
     /// The items of one server-sent event (a recorded session's, already parsed).
@@ -414,12 +428,7 @@ impl TurnDecoder {
         if let Some(error) = value.get("error").filter(|e| !e.is_null()) {
             return Err(self.api_error(error));
         }
-        let step = match &mut self.state {
-            State::Anthropic(turn) => turn.event(&value, items),
-            State::OpenAiChat(turn) => turn.event(&value, items),
-            State::OpenAiResponses(turn) => turn.event(&value, items),
-        };
-        match step {
+        match self.state.event(&value, items) {
             Step::Going => {}
             Step::Stop(reason) => self.stop = Some(reason),
             Step::Done => {
@@ -456,21 +465,13 @@ impl TurnDecoder {
 
     /// Whether the response has shown anything yet (text or a call).
     pub fn has_output(&self) -> bool {
-        match &self.state {
-            State::Anthropic(turn) => turn.has_output(),
-            State::OpenAiChat(turn) => turn.has_output(),
-            State::OpenAiResponses(turn) => turn.has_output(),
-        }
+        self.state.has_output()
     }
 
     /// The response as items for the conversation: every call that started is in
     /// it (a cut one with the input it had), so every result has its call.
     pub fn assistant_items(&self) -> Vec<Value> {
-        match &self.state {
-            State::Anthropic(turn) => turn.assistant_items(),
-            State::OpenAiChat(turn) => turn.assistant_items(),
-            State::OpenAiResponses(turn) => turn.assistant_items(),
-        }
+        self.state.assistant_items()
     }
 }
 
@@ -496,5 +497,37 @@ pub(crate) fn input_object(accumulated: &str) -> Value {
     match serde_json::from_str::<Value>(accumulated) {
         Ok(value @ Value::Object(_)) => value,
         _ => Value::Object(Default::default()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeSet;
+
+    #[test]
+    fn every_provider_has_its_module_and_every_module_a_provider() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/provider");
+        let files: BTreeSet<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|entry| entry.unwrap().path())
+            .filter(|path| path.extension().is_some_and(|e| e == "rs") && !path.ends_with("mod.rs"))
+            .map(|path| path.file_stem().unwrap().to_string_lossy().into_owned())
+            .collect();
+        let named: BTreeSet<String> = Provider::ALL.iter().map(|p| module_name(*p).to_owned()).collect();
+        assert_eq!(files, named, "src/provider/ against Provider::ALL");
+        // Every streaming API renders its requests' tools through one of them, and
+        // tells its own recordings apart.
+        for api in Api::ALL {
+            assert!(Provider::ALL.contains(&api.provider()), "{api}");
+            assert_eq!(module_name(api.provider()).replace('_', "-"), api.name());
+        }
+    }
+
+    #[test]
+    fn recordings_are_told_apart_by_their_first_events() {
+        assert_eq!(Api::detect("event: message_start\ndata: {\"type\":\"message_start\"}\n\n"), Api::Anthropic);
+        assert_eq!(Api::detect("data: {\"type\":\"response.created\"}\n\n"), Api::OpenAiResponses);
+        assert_eq!(Api::detect("data: {\"choices\":[]}\n\ndata: [DONE]\n\n"), Api::OpenAiChat);
     }
 }

@@ -1,7 +1,7 @@
 //! OpenAI Chat Completions: `tools` of `type: function`, `tool_calls` in, `role: tool`
 //! messages out, streamed as chunks ending in `[DONE]`.
 
-use super::{AdapterError, BodyKeys, Item, Request, Step, err, str_field, text_only};
+use super::{AdapterError, ApiModule, BodyKeys, Item, Request, Step, TurnState, err, str_field, text_only};
 use crate::call::{ToolCall, ToolResult};
 use crate::schema::Provider;
 use crate::streaming::StreamEvent;
@@ -9,12 +9,54 @@ use serde_json::{Map, Value, json};
 use std::collections::BTreeSet;
 
 const P: &str = "OpenAI chat";
-pub(crate) const PROVIDER: Provider = Provider::OpenAiChat { strict: false };
-pub(crate) const PATH: &str = "/chat/completions";
+/// Where OpenAI's APIs are.
 pub(crate) const BASE_URL: &str = "https://api.openai.com/v1";
+pub(crate) const ENV_VARS: (&str, &str) = ("OPENAI_API_KEY", "OPENAI_BASE_URL");
 
 pub(crate) fn auth_headers(key: &str) -> Vec<(&'static str, String)> {
     vec![("authorization", format!("Bearer {key}"))]
+}
+
+pub(crate) struct Module;
+
+impl ApiModule for Module {
+    fn name(&self) -> &'static str {
+        "openai-chat"
+    }
+    fn provider(&self) -> Provider {
+        Provider::OpenAiChat { strict: false }
+    }
+    fn path(&self) -> &'static str {
+        "/chat/completions"
+    }
+    fn default_base_url(&self) -> &'static str {
+        BASE_URL
+    }
+    fn env_vars(&self) -> (&'static str, &'static str) {
+        ENV_VARS
+    }
+    fn auth_headers(&self, key: &str) -> Vec<(&'static str, String)> {
+        auth_headers(key)
+    }
+    fn request(&self, request: &Request<'_>) -> Value {
+        let mut messages = Vec::with_capacity(request.conversation.items().len() + 1);
+        if !request.system.is_empty() {
+            messages.push(json!({"role": "system", "content": request.system}));
+        }
+        messages.extend(request.conversation.items().iter().cloned());
+        let keys = BodyKeys { max_tokens: "max_completion_tokens", system: None, items: "messages" };
+        request.body(keys, Value::Array(messages))
+    }
+    fn push_results(&self, items: &mut Vec<Value>, results: &[ToolResult]) {
+        items.extend(tool_messages(results));
+    }
+    fn turn(&self) -> Box<dyn TurnState> {
+        Box::<Turn>::default()
+    }
+    /// Chat chunks have no `type`: the fallback when no other API claims a stream.
+    fn recognizes(&self, _stream: &str) -> bool {
+        false
+    }
 }
 
 /// One tool in a request's `tools`.
@@ -28,16 +70,6 @@ pub(crate) fn definition(name: Value, description: Value, input: &Value, strict:
     tool.insert("type".into(), json!("function"));
     tool.insert("function".into(), Value::Object(function));
     tool
-}
-
-pub(crate) fn request(request: &Request<'_>) -> Value {
-    let mut messages = Vec::with_capacity(request.conversation.items().len() + 1);
-    if !request.system.is_empty() {
-        messages.push(json!({"role": "system", "content": request.system}));
-    }
-    messages.extend(request.conversation.items().iter().cloned());
-    let keys = BodyKeys { max_tokens: "max_completion_tokens", system: None, items: "messages" };
-    request.body(keys, Value::Array(messages))
 }
 
 /// The `tool_calls` of an assistant message (the message, or a choice holding it).
@@ -125,8 +157,8 @@ pub(crate) struct Turn {
     calls: Vec<(String, String, String)>,
 }
 
-impl Turn {
-    pub(crate) fn event(&mut self, value: &Value, items: &mut Vec<Item>) -> Step {
+impl TurnState for Turn {
+    fn event(&mut self, value: &Value, items: &mut Vec<Item>) -> Step {
         let choice = &value["choices"][0];
         if let Some(text) = choice["delta"]["content"].as_str().filter(|t| !t.is_empty()) {
             self.text.push_str(text);
@@ -155,15 +187,15 @@ impl Turn {
         }
     }
 
-    pub(crate) fn cut(&mut self) -> Vec<StreamEvent> {
+    fn cut(&mut self) -> Vec<StreamEvent> {
         self.decoder.finish()
     }
 
-    pub(crate) fn has_output(&self) -> bool {
+    fn has_output(&self) -> bool {
         !self.text.is_empty() || !self.calls.is_empty()
     }
 
-    pub(crate) fn assistant_items(&self) -> Vec<Value> {
+    fn assistant_items(&self) -> Vec<Value> {
         if !self.has_output() {
             return Vec::new();
         }

@@ -1,7 +1,9 @@
 //! OpenAI Responses: flat `type: function` tools, `function_call` items in,
 //! `function_call_output` items out, streamed as typed SSE events.
 
-use super::{AdapterError, BodyKeys, Item, Request, Step, err, str_field, text_only};
+use super::{
+    AdapterError, ApiModule, BodyKeys, Item, Request, Step, TurnState, err, openai_chat, str_field, text_only,
+};
 use crate::call::{ToolCall, ToolResult};
 use crate::schema::Provider;
 use crate::streaming::StreamEvent;
@@ -9,8 +11,41 @@ use serde_json::{Map, Value, json};
 use std::collections::{BTreeMap, BTreeSet};
 
 const P: &str = "OpenAI responses";
-pub(crate) const PROVIDER: Provider = Provider::OpenAiResponses { strict: false };
-pub(crate) const PATH: &str = "/responses";
+pub(crate) struct Module;
+
+impl ApiModule for Module {
+    fn name(&self) -> &'static str {
+        "openai-responses"
+    }
+    fn provider(&self) -> Provider {
+        Provider::OpenAiResponses { strict: false }
+    }
+    fn path(&self) -> &'static str {
+        "/responses"
+    }
+    fn default_base_url(&self) -> &'static str {
+        openai_chat::BASE_URL
+    }
+    fn env_vars(&self) -> (&'static str, &'static str) {
+        openai_chat::ENV_VARS
+    }
+    fn auth_headers(&self, key: &str) -> Vec<(&'static str, String)> {
+        openai_chat::auth_headers(key)
+    }
+    fn request(&self, request: &Request<'_>) -> Value {
+        let keys = BodyKeys { max_tokens: "max_output_tokens", system: Some("instructions"), items: "input" };
+        request.body(keys, json!(request.conversation.items()))
+    }
+    fn push_results(&self, items: &mut Vec<Value>, results: &[ToolResult]) {
+        items.extend(function_call_outputs(results));
+    }
+    fn turn(&self) -> Box<dyn TurnState> {
+        Box::<Turn>::default()
+    }
+    fn recognizes(&self, stream: &str) -> bool {
+        stream.contains("\"type\":\"response.")
+    }
+}
 
 /// One tool in a request's `tools`.
 pub(crate) fn definition(name: Value, description: Value, input: &Value, strict: bool) -> Map<String, Value> {
@@ -21,11 +56,6 @@ pub(crate) fn definition(name: Value, description: Value, input: &Value, strict:
     tool.insert("parameters".into(), input.clone());
     tool.insert("strict".into(), Value::Bool(strict));
     tool
-}
-
-pub(crate) fn request(request: &Request<'_>) -> Value {
-    let keys = BodyKeys { max_tokens: "max_output_tokens", system: Some("instructions"), items: "input" };
-    request.body(keys, json!(request.conversation.items()))
 }
 
 /// The `function_call` items of a response (the response, or its `output` array).
@@ -108,8 +138,8 @@ pub(crate) struct Turn {
     text: bool,
 }
 
-impl Turn {
-    pub(crate) fn event(&mut self, value: &Value, items: &mut Vec<Item>) -> Step {
+impl TurnState for Turn {
+    fn event(&mut self, value: &Value, items: &mut Vec<Item>) -> Step {
         let index = value["output_index"].as_u64().map(|i| i as usize);
         let mut step = Step::Going;
         match (value["type"].as_str(), index) {
@@ -151,15 +181,15 @@ impl Turn {
         step
     }
 
-    pub(crate) fn cut(&mut self) -> Vec<StreamEvent> {
+    fn cut(&mut self) -> Vec<StreamEvent> {
         self.decoder.finish()
     }
 
-    pub(crate) fn has_output(&self) -> bool {
+    fn has_output(&self) -> bool {
         self.text || self.output.values().any(|(item, _)| item["type"] == "function_call")
     }
 
-    pub(crate) fn assistant_items(&self) -> Vec<Value> {
+    fn assistant_items(&self) -> Vec<Value> {
         self.output
             .values()
             .filter_map(|(item, done)| match item["type"].as_str() {

@@ -285,17 +285,7 @@ pub(crate) fn render_tool(
     output: Option<&Value>,
     provider: Provider,
 ) -> Result<String, SchemaError> {
-    use crate::provider::{anthropic, gemini, mcp, openai_chat, openai_responses};
-    let name = Value::String(name.to_owned());
-    let description = Value::String(description.to_owned());
-    let tool = match provider {
-        Provider::Anthropic { strict, .. } => anthropic::definition(name, description, input, strict),
-        Provider::OpenAiChat { strict } => openai_chat::definition(name, description, input, strict),
-        Provider::OpenAiResponses { strict } => openai_responses::definition(name, description, input, strict),
-        Provider::Gemini => gemini::definition(name, description, input, false),
-        Provider::GeminiJsonSchema => gemini::definition(name, description, input, true),
-        Provider::Mcp => mcp::definition(spec, name, description, input, output),
-    };
+    let tool = crate::provider::definition(provider, spec, name, description, input, output);
     Ok(Value::Object(tool).to_string())
 }
 
