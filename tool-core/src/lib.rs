@@ -94,7 +94,7 @@ pub use toolwright_macros::input;
 /// What most code needs: `use toolwright::prelude::*;`.
 pub mod prelude {
     pub use crate::{
-        Content, Definitions, DynTool, Flags, IntoToolOutput, Json, Progress, Provider, Registry, Tool, ToolContext,
-        ToolError, ToolOutput, input, partial::PartialInput, tool,
+        Content, Definitions, DynTool, Executor, Flags, IntoToolOutput, Json, Progress, Provider, Registry, Tool,
+        ToolCall, ToolContext, ToolError, ToolOutput, ToolResult, TurnContext, input, partial::PartialInput, tool,
     };
 }
