@@ -4,7 +4,10 @@
 //! HTTP client, the real built-in tools in a temp dir.
 
 use serde_json::{Value, json};
-use std::io::{BufRead, BufReader, Read, Write};
+mod common;
+
+use common::http::{Seen, read_request};
+use std::io::Write;
 use std::net::TcpListener;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -24,12 +27,6 @@ enum Reply {
     Cut(String),
 }
 
-struct Seen {
-    path: String,
-    headers: Vec<String>,
-    body: Value,
-}
-
 /// Answers each request with the next reply; records what was asked.
 fn server(replies: Vec<Reply>) -> (String, Arc<Mutex<Vec<Seen>>>) {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
@@ -39,26 +36,7 @@ fn server(replies: Vec<Reply>) -> (String, Arc<Mutex<Vec<Seen>>>) {
     std::thread::spawn(move || {
         for (reply, stream) in replies.into_iter().zip(listener.incoming()) {
             let mut stream = stream.unwrap();
-            let mut reader = BufReader::new(stream.try_clone().unwrap());
-            let mut request_line = String::new();
-            reader.read_line(&mut request_line).unwrap();
-            let (mut headers, mut length) = (Vec::new(), 0);
-            loop {
-                let mut line = String::new();
-                reader.read_line(&mut line).unwrap();
-                let line = line.trim_end().to_owned();
-                if line.is_empty() {
-                    break;
-                }
-                if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
-                    length = v.trim().parse().unwrap();
-                }
-                headers.push(line.to_ascii_lowercase());
-            }
-            let mut raw = vec![0; length];
-            reader.read_exact(&mut raw).unwrap();
-            let path = request_line.split_whitespace().nth(1).unwrap_or_default().to_owned();
-            log.lock().unwrap().push(Seen { path, headers, body: serde_json::from_slice(&raw).unwrap() });
+            log.lock().unwrap().push(read_request(&stream));
             let _ = match reply {
                 Reply::Status(status, extra, body) => {
                     let mut head = format!(

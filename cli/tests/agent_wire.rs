@@ -2,7 +2,11 @@
 //! server on 127.0.0.1 that answers each request with the next recorded streamed
 //! response, and the test checks what the agent sent back.
 
-use std::io::{BufRead, BufReader, Read, Write};
+#[path = "../../tests/common/mod.rs"]
+mod common;
+
+use common::http::{Seen, read_request};
+use std::io::{Read, Write};
 use std::net::TcpListener;
 use std::path::Path;
 use std::process::Command;
@@ -22,12 +26,6 @@ fn responses(file: &str, end: &str) -> Vec<String> {
     out
 }
 
-struct Seen {
-    path: String,
-    headers: Vec<String>,
-    body: serde_json::Value,
-}
-
 /// Serves `bodies` in order as `text/event-stream`, in small chunks; records requests.
 fn serve(bodies: Vec<String>) -> (String, Arc<Mutex<Vec<Seen>>>) {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
@@ -37,27 +35,7 @@ fn serve(bodies: Vec<String>) -> (String, Arc<Mutex<Vec<Seen>>>) {
     std::thread::spawn(move || {
         for (body, stream) in bodies.into_iter().zip(listener.incoming()) {
             let mut stream = stream.unwrap();
-            let mut reader = BufReader::new(stream.try_clone().unwrap());
-            let mut request_line = String::new();
-            reader.read_line(&mut request_line).unwrap();
-            let mut headers = Vec::new();
-            let mut length = 0;
-            loop {
-                let mut line = String::new();
-                reader.read_line(&mut line).unwrap();
-                let line = line.trim_end().to_owned();
-                if line.is_empty() {
-                    break;
-                }
-                if let Some(v) = line.to_ascii_lowercase().strip_prefix("content-length:") {
-                    length = v.trim().parse().unwrap();
-                }
-                headers.push(line);
-            }
-            let mut raw = vec![0; length];
-            reader.read_exact(&mut raw).unwrap();
-            let path = request_line.split_whitespace().nth(1).unwrap_or_default().to_owned();
-            log.lock().unwrap().push(Seen { path, headers, body: serde_json::from_slice(&raw).unwrap() });
+            log.lock().unwrap().push(read_request(&stream));
             stream
                 .write_all(b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncache-control: no-cache\r\nconnection: close\r\n\r\n")
                 .unwrap();

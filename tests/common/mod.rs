@@ -1,6 +1,7 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code, missing_docs)]
 
+pub mod http;
 pub mod peers;
 pub mod provider_rules;
 pub mod runtime_tool;
