@@ -2,15 +2,13 @@
 //! library's [`toolwright::agent::Agent`] with the terminal trace as its observer.
 
 use super::trace::{Mode, Trace};
-use super::turn::{block_on, traced_turn};
+use super::turn::{Traced, block_on, traced_turn};
 use serde_json::json;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::Duration;
-use toolwright::ToolResult;
 use toolwright::agent::Model as _;
-use toolwright::agent::{Agent, AgentObserver, HttpModel, ModelError, Stop};
-use toolwright::orchestrate::{CallEvent, Orchestrator};
+use toolwright::agent::{Agent, HttpModel, Stop};
+use toolwright::orchestrate::Orchestrator;
 use toolwright::provider::Api;
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -65,39 +63,6 @@ pub struct AgentArgs {
 const SYSTEM: &str = "You are a coding agent working in the user's workspace through the tools you are given. \
 Read before you edit, keep changes small, run the tests when there are some, and finish with a short summary.";
 
-/// The trace, as the loop's observer.
-struct Traced {
-    trace: Arc<Trace>,
-    api: Api,
-}
-
-impl AgentObserver for Traced {
-    fn response_started(&mut self, n: usize, _api: Api) {
-        self.trace.turn(n, self.api.name(), None);
-    }
-    fn text(&mut self, text: &str) {
-        self.trace.text(text);
-    }
-    fn call(&mut self, event: &CallEvent<'_>) {
-        match event {
-            CallEvent::Started { call, concurrency_safe, .. } => {
-                self.trace.started(call, &call.summary_line(), *concurrency_safe)
-            }
-            CallEvent::Finished { call, result, .. } => self.trace.finished(call, result),
-            _ => {}
-        }
-    }
-    fn response_finished(&mut self, _n: usize, _results: &[ToolResult]) {
-        self.trace.end_batch();
-    }
-    fn retrying(&mut self, attempt: usize, wait: Duration, error: &ModelError) {
-        self.trace.note(&format!("attempt {attempt} failed: {error}; retrying in {:.1} s", wait.as_secs_f64()));
-    }
-    fn interrupted(&mut self, error: &ModelError) {
-        self.trace.note(&format!("{error}; its calls are answered and the model asked again"));
-    }
-}
-
 pub fn run(args: AgentArgs) -> Result<(), String> {
     let api = args.provider.api();
     let model = HttpModel::from_env(api).map_err(|e| {
@@ -134,7 +99,7 @@ pub fn run(args: AgentArgs) -> Result<(), String> {
         #[cfg(feature = "mcp")]
         let _mounts = args.mcp.mount(&workspace, &registry, |w| trace.note(&format!("warning: {w}"))).await?;
         let (mut turn, printer) = traced_turn(&workspace, &trace);
-        let mut observer = Traced { trace: Arc::clone(&trace), api };
+        let mut observer = Traced::new(&trace, api);
         let outcome = agent.run(&args.task, &mut turn, &mut observer).await;
         drop(turn);
         let _ = printer.await;

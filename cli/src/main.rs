@@ -10,7 +10,6 @@ mod sample;
 mod stop;
 mod trace;
 mod turn;
-mod wire;
 
 use clap::{Parser, Subcommand};
 use std::io::Write;

@@ -3,20 +3,20 @@
 
 use super::sample;
 use super::trace::{Mode, Trace};
-use super::turn::{block_on, executor, run_calls, traced_turn};
-use super::wire::{Item, recorded_turns};
+use super::turn::{Traced, block_on, executor, traced_turn};
 use serde_json::json;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
+use toolwright::agent::{Agent, Model as _, RecordedModel, RetryPolicy, Stop};
 use toolwright::orchestrate::Orchestrator;
 use toolwright::rules::{Source, settings};
-use toolwright::streaming::StreamEvent;
 
 #[derive(clap::Args)]
 pub struct ReplayArgs {
     /// A bundled session (fix-failing-test, explore, trouble) or a file of Anthropic
-    /// SSE events or OpenAI chat chunks. Default: fix-failing-test.
+    /// SSE events, OpenAI chat chunks or OpenAI responses events. Default:
+    /// fix-failing-test.
     session: Option<String>,
     /// Run in this directory (new or empty; the sample workspace is written there
     /// and kept) instead of a temporary copy.
@@ -35,7 +35,14 @@ pub struct ReplayArgs {
 
 pub fn run(args: ReplayArgs) -> Result<(), String> {
     let (name, text) = sample::session(args.session.as_deref().unwrap_or(sample::DEFAULT_SESSION))?;
-    let (wire, turns) = recorded_turns(&text).map_err(|e| format!("{name}: {e}"))?;
+    let model = RecordedModel::from_session(&text).map_err(|e| format!("{name}: {e}"))?;
+    if model.responses() == 0 {
+        return Err(format!(
+            "{name}: the session holds no model responses (expected Anthropic SSE events or OpenAI chat or responses events)"
+        ));
+    }
+    let model = model.with_pace(Duration::from_millis(args.pace));
+    let api = model.api();
     let (scratch, _removed_on_stop);
     let workspace = match &args.workspace {
         Some(dir) => {
@@ -62,45 +69,30 @@ pub fn run(args: ReplayArgs) -> Result<(), String> {
     let answer = args.answer.given();
     let registry = Arc::new(toolwright::registry().map_err(|e| e.to_string())?);
     let orchestrator = Orchestrator::new(Arc::new(executor(registry, policy, answer, &trace)));
+    let responses = model.responses();
     trace.header(
-        &format!("replaying {name} ({} turns, {} wire format) in {}", turns.len(), wire.name(), workspace.display()),
-        json!({"session": name, "turns": turns.len(), "wire": wire.name(), "workspace": workspace}),
+        &format!("replaying {name} ({responses} turns, {} wire format) in {}", api.name(), workspace.display()),
+        json!({"session": name, "turns": responses, "wire": api.name(), "workspace": workspace}),
     );
-    let pace = Duration::from_millis(args.pace);
-    block_on(async {
+    let mut observer = Traced::new(&trace, api).with_calls(model.calls_per_response());
+    // The library's loop over the recording: each response streams into the
+    // executor, and the results are answered as to a live model.
+    let agent = Agent::new(model, orchestrator).max_responses(responses).retry(RetryPolicy::none());
+    let outcome = block_on(async {
         let (mut turn, printer) = traced_turn(&workspace, &trace);
-        for (n, items) in turns.into_iter().enumerate() {
-            if super::stop::token().is_cancelled() {
-                trace.note("stopped by a signal");
-                break;
-            }
-            let calls = items.iter().filter(|i| matches!(i, Item::Call(StreamEvent::Start { .. }))).count();
-            trace.turn(n + 1, wire.name(), Some(calls));
-            let text: String =
-                items.iter().filter_map(|i| if let Item::Text(t) = i { Some(t.as_str()) } else { None }).collect();
-            trace.text(&text);
-            if calls == 0 {
-                continue;
-            }
-            let (tx, rx) = tokio::sync::mpsc::channel(1024);
-            let events: Vec<StreamEvent> =
-                items.into_iter().filter_map(|i| if let Item::Call(e) = i { Some(e) } else { None }).collect();
-            let feeder = tokio::spawn(async move {
-                for event in events {
-                    if !pace.is_zero() {
-                        tokio::time::sleep(pace).await;
-                    }
-                    if tx.send(event).await.is_err() {
-                        break;
-                    }
-                }
-            });
-            run_calls(&orchestrator, &mut turn, &trace, rx).await;
-            let _ = feeder.await;
-        }
+        let outcome = agent.run("(a recorded session)", &mut turn, &mut observer).await;
         drop(turn);
         let _ = printer.await;
+        outcome
     })?;
+    match outcome {
+        Ok(outcome) if outcome.stop == Stop::Cancelled => trace.note("stopped by a signal"),
+        Ok(_) => {}
+        Err(error) => {
+            trace.summary();
+            return Err(format!("{name}: {error}"));
+        }
+    }
     trace.summary();
     if args.workspace.is_some() {
         trace.note(&format!("the workspace is kept at {}", workspace.display()));

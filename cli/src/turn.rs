@@ -1,32 +1,58 @@
-//! One assistant turn's tool calls through the streaming executor, traced. Shared
-//! by `replay` (a recorded stream) and `agent` (a live one).
+//! What `replay` (a recorded model) and `agent` (a live one) share: the runtime, the
+//! traced turn, and the trace as the agent loop's observer.
 
 use super::trace::Trace;
 use std::sync::Arc;
-use tokio::sync::mpsc;
-use toolwright::orchestrate::{CallEvent, Orchestrator};
-use toolwright::streaming::StreamEvent;
+use std::time::Duration;
+use toolwright::agent::{AgentObserver, ModelError};
+use toolwright::orchestrate::CallEvent;
+use toolwright::provider::Api;
 use toolwright::{ToolResult, TurnContext};
 
-/// Runs the calls arriving on `events` and traces them; returns their results in
-/// call order.
-pub async fn run_calls(
-    orchestrator: &Orchestrator,
-    turn: &mut TurnContext,
-    trace: &Trace,
-    events: mpsc::Receiver<StreamEvent>,
-) -> Vec<ToolResult> {
-    let results = orchestrator
-        .run_streaming(events, turn, None, |event| match event {
+/// The trace, as the agent loop's observer (for `agent` and `replay`).
+pub struct Traced {
+    trace: Arc<Trace>,
+    api: Api,
+    /// For a recording: how many calls each response starts, shown as it begins.
+    calls: Vec<usize>,
+}
+
+impl Traced {
+    pub fn new(trace: &Arc<Trace>, api: Api) -> Traced {
+        Traced { trace: Arc::clone(trace), api, calls: Vec::new() }
+    }
+
+    pub fn with_calls(mut self, calls: &[usize]) -> Traced {
+        self.calls = calls.to_vec();
+        self
+    }
+}
+
+impl AgentObserver for Traced {
+    fn response_started(&mut self, n: usize, _api: Api) {
+        self.trace.turn(n, self.api.name(), self.calls.get(n - 1).copied());
+    }
+    fn text(&mut self, text: &str) {
+        self.trace.text(text);
+    }
+    fn call(&mut self, event: &CallEvent<'_>) {
+        match event {
             CallEvent::Started { call, concurrency_safe, .. } => {
-                trace.started(call, &call.summary_line(), concurrency_safe)
+                self.trace.started(call, &call.summary_line(), *concurrency_safe)
             }
-            CallEvent::Finished { call, result, .. } => trace.finished(call, result),
+            CallEvent::Finished { call, result, .. } => self.trace.finished(call, result),
             _ => {}
-        })
-        .await;
-    trace.end_batch();
-    results
+        }
+    }
+    fn response_finished(&mut self, _n: usize, _results: &[ToolResult]) {
+        self.trace.end_batch();
+    }
+    fn retrying(&mut self, attempt: usize, wait: Duration, error: &ModelError) {
+        self.trace.note(&format!("attempt {attempt} failed: {error}; retrying in {:.1} s", wait.as_secs_f64()));
+    }
+    fn interrupted(&mut self, error: &ModelError) {
+        self.trace.note(&format!("{error}; its calls are answered and the model asked again"));
+    }
 }
 
 /// The executor the commands share: every linked tool, `policy`, and questions

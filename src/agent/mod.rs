@@ -4,6 +4,8 @@
 //!   models too). [`HttpModel`] speaks Anthropic Messages, OpenAI Chat Completions
 //!   and OpenAI Responses ([`crate::provider::Api`]), with errors that keep their
 //!   whole cause chain.
+//! - [`RecordedModel`]: recorded responses served in order (what `toolwright replay`
+//!   runs the loop on).
 //! - [`Agent`]: the loop. Each response streams into the executor (calls start while
 //!   the model is still writing); results go back in the API's own format.
 //! - [`RetryPolicy`]: connection failures, 408/409/429/5xx (529 included) and
@@ -19,10 +21,12 @@
 
 mod http;
 mod model;
+mod recorded;
 mod retry;
 mod run;
 
 pub use http::HttpModel;
 pub use model::{Body, Model, ModelError};
+pub use recorded::RecordedModel;
 pub use retry::RetryPolicy;
 pub use run::{Agent, AgentError, AgentObserver, Outcome, Stop};

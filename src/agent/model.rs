@@ -114,6 +114,12 @@ pub enum ModelError {
     /// The response could not be read, or the API streamed an error.
     #[error(transparent)]
     Stream(#[from] StreamError),
+    /// A recording was asked for more responses than it holds.
+    #[error("the recording holds {responses} responses, and the model was asked for another")]
+    Exhausted {
+        /// How many it holds.
+        responses: usize,
+    },
 }
 
 impl ModelError {
@@ -125,7 +131,7 @@ impl ModelError {
             ModelError::Transport { .. } | ModelError::Interrupted { .. } => true,
             ModelError::Status { status, .. } => matches!(status, 408 | 409 | 429 | 500..=599),
             ModelError::Stream(error) => error.is_transient(),
-            ModelError::MissingKey { .. } => false,
+            ModelError::MissingKey { .. } | ModelError::Exhausted { .. } => false,
         }
     }
 
