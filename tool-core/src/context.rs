@@ -210,6 +210,7 @@ impl TurnContext {
             turn: Arc::clone(&self.shared),
             own_cancel: OnceLock::new(),
             read_filter: OnceLock::new(),
+            sandbox: OnceLock::new(),
         }
     }
 }
@@ -227,6 +228,8 @@ pub struct ToolContext {
     own_cancel: OnceLock<CancellationToken>,
     /// What the permission policy denies reading, for tools that walk directories.
     read_filter: OnceLock<Arc<dyn crate::permission::ReadFilter>>,
+    /// How the policy confines the call's commands.
+    sandbox: OnceLock<Arc<crate::sandbox::Sandbox>>,
 }
 
 impl Clone for ToolContext {
@@ -240,6 +243,7 @@ impl Clone for ToolContext {
             // the clone (a background task, say) too.
             own_cancel: OnceLock::from(self.cancellation().clone()),
             read_filter: self.read_filter.clone(),
+            sandbox: self.sandbox.clone(),
         }
     }
 }
@@ -267,6 +271,22 @@ impl ToolContext {
 
     pub(crate) fn set_read_filter(&self, filter: Arc<dyn crate::permission::ReadFilter>) {
         let _ = self.read_filter.set(filter);
+    }
+
+    /// How the policy confines this call's commands, if it said
+    /// ([`PermissionPolicy::sandbox`](crate::permission::PermissionPolicy::sandbox)).
+    pub fn sandbox(&self) -> Option<&Arc<crate::sandbox::Sandbox>> {
+        self.sandbox.get()
+    }
+
+    /// With a sandbox (tests, direct calls; the executor sets the policy's).
+    pub fn with_sandbox(self, sandbox: Arc<crate::sandbox::Sandbox>) -> Self {
+        self.set_sandbox(sandbox);
+        self
+    }
+
+    pub(crate) fn set_sandbox(&self, sandbox: Arc<crate::sandbox::Sandbox>) {
+        let _ = self.sandbox.set(sandbox);
     }
 
     /// Sets the provider's call id.

@@ -52,6 +52,7 @@ pub mod permission;
 mod pipeline;
 pub mod provider;
 mod registry;
+pub mod sandbox;
 mod schedule;
 pub mod schema;
 mod spec;

@@ -90,6 +90,15 @@ pub trait PermissionPolicy: Send + Sync {
         let _ = cwd;
         None
     }
+
+    /// How an allowed call's commands are confined by the operating system. The
+    /// executor asks for it for calls that run commands and hands it to the call's
+    /// context. `None` (the default): the shell's default, confined where the
+    /// kernel allows it ([`Sandbox::default`](crate::sandbox::Sandbox)).
+    fn sandbox(&self, cwd: &Path) -> Option<Arc<crate::sandbox::Sandbox>> {
+        let _ = cwd;
+        None
+    }
 }
 
 /// Paths a walking tool skips: what the permission rules deny reading. Built-in tools

@@ -394,6 +394,15 @@ impl Executor {
                 cx.set_read_filter(filter);
             }
         }
+        // A call that runs commands gets the policy's sandbox.
+        if access.iter().any(|fact| matches!(fact, Access::Command(_))) {
+            let sandbox = catch_unwind(AssertUnwindSafe(|| self.policy.sandbox(cx.cwd()))).map_err(|p| {
+                Failure::new(ErrorKind::Denied, format!("{name}: the permission policy failed: {}", panic_message(&p)))
+            })?;
+            if let Some(sandbox) = sandbox {
+                cx.set_sandbox(sandbox);
+            }
+        }
 
         let timeout = self.timeouts.get(name).copied().or(spec.timeout).unwrap_or(self.default_timeout);
         let failure = match guarded(&cx, prepared.call(&cx), Some(timeout), self.grace).await {
