@@ -17,6 +17,8 @@ extern crate toolwright_core as toolwright;
 pub mod confined;
 mod edit;
 mod fsio;
+#[cfg_attr(not(target_os = "linux"), path = "sandbox/unsupported.rs")]
+mod sandbox;
 mod session;
 mod workspace;
 

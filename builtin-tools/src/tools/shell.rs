@@ -52,6 +52,9 @@ pub struct Shell {
     /// Start the command and return at once with a handle for shell_output.
     #[serde(default)]
     pub run_in_background: bool,
+    /// Run outside the sandbox, only after the sandbox blocked this command; needs the user's permission.
+    #[serde(default)]
+    pub dangerously_disable_sandbox: bool,
     /// The command's analysis, made once: the flags and the permission policy read it.
     #[serde(skip)]
     analysis: OnceLock<Arc<Analysis>>,
@@ -65,6 +68,7 @@ impl Shell {
             description: None,
             timeout: None,
             run_in_background: false,
+            dangerously_disable_sandbox: false,
             analysis: OnceLock::new(),
         }
     }
@@ -111,6 +115,20 @@ impl Tool for Shell {
     async fn call(self, cx: &ToolContext) -> Result<ToolOutput, ToolError> {
         let workspace = Workspace::of(cx)?;
         let cwd = cx.cwd().to_path_buf();
+        let sandbox = crate::sandbox::for_call(cx);
+        let cwd_file = tempfile::NamedTempFile::new().map_err(|e| ToolError::io("cannot create a temporary file", e))?;
+        let _pending = PendingTemp::new(cwd_file.path());
+        let decision = crate::sandbox::decide(
+            &sandbox,
+            &self.command,
+            self.dangerously_disable_sandbox,
+            workspace.roots(),
+            &[cwd_file.path()],
+        )?;
+        let (mut confinement, unconfined_note) = match decision {
+            crate::sandbox::Decision::Confine(confinement) => (Some(confinement), None),
+            crate::sandbox::Decision::Unconfined { note } => (None, note),
+        };
         if self.run_in_background {
             let shells = cx.extension::<BackgroundShells>().ok_or_else(|| {
                 ToolError::msg(
@@ -118,15 +136,13 @@ impl Tool for Shell {
                      (the agent must put `toolwright_builtin::session()` in the turn's extensions)",
                 )
             })?;
-            let id = shells.start(&self.command, &cwd)?;
+            let id = shells.start(&self.command, &cwd, confinement)?;
             return Ok(ToolOutput::text(format!(
                 "Started in the background as `{id}`. Read its output with shell_output(id: \"{id}\")."
             )));
         }
         let timeout = Duration::from_millis(self.timeout.unwrap_or(DEFAULT_SHELL_TIMEOUT_MS));
-        let cwd_file = tempfile::NamedTempFile::new().map_err(|e| ToolError::io("cannot create a temporary file", e))?;
-        let _pending = PendingTemp::new(cwd_file.path());
-        let mut running = Running::spawn(&self.command, &cwd, Some(cwd_file.path()))?;
+        let mut running = Running::spawn(&self.command, &cwd, Some(cwd_file.path()), confinement.as_deref_mut())?;
         let started = Instant::now();
         let deadline = tokio::time::sleep(timeout);
         tokio::pin!(deadline);
@@ -151,6 +167,16 @@ impl Tool for Shell {
         running.group.kill();
         let output = running.output().await;
         let mut text = render_output(&output);
+        // What a confined command must not change is put back, however it ended.
+        let undone = confinement.as_ref().map(|c| c.guard.restore()).unwrap_or_default();
+        let undone_note = (!undone.is_empty()).then(|| {
+            let names: Vec<String> = undone.iter().map(|p| format!("`{}`", p.display())).collect();
+            format!(
+                "\n\nBlocked by the sandbox: the command changed {}, which decide what later commands may do; the \
+                 change was undone. Ask the user to make it.",
+                names.join(", ")
+            )
+        });
         match outcome {
             Outcome::Cancelled => Err(ToolError::Cancelled),
             Outcome::TimedOut => {
@@ -158,15 +184,31 @@ impl Tool for Shell {
                     "\n\nTimed out after {:.1} s: the command and every process it started were killed.",
                     elapsed.as_secs_f64()
                 ));
+                text.push_str(undone_note.as_deref().unwrap_or_default());
                 Ok(ToolOutput::error(text))
             }
             Outcome::Exited(status) => {
                 let code = status.code();
+                let blocked = match (&confinement, code) {
+                    (Some(confinement), c) if c != Some(0) => {
+                        crate::sandbox::blocked_note(&text, &confinement.summary, sandbox.allow_unsandboxed)
+                    }
+                    _ => None,
+                };
                 let mut result = match code {
                     Some(0) => ToolOutput::text(text),
                     Some(code) => ToolOutput::error(format!("{text}\n\nExit code: {code}")),
                     None => ToolOutput::error(format!("{text}\n\nKilled by a signal.")),
                 };
+                if let Some(note) = blocked {
+                    result = append_text(result, &format!("\n\n{note}"));
+                }
+                if let Some(note) = &undone_note {
+                    result = ToolOutput::error(format!("{}{note}", result.text_content()));
+                }
+                if let Some(note) = &unconfined_note {
+                    result = append_text(result, &format!("\n({note})"));
+                }
                 if let Some(new_cwd) = read_cwd(cwd_file.path())
                     && new_cwd != cwd.canonicalize().unwrap_or_else(|_| cwd.clone())
                 {
@@ -315,7 +357,12 @@ pub(crate) struct Running {
 impl Running {
     /// Starts `command` in `cwd`, in a new process group, stdout and stderr into one
     /// pipe; with `cwd_file`, bash writes its final working directory there on exit.
-    pub(crate) fn spawn(command: &str, cwd: &Path, cwd_file: Option<&Path>) -> Result<Running, ToolError> {
+    pub(crate) fn spawn(
+        command: &str,
+        cwd: &Path,
+        cwd_file: Option<&Path>,
+        confinement: Option<&mut crate::sandbox::Confinement>,
+    ) -> Result<Running, ToolError> {
         let (reader, writer) = std::io::pipe().map_err(|e| ToolError::io("cannot create a pipe", e))?;
         let reader = tokio::net::unix::pipe::Receiver::from_owned_fd(reader.into())
             .map_err(|e| ToolError::io("cannot read from a pipe", e))?;
@@ -339,9 +386,12 @@ impl Running {
         }
         let (tag_name, tag_value) = tag.env();
         cmd.env(tag_name, tag_value);
-        let child = cmd.spawn().map_err(|e| ToolError::io("cannot start bash", e))?;
-        // `cmd` holds the pipe's write ends; drop it so EOF comes when the group exits.
-        drop(cmd);
+        // `cmd` holds the pipe's write ends; it is dropped once spawned, so EOF comes
+        // when the group exits.
+        let child = match confinement {
+            Some(confinement) => crate::sandbox::spawn(cmd, confinement)?,
+            None => cmd.spawn().map_err(|e| ToolError::io("cannot start bash", e))?,
+        };
         let group = Group { group: ProcessGroup::adopt(child.id()), tag };
         let output = Arc::new(Mutex::new(Captured::default()));
         let sink = Arc::clone(&output);
@@ -416,14 +466,24 @@ impl std::fmt::Debug for BackgroundShells {
 }
 
 impl BackgroundShells {
-    fn start(&self, command: &str, cwd: &Path) -> Result<String, ToolError> {
-        let Running { mut child, group, output, reader: _ } = Running::spawn(command, cwd, None)?;
+    fn start(
+        &self,
+        command: &str,
+        cwd: &Path,
+        mut confinement: Option<Box<crate::sandbox::Confinement>>,
+    ) -> Result<String, ToolError> {
+        let Running { mut child, group, output, reader: _ } =
+            Running::spawn(command, cwd, None, confinement.as_deref_mut())?;
         let id = format!("shell_{}", self.next.fetch_add(1, Ordering::Relaxed) + 1);
         let status = Arc::new(Mutex::new(None));
         let done = Arc::clone(&status);
         tokio::spawn(async move {
             let code = child.wait().await.ok().map(|s| s.code());
             *done.lock().unwrap_or_else(PoisonError::into_inner) = Some(code.flatten());
+            // What it must not change is put back, and its temporary directory goes.
+            if let Some(confinement) = confinement {
+                confinement.guard.restore();
+            }
         });
         let entry = Background {
             command: command.to_owned(),

@@ -1,0 +1,272 @@
+//! Confining a command with the operating system (Linux): Landlock for the
+//! filesystem (`fs.rs`), seccomp for the network (`net.rs`).
+//!
+//! How it is applied: on a short-lived thread of ours that confines itself and then
+//! spawns the command. A Landlock domain and a seccomp filter belong to the thread
+//! that installs them and pass to every process it starts (and theirs), so nothing
+//! runs between fork and exec (no `pre_exec`, `unsafe_code` stays forbidden), no
+//! helper binary has to be found, and the rest of the process stays unconfined.
+//! Neither can be undone by the command: both only ever narrow, and
+//! `no_new_privs` keeps set-uid programs from widening them.
+//!
+//! What it cannot cover: a hard link placed beforehand inside a writable root to a
+//! file outside it is writable (Landlock confines paths, not inodes, as bind-mount
+//! sandboxes do); names (not contents) in a read-denied directory can be listed;
+//! `network.allowedDomains` gets no proxy yet, so a confined command has no network
+//! at all.
+
+mod fs;
+mod net;
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use toolwright_core::ToolError;
+use toolwright_core::leftovers::PendingTemp;
+use toolwright_core::sandbox::{Sandbox, SandboxMode};
+
+/// What happens to one command.
+pub(crate) enum Decision {
+    /// Run it confined.
+    Confine(Box<Confinement>),
+    /// Run it unconfined; `note` tells the model why, when it was not asked for.
+    Unconfined {
+        /// Why the sandbox is not on for this command.
+        note: Option<String>,
+    },
+}
+
+/// Files a confined command must not change, in every workspace root: they decide
+/// what later commands may do (rules, the sandbox itself, MCP servers to start, git's
+/// `core.fsmonitor` and `core.hooksPath`). Landlock cannot carve them out of a writable
+/// root without refusing new entries in it, so they are put back as they were when
+/// the command ends, and the result says so.
+const GUARDED: &[&str] = &[
+    ".claude/settings.json",
+    ".claude/settings.local.json",
+    ".toolwright/settings.json",
+    ".toolwright/settings.local.json",
+    ".mcp.json",
+    ".git/config",
+];
+
+/// The most of a guarded file kept to put it back (settings files are small).
+const GUARD_LIMIT: u64 = 4 * 1024 * 1024;
+
+/// A guarded path's state.
+#[derive(PartialEq, Eq)]
+enum Kept {
+    Missing,
+    File(Vec<u8>),
+    /// A directory, a symlink, a file too big to keep: left as it is.
+    Other,
+}
+
+fn kept(path: &Path) -> Kept {
+    match std::fs::symlink_metadata(path) {
+        Ok(meta) if meta.is_file() && meta.len() <= GUARD_LIMIT => std::fs::read(path).map_or(Kept::Other, Kept::File),
+        Ok(_) => Kept::Other,
+        Err(_) => Kept::Missing,
+    }
+}
+
+/// The guarded files as they were before the command.
+pub(crate) struct Guard {
+    files: Vec<(PathBuf, Kept)>,
+}
+
+impl Guard {
+    fn take(roots: &[PathBuf]) -> Guard {
+        let files = roots
+            .iter()
+            .flat_map(|root| GUARDED.iter().map(move |name| root.join(name)))
+            .map(|path| {
+                let before = kept(&path);
+                (path, before)
+            })
+            .collect();
+        Guard { files }
+    }
+
+    /// Puts back what changed; the paths it put back.
+    pub(crate) fn restore(&self) -> Vec<PathBuf> {
+        let mut undone = Vec::new();
+        for (path, before) in &self.files {
+            if *before == Kept::Other || kept(path) == *before {
+                continue;
+            }
+            // A parent swapped for a symlink goes first, so the write lands here.
+            if let Some(parent) = path.parent()
+                && std::fs::symlink_metadata(parent).is_ok_and(|m| !m.is_dir())
+            {
+                let _ = std::fs::remove_file(parent);
+            }
+            if std::fs::symlink_metadata(path).is_ok_and(|m| m.is_dir()) {
+                let _ = std::fs::remove_dir_all(path);
+            } else {
+                let _ = std::fs::remove_file(path);
+            }
+            if let Kept::File(bytes) = before {
+                if let Some(parent) = path.parent() {
+                    let _ = std::fs::create_dir_all(parent);
+                }
+                let _ = std::fs::write(path, bytes);
+            }
+            undone.push(path.clone());
+        }
+        undone
+    }
+}
+
+/// A confinement ready to apply.
+pub(crate) struct Confinement {
+    ruleset: Option<landlock::RulesetCreated>,
+    filter: seccompiler::BpfProgram,
+    mode: SandboxMode,
+    /// The command's own temporary directory (`$TMPDIR`), removed when it is dropped
+    /// (and by `leftovers::clean_up` on a stop signal).
+    temp: tempfile::TempDir,
+    _pending: PendingTemp,
+    pub(crate) env_denied: Vec<String>,
+    /// What the result tells the model when something was refused.
+    pub(crate) summary: String,
+    /// The guarded files, to put back after the command.
+    pub(crate) guard: Guard,
+}
+
+/// Decides how `command` runs under `sandbox`, writing in the workspace `roots`. `unsandboxed` is the call
+/// asking to run unconfined (already through the permission rules, which treat it
+/// as an unconfined command). `writable_files` are files of ours the command must
+/// write (the shell's working-directory file).
+pub(crate) fn decide(
+    sandbox: &Sandbox,
+    command: &str,
+    unsandboxed: bool,
+    roots: &[PathBuf],
+    writable_files: &[&Path],
+) -> Result<Decision, ToolError> {
+    if sandbox.mode == SandboxMode::Off || sandbox.excludes(command) || (unsandboxed && sandbox.allow_unsandboxed) {
+        return Ok(Decision::Unconfined { note: None });
+    }
+    let abi = fs::abi();
+    if sandbox.filesystem && abi.is_none() {
+        let why = "this kernel has no Landlock (Linux 5.13 or later, with `landlock` among the LSMs)";
+        return match sandbox.mode {
+            SandboxMode::Required => Err(ToolError::msg(format!(
+                "the sandbox is required (`sandbox.failIfUnavailable`) and cannot be applied: {why}. Set \
+                 `sandbox.enabled` to false to run commands unconfined, or run on a kernel with Landlock"
+            ))),
+            _ => Ok(Decision::Unconfined { note: Some(format!("not sandboxed: {why}")) }),
+        };
+    }
+    let temp = tempfile::Builder::new()
+        .prefix("toolwright-sandbox-")
+        .tempdir()
+        .map_err(|e| ToolError::io("cannot create the sandbox's temporary directory", e))?;
+    let pending = PendingTemp::new(temp.path());
+    let filter = net::filter(sandbox.unix_sockets).map_err(ToolError::msg)?;
+    let mut writable: Vec<PathBuf> = roots.to_vec();
+    writable.push(temp.path().to_owned());
+    writable.extend(sandbox.writable.iter().cloned());
+    writable.extend(writable_files.iter().map(|f| f.to_path_buf()));
+    let ruleset = match abi {
+        Some(abi) if sandbox.filesystem => {
+            let grants = fs::Grants {
+                read_denied: sandbox.read_denied.clone(),
+                read_allowed: sandbox.read_allowed.clone(),
+                writable: writable.clone(),
+                write_denied: sandbox.write_denied.clone(),
+                tcp: false,
+            };
+            Some(fs::ruleset(abi, &grants).map_err(ToolError::msg)?)
+        }
+        _ => None,
+    };
+    let summary = if sandbox.filesystem {
+        let places: Vec<String> = writable.iter().map(|p| p.display().to_string()).collect();
+        format!("writes only under {}, and no network", places.join(", "))
+    } else {
+        "no network (filesystem isolation is off)".to_owned()
+    };
+    Ok(Decision::Confine(Box::new(Confinement {
+        ruleset,
+        filter,
+        mode: sandbox.mode,
+        temp,
+        _pending: pending,
+        env_denied: sandbox.env_denied.clone(),
+        summary,
+        guard: Guard::take(roots),
+    })))
+}
+
+/// Spawns `command` confined: on a thread that confines itself first.
+pub(crate) fn spawn(
+    mut command: tokio::process::Command,
+    confinement: &mut Confinement,
+) -> Result<tokio::process::Child, ToolError> {
+    command.env("TMPDIR", confinement.temp.path());
+    for name in &confinement.env_denied {
+        command.env_remove(name);
+    }
+    let ruleset = confinement.ruleset.take();
+    let filter = confinement.filter.clone();
+    let required = confinement.mode == SandboxMode::Required;
+    let runtime = tokio::runtime::Handle::current();
+    let spawned = std::thread::Builder::new()
+        .name("toolwright-sandbox".into())
+        .spawn(move || -> Result<tokio::process::Child, ToolError> {
+            // The child is registered with the runtime's process driver.
+            let _runtime = runtime.enter();
+            match ruleset {
+                Some(ruleset) => match fs::restrict(ruleset).map_err(ToolError::msg)? {
+                    landlock::RulesetStatus::NotEnforced if required => {
+                        return Err(ToolError::msg(
+                            "the sandbox is required and Landlock enforced none of its rules on this kernel",
+                        ));
+                    }
+                    _ => {}
+                },
+                // seccomp needs no_new_privs without CAP_SYS_ADMIN (Landlock set it above).
+                None => {
+                    nix::sys::prctl::set_no_new_privs().map_err(|e| ToolError::msg(format!("no_new_privs: {e}")))?
+                }
+            }
+            net::apply(&filter).map_err(ToolError::msg)?;
+            command.spawn().map_err(|e| ToolError::io("cannot start bash", e))
+        })
+        .map_err(|e| ToolError::io("cannot start the sandbox thread", e))?;
+    spawned.join().unwrap_or_else(|_| Err(ToolError::msg("the sandbox thread panicked")))
+}
+
+/// A note for the model when a confined command failed in a way the sandbox causes:
+/// a refused write or socket reads "Permission denied" or "Operation not permitted".
+pub(crate) fn blocked_note(output: &str, confinement_summary: &str, allow_unsandboxed: bool) -> Option<String> {
+    const SIGNS: &[&str] = &[
+        "Permission denied",
+        "Operation not permitted",
+        "Read-only file system",
+        "EACCES",
+        "EPERM",
+        "PermissionError",
+        "Network is unreachable",
+        "Temporary failure in name resolution",
+        "Could not resolve host",
+        "Name or service not known",
+    ];
+    if !SIGNS.iter().any(|sign| output.contains(sign)) {
+        return None;
+    }
+    let way_out = if allow_unsandboxed {
+        "If the command needs that, call it again with `dangerously_disable_sandbox: true`: it then runs unconfined, \
+         after the user's permission."
+    } else {
+        "The settings do not allow running commands outside the sandbox (`allowUnsandboxedCommands: false`); ask \
+         the user to widen `sandbox.filesystem.allowWrite` or to exclude the command."
+    };
+    Some(format!("Blocked by the sandbox, most likely: this command runs confined ({confinement_summary}). {way_out}"))
+}
+
+/// The sandbox for a call: the policy's, or the default.
+pub(crate) fn for_call(cx: &toolwright_core::ToolContext) -> Arc<Sandbox> {
+    cx.sandbox().cloned().unwrap_or_default()
+}
