@@ -41,6 +41,7 @@ pub mod pattern;
 mod policy;
 pub mod protected;
 pub mod rule;
+pub mod sandbox;
 pub mod settings;
 pub mod shell;
 

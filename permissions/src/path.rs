@@ -69,6 +69,23 @@ impl PathPattern {
         Ok(PathPattern { raw: raw.to_owned(), anchor, matcher, literal_prefix })
     }
 
+    /// The one path an OS sandbox can deny for this pattern, for a call in `cwd`: an
+    /// anchored literal path, or a literal directory followed by `/**` or `/`.
+    /// Wildcards elsewhere (`**/.env`, `*.key`) name no single path: `None`.
+    pub fn literal_path(&self, cwd: &Path) -> Option<PathBuf> {
+        let raw = self.raw.as_str();
+        let rest = raw
+            .strip_prefix("//")
+            .or_else(|| raw.strip_prefix("~/"))
+            .or_else(|| raw.strip_prefix("./"))
+            .or_else(|| raw.strip_prefix('/'))?;
+        let rest = rest.trim_end_matches("/**").trim_end_matches('/');
+        if rest.contains(['*', '?', '[', '\\', '!']) {
+            return None;
+        }
+        Some(crate::path::absolute(rest, self.base(cwd), None))
+    }
+
     /// Whether the absolute, normalised `path` matches, for a call in `cwd`.
     pub fn matches(&self, path: &Path, cwd: &Path, is_dir: bool) -> bool {
         let base = self.base(cwd);

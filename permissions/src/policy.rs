@@ -84,6 +84,8 @@ pub struct RulePolicy {
     warnings: Vec<String>,
     /// Where "always allow" answers are saved, if anywhere.
     local_settings: Option<PathBuf>,
+    /// The settings' `sandbox` key, merged.
+    sandbox: crate::sandbox::SandboxSettings,
 }
 
 /// The rules, with an index of those that can decide a shell call, built when first
@@ -420,6 +422,35 @@ impl RulePolicy {
         self
     }
 
+    /// The settings' `sandbox` key (its warnings join the policy's).
+    pub fn with_sandbox_settings(mut self, sandbox: crate::sandbox::SandboxSettings) -> Self {
+        self.warnings.extend(sandbox.warnings.iter().cloned());
+        self.sandbox = sandbox;
+        self
+    }
+
+    /// How commands are confined in `cwd`: the `sandbox` settings, with the `Read`
+    /// denials the sandbox can name (an anchored path; other patterns are enforced by
+    /// the tools' own checks only). `None` when neither says anything: the shell's
+    /// default.
+    pub fn sandbox_for(&self, cwd: &Path) -> Option<toolwright_core::sandbox::Sandbox> {
+        let read_denied: Vec<PathBuf> = self
+            .read_rules()
+            .read_deny_patterns()
+            .iter()
+            .filter_map(|(pattern, _)| pattern.literal_path(cwd))
+            .collect();
+        match self.sandbox.resolve(read_denied.clone()) {
+            Some(sandbox) => Some(sandbox),
+            None if !read_denied.is_empty() => {
+                let mut sandbox = toolwright_core::sandbox::Sandbox::default();
+                sandbox.read_denied = read_denied;
+                Some(sandbox)
+            }
+            None => None,
+        }
+    }
+
     /// Adds a directory where acceptEdits applies besides the working directory.
     pub fn with_additional_dir(mut self, dir: impl Into<PathBuf>) -> Self {
         self.additional_dirs.push(dir.into());
@@ -537,6 +568,43 @@ impl RulePolicy {
 
     /// The decision for one call, from what it touches.
     fn decide(&self, request: &PermissionRequest<'_>) -> PermissionDecision {
+        let confined = self.sandbox_auto_allows(request);
+        let decision = self.decide_by_rules(request, confined);
+        // A command that will run confined skips the question (deny rules, explicit
+        // ask rules and protected paths still hold: they are not `Ask`).
+        if matches!(decision, PermissionDecision::Ask(_)) && confined {
+            return PermissionDecision::Allow;
+        }
+        decision
+    }
+
+    /// Claude Code's `autoAllowBashIfSandboxed`: the call only runs commands, none
+    /// excluded from the sandbox, not asking to run unconfined, outside plan mode, and
+    /// the kernel can confine it.
+    fn sandbox_auto_allows(&self, request: &PermissionRequest<'_>) -> bool {
+        if !self.sandbox.is_set() || self.mode == Mode::Plan || request.access.is_none() {
+            return false;
+        }
+        let Some(sandbox) = self.sandbox.resolve(Vec::new()) else { return false };
+        if !sandbox.auto_allow || sandbox.mode == toolwright_core::sandbox::SandboxMode::Off {
+            return false;
+        }
+        if sandbox.filesystem && toolwright_core::sandbox::landlock_abi().is_none() {
+            return false;
+        }
+        let unconfined =
+            top_level(request.input).get("dangerously_disable_sandbox").and_then(Value::as_bool) == Some(true);
+        if unconfined && sandbox.allow_unsandboxed {
+            return false;
+        }
+        request.access.iter().all(|fact| match fact {
+            Access::Command(line) => !sandbox.excludes(line.text()),
+            _ => false,
+        })
+    }
+
+    /// The rules' decision, before the sandbox has its say.
+    fn decide_by_rules(&self, request: &PermissionRequest<'_>, confined: bool) -> PermissionDecision {
         let mcp = request.access.iter().find_map(|fact| match fact {
             Access::Mcp { server, tool } => Some((server.as_str(), tool.as_str())),
             _ => None,
@@ -558,6 +626,11 @@ impl RulePolicy {
                         }
                         Some(_) => false,
                     };
+                    // A bare ask rule (`Bash`, `Bash(*)`) is skipped for a command
+                    // that runs confined, as in Claude Code.
+                    if hit && rule.effect == Effect::Ask && rule.specifier.is_none() && confined {
+                        continue;
+                    }
                     if hit {
                         return self.finish(verdict_for(rule));
                     }
@@ -575,7 +648,7 @@ impl RulePolicy {
         // Each fact: any denial denies the call, any question asks it.
         let mut decision = PermissionDecision::Allow;
         for fact in request.access {
-            let verdict = self.fact(fact, &call, request.cwd, read_only);
+            let verdict = self.fact(fact, &call, request.cwd, read_only, confined);
             match self.finish(verdict) {
                 deny @ PermissionDecision::Deny(_) => return deny,
                 ask @ PermissionDecision::AskRule(_) => decision = ask,
@@ -622,10 +695,10 @@ impl RulePolicy {
     }
 
     /// One fact against the rules and the working directories.
-    fn fact(&self, fact: &Access, call: &CallNames<'_>, cwd: &Path, read_only: bool) -> Verdict {
+    fn fact(&self, fact: &Access, call: &CallNames<'_>, cwd: &Path, read_only: bool, confined: bool) -> Verdict {
         let home = self.anchors.home.as_deref();
         match fact {
-            Access::Command(line) => self.shell(line, call, cwd),
+            Access::Command(line) => self.shell(line, call, cwd, confined),
             Access::Read(path) | Access::Search(path) => {
                 let search = matches!(fact, Access::Search(_));
                 let target = Touched::named(path, cwd, home, search);
@@ -736,7 +809,7 @@ impl RulePolicy {
     }
 
     /// A shell command: every part must be allowed; any denied part denies it.
-    fn shell(&self, line: &CommandLine, call: &CallNames<'_>, cwd: &Path) -> Verdict {
+    fn shell(&self, line: &CommandLine, call: &CallNames<'_>, cwd: &Path, confined: bool) -> Verdict {
         let command = line.text();
         let analysis = line.analysis(shell::analyze);
         if analysis.too_deep {
@@ -793,7 +866,8 @@ impl RulePolicy {
                     continue;
                 }
                 let hit = match rule.specifier.as_ref().map(command_pattern) {
-                    None => true,
+                    // A bare ask rule does not ask about a command that runs confined.
+                    None => !(confined && effect == Effect::Ask),
                     Some(Some(pattern)) => tried(pattern, start) || (unknown && pattern.matches(command.trim())),
                     Some(None) => false,
                 };
@@ -1958,5 +2032,9 @@ impl PermissionPolicy for RulePolicy {
     fn read_filter(&self, cwd: &Path) -> Option<Arc<dyn ReadFilter>> {
         let denials = self.read_denials(cwd);
         (!denials.is_empty()).then(|| Arc::new(denials) as Arc<dyn ReadFilter>)
+    }
+
+    fn sandbox(&self, cwd: &Path) -> Option<Arc<toolwright_core::sandbox::Sandbox>> {
+        self.sandbox_for(cwd).map(Arc::new)
     }
 }

@@ -55,6 +55,9 @@ pub struct SettingsFile {
     /// `hooks`: event name to matcher groups.
     #[serde(default)]
     pub hooks: Option<crate::hooks::HooksSettings>,
+    /// `sandbox`, read key by key ([`crate::sandbox::SandboxSettings`]).
+    #[serde(default)]
+    pub sandbox: Option<serde_json::Value>,
 }
 
 /// `permissions`.
@@ -207,8 +210,12 @@ fn policy_with_home(
         .with_project(project)
         .with_local_settings(local_settings_path(project));
     let anchors = Anchors { project: Some(project.to_owned()), home };
+    let mut sandbox = crate::sandbox::SandboxSettings::default();
     for (source, path) in files {
         let Some(file) = read(path)? else { continue };
+        if let Some(value) = &file.sandbox {
+            sandbox.add(value, *source, path, project, anchors.home.as_deref());
+        }
         let p = &file.permissions;
         for (effect, list) in [(Effect::Allow, &p.allow), (Effect::Ask, &p.ask), (Effect::Deny, &p.deny)] {
             for text in list {
@@ -223,7 +230,7 @@ fn policy_with_home(
             policy = policy.with_mode(mode);
         }
     }
-    Ok(policy)
+    Ok(policy.with_sandbox_settings(sandbox))
 }
 
 /// The command hooks of every file, in file order; ignored hooks become warnings

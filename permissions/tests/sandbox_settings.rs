@@ -1,0 +1,140 @@
+//! Claude Code's `sandbox` settings key read from real settings files, and how a
+//! confined command's permission differs (`autoAllowBashIfSandboxed`).
+#![allow(missing_docs)]
+
+mod support;
+
+use serde_json::json;
+use std::path::{Path, PathBuf};
+use support::decide;
+use toolwright_core::permission::PermissionDecision;
+use toolwright_core::sandbox::SandboxMode;
+use toolwright_permissions::RulePolicy;
+use toolwright_permissions::rule::Source;
+use toolwright_permissions::settings;
+
+fn policy_with(dir: &Path, home: &Path, project: serde_json::Value, user: Option<serde_json::Value>) -> RulePolicy {
+    std::fs::create_dir_all(dir.join(".claude")).unwrap();
+    std::fs::write(dir.join(".claude/settings.json"), project.to_string()).unwrap();
+    let mut files = vec![];
+    if let Some(user) = user {
+        std::fs::create_dir_all(home.join(".claude")).unwrap();
+        std::fs::write(home.join(".claude/settings.json"), user.to_string()).unwrap();
+        files.push((Source::User, home.join(".claude/settings.json")));
+    }
+    files.push((Source::Project, dir.join(".claude/settings.json")));
+    settings::Settings::new(dir)
+        .with_home(Some(home.to_owned()))
+        .with_managed(vec![])
+        .policy()
+        .unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn dirs() -> (tempfile::TempDir, PathBuf, PathBuf) {
+    let root = tempfile::tempdir().unwrap();
+    let ws = root.path().join("ws");
+    let home = root.path().join("home");
+    std::fs::create_dir_all(&ws).unwrap();
+    std::fs::create_dir_all(&home).unwrap();
+    (root, ws, home)
+}
+
+#[test]
+fn the_sandbox_key_is_read_merged_and_what_has_no_meaning_is_named() {
+    let (_root, ws, home) = dirs();
+    let policy = policy_with(
+        &ws,
+        &home,
+        json!({
+            "permissions": {"deny": ["Read(./secrets/**)", "Read(**/.env)", "Read(~/.ssh)"]},
+            "sandbox": {
+                "enabled": true,
+                "failIfUnavailable": true,
+                "excludedCommands": ["docker"],
+                "allowUnsandboxedCommands": false,
+                "filesystem": {"allowWrite": ["./out", "/tmp/build", "~/.kube"], "denyWrite": ["./locked"], "disabled": true},
+                "network": {"allowedDomains": ["github.com"], "httpProxyPort": 8080, "allowAllUnixSockets": true},
+                "credentials": {"envVars": [{"name": "GITHUB_TOKEN", "mode": "deny"}]},
+                "colour": "blue"
+            }
+        }),
+        Some(json!({"sandbox": {"excludedCommands": ["podman"], "filesystem": {"allowWrite": ["cache"]}}})),
+    );
+    let sandbox = policy.sandbox_for(&ws).expect("configured");
+    assert_eq!(sandbox.mode, SandboxMode::Required);
+    assert!(sandbox.filesystem, "a project file cannot turn filesystem isolation off");
+    assert!(sandbox.auto_allow && !sandbox.allow_unsandboxed && sandbox.unix_sockets);
+    assert_eq!(sandbox.excluded_commands, ["podman", "docker"], "lists from every file add up");
+    assert_eq!(
+        sandbox.writable,
+        [home.join(".claude/cache"), ws.join("out"), PathBuf::from("/tmp/build"), home.join(".kube")],
+        "user paths are relative to ~/.claude, project paths to the project"
+    );
+    assert_eq!(sandbox.write_denied, [ws.join("locked")]);
+    assert_eq!(sandbox.env_denied, ["GITHUB_TOKEN"]);
+    // The rules' Read denials the sandbox can name; `**/.env` names no single path.
+    assert!(sandbox.read_denied.contains(&ws.join("secrets")), "{:?}", sandbox.read_denied);
+    assert!(sandbox.read_denied.contains(&home.join(".ssh")), "{:?}", sandbox.read_denied);
+    assert_eq!(sandbox.read_denied.len(), 2, "{:?}", sandbox.read_denied);
+    let warnings = policy.warnings().join("\n");
+    for key in [
+        "sandbox.colour",
+        "sandbox.network.httpProxyPort",
+        "sandbox.filesystem.disabled",
+        "sandbox.network.allowedDomains",
+    ] {
+        assert!(warnings.contains(&format!("`{key}`")), "no warning names {key}:\n{warnings}");
+    }
+    assert!(warnings.contains("no network at all"), "{warnings}");
+}
+
+#[test]
+fn enabled_false_turns_it_off_and_no_key_leaves_the_default() {
+    let (_root, ws, home) = dirs();
+    let off = policy_with(&ws, &home, json!({"sandbox": {"enabled": false}}), None);
+    assert_eq!(off.sandbox_for(&ws).unwrap().mode, SandboxMode::Off);
+    let none = policy_with(&ws, &home, json!({"permissions": {"allow": []}}), None);
+    assert!(none.sandbox_for(&ws).is_none(), "the shell's default applies");
+    let bad = policy_with(&ws, &home, json!({"sandbox": {"enabled": "yes", "excludedCommands": "docker"}}), None);
+    let warnings = bad.warnings().join("\n");
+    assert!(warnings.contains("`sandbox.enabled` is not true or false"), "{warnings}");
+    assert!(warnings.contains("`sandbox.excludedCommands` is not a list"), "{warnings}");
+}
+
+#[test]
+fn a_confined_command_is_allowed_where_an_unconfined_one_would_ask() {
+    let (_root, ws, home) = dirs();
+    let ask = |decision: &PermissionDecision| matches!(decision, PermissionDecision::Ask(_));
+    let command = |c: &str| json!({"command": c});
+    // Without the sandbox enabled: asks.
+    let plain = policy_with(&ws, &home, json!({}), None);
+    assert!(ask(&decide(&plain, "shell", &command("touch made.txt"), &ws)));
+    let enabled = policy_with(
+        &ws,
+        &home,
+        json!({
+            "permissions": {"deny": ["Bash(curl *)"], "ask": ["Bash(git push *)"]},
+            "sandbox": {"enabled": true, "excludedCommands": ["docker"]}
+        }),
+        None,
+    );
+    assert_eq!(decide(&enabled, "shell", &command("touch made.txt"), &ws), PermissionDecision::Allow);
+    // Deny rules and content-specific ask rules still hold.
+    assert!(matches!(decide(&enabled, "shell", &command("curl https://x"), &ws), PermissionDecision::Deny(_)));
+    assert!(matches!(decide(&enabled, "shell", &command("git push origin"), &ws), PermissionDecision::AskRule(_)));
+    // An excluded command, and one asking to run unconfined, go through the rules.
+    assert!(ask(&decide(&enabled, "shell", &command("docker run x"), &ws)));
+    let unconfined = json!({"command": "touch made.txt", "dangerously_disable_sandbox": true});
+    assert!(ask(&decide(&enabled, "shell", &unconfined, &ws)));
+    // autoAllowBashIfSandboxed: false keeps the questions.
+    let asking =
+        policy_with(&ws, &home, json!({"sandbox": {"enabled": true, "autoAllowBashIfSandboxed": false}}), None);
+    assert!(ask(&decide(&asking, "shell", &command("touch made.txt"), &ws)));
+    // A bare `Bash` ask rule is skipped for a confined command.
+    let bare = policy_with(&ws, &home, json!({"permissions": {"ask": ["Bash"]}, "sandbox": {"enabled": true}}), None);
+    assert_eq!(decide(&bare, "shell", &command("touch made.txt"), &ws), PermissionDecision::Allow);
+    // With the escape hatch closed, asking to run unconfined is ignored: still confined, still allowed.
+    let strict =
+        policy_with(&ws, &home, json!({"sandbox": {"enabled": true, "allowUnsandboxedCommands": false}}), None);
+    assert_eq!(decide(&strict, "shell", &unconfined, &ws), PermissionDecision::Allow);
+}
