@@ -86,6 +86,38 @@ impl PathPattern {
         Some(crate::path::absolute(rest, self.base(cwd), None))
     }
 
+    /// The paths under the pattern's base that match it now, for a sandbox to deny:
+    /// a walk beneath its literal directories (hidden files included, symlinks not
+    /// followed), a matching directory taken whole, at most `limit` entries looked at.
+    /// The second value is whether the walk stopped at the limit.
+    pub fn matching_paths(&self, cwd: &Path, limit: usize) -> (Vec<PathBuf>, bool) {
+        let base = self.base(cwd);
+        let start = match &self.literal_prefix {
+            Some(prefix) => base.join(prefix),
+            None => base.to_owned(),
+        };
+        let mut found = Vec::new();
+        let mut seen = 0;
+        let mut walk = ignore::WalkBuilder::new(&start);
+        walk.standard_filters(false).follow_links(false);
+        for entry in walk.build() {
+            let Ok(entry) = entry else { continue };
+            seen += 1;
+            if seen > limit {
+                return (found, true);
+            }
+            // (Depth first: what is inside a matching directory comes right after it.)
+            if found.last().is_some_and(|dir: &PathBuf| entry.path().starts_with(dir)) {
+                continue;
+            }
+            let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
+            if self.matches(entry.path(), cwd, is_dir) {
+                found.push(entry.path().to_owned());
+            }
+        }
+        (found, false)
+    }
+
     /// Whether the absolute, normalised `path` matches, for a call in `cwd`.
     pub fn matches(&self, path: &Path, cwd: &Path, is_dir: bool) -> bool {
         let base = self.base(cwd);

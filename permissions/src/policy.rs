@@ -429,17 +429,21 @@ impl RulePolicy {
         self
     }
 
-    /// How commands are confined in `cwd`: the `sandbox` settings, with the `Read`
-    /// denials the sandbox can name (an anchored path; other patterns are enforced by
-    /// the tools' own checks only). `None` when neither says anything: the shell's
+    /// How commands are confined in `cwd`: the `sandbox` settings, with the paths the
+    /// `Read` deny rules cover. `None` when neither says anything: the shell's
     /// default.
     pub fn sandbox_for(&self, cwd: &Path) -> Option<toolwright_core::sandbox::Sandbox> {
-        let read_denied: Vec<PathBuf> = self
-            .read_rules()
-            .read_deny_patterns()
-            .iter()
-            .filter_map(|(pattern, _)| pattern.literal_path(cwd))
-            .collect();
+        // A pattern that names one path is that path; any other (`**/.env`) is what
+        // matches it now, found by a bounded walk (what a command creates later is
+        // left to the tools' own checks).
+        const WALK_LIMIT: usize = 20_000;
+        let mut read_denied: Vec<PathBuf> = Vec::new();
+        for (pattern, _) in self.read_rules().read_deny_patterns().iter() {
+            match pattern.literal_path(cwd) {
+                Some(path) => read_denied.push(path),
+                None => read_denied.extend(pattern.matching_paths(cwd, WALK_LIMIT).0),
+            }
+        }
         match self.sandbox.resolve(read_denied.clone()) {
             Some(sandbox) => Some(sandbox),
             None if !read_denied.is_empty() => {

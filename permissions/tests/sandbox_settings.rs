@@ -72,10 +72,16 @@ fn the_sandbox_key_is_read_merged_and_what_has_no_meaning_is_named() {
     );
     assert_eq!(sandbox.write_denied, [ws.join("locked")]);
     assert_eq!(sandbox.env_denied, ["GITHUB_TOKEN"]);
-    // The rules' Read denials the sandbox can name; `**/.env` names no single path.
+    // The rules' Read denials: a named path as it is, `**/.env` as what matches it now.
     assert!(sandbox.read_denied.contains(&ws.join("secrets")), "{:?}", sandbox.read_denied);
     assert!(sandbox.read_denied.contains(&home.join(".ssh")), "{:?}", sandbox.read_denied);
-    assert_eq!(sandbox.read_denied.len(), 2, "{:?}", sandbox.read_denied);
+    assert_eq!(sandbox.read_denied.len(), 2, "no .env yet: {:?}", sandbox.read_denied);
+    std::fs::create_dir_all(ws.join("app/deep")).unwrap();
+    std::fs::write(ws.join("app/deep/.env"), "KEY=1").unwrap();
+    std::fs::write(ws.join(".env"), "KEY=2").unwrap();
+    let sandbox = policy.sandbox_for(&ws).unwrap();
+    assert!(sandbox.read_denied.contains(&ws.join("app/deep/.env")), "{:?}", sandbox.read_denied);
+    assert!(sandbox.read_denied.contains(&ws.join(".env")), "{:?}", sandbox.read_denied);
     let warnings = policy.warnings().join("\n");
     for key in [
         "sandbox.colour",
@@ -137,4 +143,30 @@ fn a_confined_command_is_allowed_where_an_unconfined_one_would_ask() {
     let strict =
         policy_with(&ws, &home, json!({"sandbox": {"enabled": true, "allowUnsandboxedCommands": false}}), None);
     assert_eq!(decide(&strict, "shell", &unconfined, &ws), PermissionDecision::Allow);
+}
+
+#[test]
+fn a_read_deny_rule_holds_inside_the_sandbox_where_the_rules_cannot_see_the_path() {
+    use std::sync::Arc;
+    use toolwright_core::{Executor, ToolCall, TurnContext};
+    let (_root, ws, home) = dirs();
+    std::fs::create_dir_all(ws.join("deep")).unwrap();
+    std::fs::write(ws.join("deep/.env"), "API_KEY=hunter2").unwrap();
+    let policy = policy_with(
+        &ws,
+        &home,
+        json!({"permissions": {"deny": ["Read(**/.env)"], "defaultMode": "bypassPermissions"}}),
+        None,
+    );
+    let registry = Arc::new(toolwright_builtin::registry().unwrap());
+    let executor = Executor::builder(registry).policy(policy).build();
+    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    // The path is built at run time: no rule can see it in the command line.
+    let command = "python3 -c \"print(open('deep/' + '.e' + 'nv').read())\"";
+    let call = ToolCall::new("1", "shell", json!({"command": command}).to_string());
+    let turn = TurnContext::new(&ws).with_extensions(toolwright_builtin::session());
+    let result = rt.block_on(executor.execute(&call, &turn));
+    let text = result.output.text_content();
+    assert!(!text.contains("hunter2"), "the sandbox let the denied file be read: {text}");
+    assert!(text.contains("Blocked by the sandbox"), "{text}");
 }
