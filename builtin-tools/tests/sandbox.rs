@@ -316,6 +316,14 @@ fn settings_a_command_writes_to_widen_its_own_confinement_are_put_back() {
         shell(&mut s, "mv .claude .claude-old && ln -s elsewhere .claude && echo '{}' > elsewhere/settings.json");
     assert!(out.contains("was undone"), "{out}");
     assert_eq!(std::fs::read_to_string(p.ws.join(".claude/settings.json")).unwrap(), "{\"permissions\": {}}");
-    // Other files in the workspace are the command's to change.
+    // Other files in the workspace are the command's to change, and a new repository
+    // keeps the config `git init` made.
     assert!(shell(&mut s, "echo ok > notes.txt").0);
+    let (ok, out) = shell(&mut s, "git init -q && git status --short > /dev/null");
+    assert!(ok, "{out}");
+    assert!(p.ws.join(".git/config").exists());
+    // Changing it afterwards is undone.
+    let (_, out) = shell(&mut s, "git config core.fsmonitor 'touch /tmp/pwned'");
+    assert!(out.contains("was undone"), "{out}");
+    assert!(!std::fs::read_to_string(p.ws.join(".git/config")).unwrap().contains("fsmonitor"));
 }

@@ -94,6 +94,11 @@ impl Guard {
             if *before == Kept::Other || kept(path) == *before {
                 continue;
             }
+            // `git init` makes a repository's config; changing one that was there
+            // (`core.fsmonitor`, `core.hooksPath`) is what runs code later.
+            if *before == Kept::Missing && path.ends_with(".git/config") {
+                continue;
+            }
             // A parent swapped for a symlink goes first, so the write lands here.
             if let Some(parent) = path.parent()
                 && std::fs::symlink_metadata(parent).is_ok_and(|m| !m.is_dir())
