@@ -187,6 +187,11 @@ fn no_sockets_no_lookups_no_connections() {
         "python3 -c \"import socket; socket.getaddrinfo('example.com', 80)\"".to_owned(),
         "python3 -c \"import socket; socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)\"".to_owned(),
         "python3 -c \"import socket; socket.socket(socket.AF_PACKET, socket.SOCK_RAW)\"".to_owned(),
+        format!("curl -sS --max-time 5 http://127.0.0.1:{port}/"),
+        format!("wget --tries=1 -T 5 -O- http://127.0.0.1:{port}/"),
+        format!(
+            "node -e \"require('net').connect({port}, '127.0.0.1').on('error', e => {{ console.error(e.message); process.exit(1) }})\""
+        ),
     ];
     for attempt in &attempts {
         let (ok, out) = shell(&mut s, attempt);

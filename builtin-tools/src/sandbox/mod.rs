@@ -257,6 +257,10 @@ pub(crate) fn blocked_note(output: &str, confinement_summary: &str, allow_unsand
         "Temporary failure in name resolution",
         "Could not resolve host",
         "Name or service not known",
+        "Couldn't connect to server",
+        "Failed to connect",
+        "unable to resolve host",
+        "Address family not supported",
     ];
     if !SIGNS.iter().any(|sign| output.contains(sign)) {
         return None;
