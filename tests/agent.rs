@@ -407,3 +407,32 @@ async fn the_run_future_can_be_spawned_and_a_missing_key_is_named() {
         assert_eq!(missing.unwrap_err().to_string(), "OPENAI_API_KEY is not set: the openai-responses API needs a key");
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_session_transcript_is_written_where_hooks_are_told_it_is() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("c.txt"), "gamma\n").unwrap();
+    let first = sse(&[
+        json!({"type": "message_start", "message": {}}),
+        tool_use_start(0, "toolu_c", "read_file"),
+        input_delta(0, r#"{"path": "c.txt"}"#),
+        json!({"type": "content_block_stop", "index": 0}),
+        json!({"type": "message_delta", "delta": {"stop_reason": "tool_use"}}),
+        json!({"type": "message_stop"}),
+    ]);
+    let (url, _seen) = server(vec![Reply::Stream(first), Reply::Stream(anthropic_text("Gamma."))]);
+    let transcript = dir.path().join("t/session.jsonl");
+    let mut extensions = toolwright::builtin::session();
+    let mut info = toolwright::SessionInfo::new();
+    info.transcript_path = Some(transcript.clone());
+    extensions.insert(info);
+    let mut turn = TurnContext::new(dir.path()).with_extensions(extensions);
+    let outcome = agent(Api::Anthropic, &url, quick()).run("Read c.", &mut turn, &mut ()).await.unwrap();
+    let lines: Vec<Value> =
+        std::fs::read_to_string(&transcript).unwrap().lines().map(|line| serde_json::from_str(line).unwrap()).collect();
+    assert_eq!(lines.len(), outcome.conversation.items().len(), "{lines:#?}");
+    let kinds: Vec<&str> = lines.iter().map(|l| l["type"].as_str().unwrap()).collect();
+    assert_eq!(kinds, ["user", "assistant", "user", "assistant"]);
+    assert_eq!(lines[0]["message"]["content"], "Read c.");
+    assert!(lines[2]["message"].to_string().contains("gamma"), "{:?}", lines[2]);
+}

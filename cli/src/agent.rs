@@ -2,7 +2,7 @@
 //! library's [`toolwright::agent::Agent`] with the terminal trace as its observer.
 
 use super::trace::{Mode, Trace};
-use super::turn::{Traced, block_on, traced_turn};
+use super::turn::{Traced, block_on, traced_turn_with_transcript};
 use serde_json::json;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -98,7 +98,7 @@ pub fn run(args: AgentArgs) -> Result<(), String> {
         // The workspace's MCP servers, mounted before the tools are listed.
         #[cfg(feature = "mcp")]
         let _mounts = args.mcp.mount(&workspace, &registry, |w| trace.note(&format!("warning: {w}"))).await?;
-        let (mut turn, printer) = traced_turn(&workspace, &trace);
+        let (mut turn, printer) = traced_turn_with_transcript(&workspace, &trace);
         let mut observer = Traced::new(&trace, api);
         let outcome = agent.run(&args.task, &mut turn, &mut observer).await;
         drop(turn);

@@ -87,6 +87,29 @@ pub fn block_on<T>(work: impl std::future::Future<Output = T>) -> Result<T, Stri
 /// progress reports go to `trace`, cancelled by a stop signal. Await the handle after dropping the turn: it
 /// ends when the last report is printed. Call inside the runtime.
 pub fn traced_turn(workspace: &std::path::Path, trace: &Arc<Trace>) -> (TurnContext, tokio::task::JoinHandle<()>) {
+    traced_turn_with(workspace, trace, toolwright::builtin::session())
+}
+
+/// A traced turn whose session keeps a transcript under
+/// `~/.toolwright/transcripts/<session id>.jsonl` (hooks get its path as
+/// `transcript_path`), for the live agent.
+pub fn traced_turn_with_transcript(
+    workspace: &std::path::Path,
+    trace: &Arc<Trace>,
+) -> (TurnContext, tokio::task::JoinHandle<()>) {
+    let mut session = toolwright::builtin::session();
+    let mut info = toolwright::SessionInfo::new();
+    let home = std::env::var_os("HOME").map(std::path::PathBuf::from).unwrap_or_else(std::env::temp_dir);
+    info.transcript_path = Some(home.join(".toolwright/transcripts").join(format!("{}.jsonl", info.id)));
+    session.insert(info);
+    traced_turn_with(workspace, trace, session)
+}
+
+fn traced_turn_with(
+    workspace: &std::path::Path,
+    trace: &Arc<Trace>,
+    session: toolwright::Extensions,
+) -> (TurnContext, tokio::task::JoinHandle<()>) {
     let (sink, mut reports) = toolwright::ProgressSink::channel(256);
     let trace = Arc::clone(trace);
     let printer = tokio::spawn(async move {
@@ -95,7 +118,7 @@ pub fn traced_turn(workspace: &std::path::Path, trace: &Arc<Trace>) -> (TurnCont
         }
     });
     let turn = TurnContext::new(workspace)
-        .with_extensions(toolwright::builtin::session())
+        .with_extensions(session)
         .with_progress(sink)
         .with_cancellation(super::stop::token());
     (turn, printer)

@@ -134,6 +134,53 @@ impl std::fmt::Debug for Agent {
     }
 }
 
+/// The session's transcript file, if its [`SessionInfo`](toolwright_core::SessionInfo)
+/// names one (hooks get its path as `transcript_path`): one JSON line per item of the
+/// conversation, `{"type": "user"|"assistant", "message": item}`, appended as the
+/// conversation grows. Best effort: a transcript that cannot be written never stops
+/// the run.
+struct Transcript {
+    path: Option<std::path::PathBuf>,
+    written: usize,
+}
+
+impl Transcript {
+    fn of(turn: &TurnContext) -> Transcript {
+        let path = turn.extensions().get::<toolwright_core::SessionInfo>().and_then(|s| s.transcript_path.clone());
+        Transcript { path, written: 0 }
+    }
+
+    fn append(&mut self, conversation: &Conversation) {
+        use std::io::Write as _;
+        let Some(path) = &self.path else { return };
+        let items = conversation.items();
+        if items.len() <= self.written {
+            return;
+        }
+        let mut lines = String::new();
+        for item in &items[self.written..] {
+            let role = if item["role"] == "assistant" || item["type"] == "function_call" || item["type"] == "message" {
+                "assistant"
+            } else {
+                "user"
+            };
+            lines.push_str(&serde_json::json!({"type": role, "message": item}).to_string());
+            lines.push('\n');
+        }
+        if let Some(dir) = path.parent() {
+            let _ = std::fs::create_dir_all(dir);
+        }
+        let written = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .and_then(|mut file| file.write_all(lines.as_bytes()));
+        if written.is_ok() {
+            self.written = items.len();
+        }
+    }
+}
+
 /// One response and what came of it.
 struct Response {
     assistant: Vec<serde_json::Value>,
@@ -222,6 +269,8 @@ impl Agent {
         let api = self.model.api();
         let registry = Arc::clone(self.orchestrator.executor().registry());
         let mut text = String::new();
+        let mut transcript = Transcript::of(turn);
+        transcript.append(&conversation);
         for n in 1..=self.max_responses {
             if turn.cancellation().is_cancelled() {
                 return Ok(Outcome { conversation, responses: n - 1, stop: Stop::Cancelled, text });
@@ -238,6 +287,7 @@ impl Agent {
                 }
             };
             conversation.push_response(response.assistant, &response.results);
+            transcript.append(&conversation);
             observe(&observer).response_finished(n, &response.results);
             text = response.text;
             if response.cancelled {
