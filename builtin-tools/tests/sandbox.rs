@@ -332,3 +332,22 @@ fn settings_a_command_writes_to_widen_its_own_confinement_are_put_back() {
     assert!(out.contains("was undone"), "{out}");
     assert!(!std::fs::read_to_string(p.ws.join(".git/config")).unwrap().contains("fsmonitor"));
 }
+
+#[test]
+fn a_confined_command_cannot_signal_or_trace_the_agent() {
+    let p = place();
+    let me = std::process::id();
+    let mut s = session(&p.ws, Sandbox::default());
+    // Were these allowed, this test process would stop or be attached.
+    let (ok, out) = shell(&mut s, &format!("kill -STOP {me}"));
+    assert!(!ok, "signalled the agent: {out}");
+    let attach = format!(
+        "python3 -c \"import ctypes, sys; r = ctypes.CDLL(None, use_errno=True).ptrace(16, {me}, 0, 0); \
+         sys.exit(0 if r == 0 else 1)\""
+    );
+    let (ok, out) = shell(&mut s, &attach);
+    assert!(!ok, "attached to the agent: {out}");
+    // Its own children it may signal.
+    let (ok, out) = shell(&mut s, "sleep 30 & kill $! && wait $!; echo done");
+    assert!(ok && out.contains("done"), "{out}");
+}
