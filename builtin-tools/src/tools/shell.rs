@@ -137,8 +137,9 @@ impl Tool for Shell {
                 )
             })?;
             let id = shells.start(&self.command, &cwd, confinement)?;
+            let note = unconfined_note.map(|note| format!("({note})\n")).unwrap_or_default();
             return Ok(ToolOutput::text(format!(
-                "Started in the background as `{id}`. Read its output with shell_output(id: \"{id}\")."
+                "{note}Started in the background as `{id}`. Read its output with shell_output(id: \"{id}\")."
             )));
         }
         let timeout = Duration::from_millis(self.timeout.unwrap_or(DEFAULT_SHELL_TIMEOUT_MS));
@@ -206,8 +207,9 @@ impl Tool for Shell {
                 if let Some(note) = &undone_note {
                     result = ToolOutput::error(format!("{}{note}", result.text_content()));
                 }
+                // First, so a trace that shows only the first lines shows it too.
                 if let Some(note) = &unconfined_note {
-                    result = append_text(result, &format!("\n({note})"));
+                    result = prepend_text(result, &format!("({note})\n"));
                 }
                 if let Some(new_cwd) = read_cwd(cwd_file.path())
                     && new_cwd != cwd.canonicalize().unwrap_or_else(|_| cwd.clone())
@@ -248,6 +250,15 @@ fn first_line(command: &str) -> &str {
 
 fn append_text(output: ToolOutput, note: &str) -> ToolOutput {
     let text = output.text_content() + note;
+    with_text(output, text)
+}
+
+fn prepend_text(output: ToolOutput, note: &str) -> ToolOutput {
+    let text = format!("{note}{}", output.text_content());
+    with_text(output, text)
+}
+
+fn with_text(output: ToolOutput, text: String) -> ToolOutput {
     let modifier = output.modifier.clone();
     let mut out = if output.is_error { ToolOutput::error(text) } else { ToolOutput::text(text) };
     out.modifier = modifier;
