@@ -130,6 +130,12 @@ impl SandboxSettings {
                     &at,
                     "cannot be enforced per path on Linux (seccomp sees no socket paths); use allowAllUnixSockets",
                 ),
+                "allowLocalBinding" | "httpProxyPort" | "socksProxyPort" => self.warn(
+                    file,
+                    &at,
+                    "cannot be granted: a confined command has no IP sockets at all (Landlock's TCP rules go by port, \
+                     not address); ignored",
+                ),
                 _ => self.warn(file, &at, "has no meaning for toolwright's sandbox; ignored"),
             }
         }
