@@ -84,7 +84,7 @@ pub enum ModelError {
     },
     /// The request did not get through (refused, reset, timed out, TLS): `cause` is
     /// the whole chain, down to the operating system's reason.
-    #[error("{url}: {cause}")]
+    #[error("{}", with_url(url, cause))]
     Transport {
         /// Where it was sent.
         url: String,
@@ -142,6 +142,11 @@ impl ModelError {
             _ => None,
         }
     }
+}
+
+/// `cause`, led by `url` unless it names it already (reqwest's messages do).
+fn with_url(url: &str, cause: &str) -> String {
+    if cause.contains(url) { cause.to_owned() } else { format!("{url}: {cause}") }
 }
 
 /// An error and every error under it, joined by `: ` (each cause once).
