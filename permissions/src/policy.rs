@@ -84,8 +84,9 @@ pub struct RulePolicy {
     warnings: Vec<String>,
     /// Where "always allow" answers are saved, if anywhere.
     local_settings: Option<PathBuf>,
-    /// The settings' `sandbox` key, merged.
-    sandbox: crate::sandbox::SandboxSettings,
+    /// The settings' `sandbox` key, resolved once (without the rules' read denials,
+    /// which follow the working directory and the files there).
+    sandbox: Option<toolwright_core::sandbox::Sandbox>,
 }
 
 /// The rules, with an index of those that can decide a shell call, built when first
@@ -425,7 +426,7 @@ impl RulePolicy {
     /// The settings' `sandbox` key (its warnings join the policy's).
     pub fn with_sandbox_settings(mut self, sandbox: crate::sandbox::SandboxSettings) -> Self {
         self.warnings.extend(sandbox.warnings.iter().cloned());
-        self.sandbox = sandbox;
+        self.sandbox = sandbox.resolve(Vec::new());
         self
     }
 
@@ -444,15 +445,12 @@ impl RulePolicy {
                 None => read_denied.extend(pattern.matching_paths(cwd, WALK_LIMIT).0),
             }
         }
-        match self.sandbox.resolve(read_denied.clone()) {
-            Some(sandbox) => Some(sandbox),
-            None if !read_denied.is_empty() => {
-                let mut sandbox = toolwright_core::sandbox::Sandbox::default();
-                sandbox.read_denied = read_denied;
-                Some(sandbox)
-            }
-            None => None,
+        if self.sandbox.is_none() && read_denied.is_empty() {
+            return None;
         }
+        let mut sandbox = self.sandbox.clone().unwrap_or_default();
+        sandbox.read_denied.splice(0..0, read_denied);
+        Some(sandbox)
     }
 
     /// Adds a directory where acceptEdits applies besides the working directory.
@@ -586,11 +584,8 @@ impl RulePolicy {
     /// excluded from the sandbox, not asking to run unconfined, outside plan mode, and
     /// the kernel can confine it.
     fn sandbox_auto_allows(&self, request: &PermissionRequest<'_>) -> bool {
-        if !self.sandbox.is_set() || self.mode == Mode::Plan || request.access.is_none() {
-            return false;
-        }
-        let Some(sandbox) = self.sandbox.resolve(Vec::new()) else { return false };
-        if !sandbox.auto_allow || sandbox.mode == toolwright_core::sandbox::SandboxMode::Off {
+        let Some(sandbox) = &self.sandbox else { return false };
+        if !sandbox.auto_allow || self.mode == Mode::Plan || request.access.is_none() {
             return false;
         }
         if sandbox.filesystem && toolwright_core::sandbox::landlock_abi().is_none() {
@@ -598,11 +593,8 @@ impl RulePolicy {
         }
         let unconfined =
             top_level(request.input).get("dangerously_disable_sandbox").and_then(Value::as_bool) == Some(true);
-        if unconfined && sandbox.allow_unsandboxed {
-            return false;
-        }
         request.access.iter().all(|fact| match fact {
-            Access::Command(line) => !sandbox.excludes(line.text()),
+            Access::Command(line) => sandbox.confines(line.text(), unconfined),
             _ => false,
         })
     }

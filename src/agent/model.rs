@@ -62,14 +62,6 @@ impl<B: Body + ?Sized> Body for Box<B> {
     }
 }
 
-/// Recorded bytes as a body, one chunk per item: for tests and replays.
-impl Body for std::vec::IntoIter<Bytes> {
-    fn chunk(&mut self) -> BoxFuture<'_, Result<Option<Bytes>, ModelError>> {
-        let next = self.next();
-        Box::pin(async move { Ok(next) })
-    }
-}
-
 /// Why a request got no usable response.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]

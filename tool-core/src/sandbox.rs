@@ -84,6 +84,13 @@ impl Sandbox {
         Sandbox { mode: SandboxMode::Off, ..Sandbox::default() }
     }
 
+    /// Whether `command` runs confined: the sandbox is on, the command is not
+    /// excluded, and it does not ask to run unconfined where that is allowed
+    /// (`unconfined_asked`: the call's `dangerously_disable_sandbox`).
+    pub fn confines(&self, command: &str, unconfined_asked: bool) -> bool {
+        self.mode != SandboxMode::Off && !self.excludes(command) && !(unconfined_asked && self.allow_unsandboxed)
+    }
+
     /// Whether `command` is one the settings keep out of the sandbox: its first word
     /// (after `env` assignments) is an excluded command, or the command starts with
     /// an excluded prefix (`docker compose *`, `npm:*`).

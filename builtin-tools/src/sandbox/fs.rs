@@ -34,8 +34,6 @@ pub(super) struct Grants {
     pub(super) read_allowed: Vec<PathBuf>,
     pub(super) writable: Vec<PathBuf>,
     pub(super) write_denied: Vec<PathBuf>,
-    /// TCP stays closed unless the network half lets sockets through for a proxy.
-    pub(super) tcp: bool,
 }
 
 /// Builds the ruleset (opening every granted path now, while nothing is confined).
@@ -43,7 +41,7 @@ pub(super) fn ruleset(abi: ABI, grants: &Grants) -> Result<RulesetCreated, Strin
     let all = AccessFs::from_all(abi);
     let read = AccessFs::from_read(abi);
     let mut ruleset = Ruleset::default().handle_access(all).map_err(landlock_error)?;
-    if !grants.tcp && abi >= ABI::V4 {
+    if abi >= ABI::V4 {
         ruleset = ruleset.handle_access(AccessNet::BindTcp | AccessNet::ConnectTcp).map_err(landlock_error)?;
     }
     if abi >= ABI::V6 {

@@ -149,7 +149,7 @@ pub(crate) fn decide(
     roots: &[PathBuf],
     writable_files: &[&Path],
 ) -> Result<Decision, ToolError> {
-    if sandbox.mode == SandboxMode::Off || sandbox.excludes(command) || (unsandboxed && sandbox.allow_unsandboxed) {
+    if !sandbox.confines(command, unsandboxed) {
         return Ok(Decision::Unconfined { note: None });
     }
     let abi = fs::abi();
@@ -180,7 +180,6 @@ pub(crate) fn decide(
                 read_allowed: sandbox.read_allowed.clone(),
                 writable: writable.clone(),
                 write_denied: sandbox.write_denied.clone(),
-                tcp: false,
             };
             Some(fs::ruleset(abi, &grants).map_err(ToolError::msg)?)
         }

@@ -23,7 +23,7 @@ pub(crate) fn decide(
     _cwd: &Path,
     _writable_files: &[&Path],
 ) -> Result<Decision, ToolError> {
-    if sandbox.mode == SandboxMode::Off || sandbox.excludes(command) || (unsandboxed && sandbox.allow_unsandboxed) {
+    if !sandbox.confines(command, unsandboxed) {
         return Ok(Decision::Unconfined { note: None });
     }
     let why = "the sandbox needs Linux (Landlock and seccomp)";
