@@ -351,3 +351,105 @@ fn a_confined_command_cannot_signal_or_trace_the_agent() {
     let (ok, out) = shell(&mut s, "sleep 30 & kill $! && wait $!; echo done");
     assert!(ok && out.contains("done"), "{out}");
 }
+
+/// A plain HTTP server on 127.0.0.1 that answers every request with `hello` and
+/// counts the connections that reached it.
+fn hello_server() -> (u16, Arc<std::sync::atomic::AtomicUsize>) {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let reached = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let count = Arc::clone(&reached);
+    std::thread::spawn(move || {
+        for mut stream in listener.incoming().flatten() {
+            count.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            let mut buffer = [0u8; 4096];
+            let _ = stream.read(&mut buffer);
+            let _ = stream.write_all(b"HTTP/1.0 200 OK\r\nContent-Length: 5\r\nConnection: close\r\n\r\nhello");
+        }
+    });
+    (port, reached)
+}
+
+fn allowing(hosts: &[String]) -> Sandbox {
+    let mut sandbox = Sandbox::default();
+    for host in hosts {
+        let parsed = toolwright_core::sandbox::HostPattern::parse(host, toolwright_core::sandbox::ListKind::Allow);
+        sandbox.allowed_domains.extend(parsed.unwrap().patterns);
+    }
+    sandbox
+}
+
+#[test]
+fn allowed_hosts_are_reached_through_the_proxy_and_nothing_else_is() {
+    let p = place();
+    let (port, reached) = hello_server();
+    let (other, other_reached) = hello_server();
+    let mut s = session(&p.ws, allowing(&[format!("localhost:{port}")]));
+    let fetches = [
+        format!("curl -fsS --max-time 10 http://localhost:{port}/"),
+        format!("curl -fsS --max-time 10 --proxytunnel http://localhost:{port}/"),
+        format!("curl -fsS --max-time 10 --proxy \"$ALL_PROXY\" http://localhost:{port}/"),
+        format!(
+            "python3 -c \"import urllib.request; print(urllib.request.urlopen('http://localhost:{port}/').read())\""
+        ),
+    ];
+    for fetch in &fetches {
+        let (ok, out) = shell(&mut s, fetch);
+        assert!(ok && out.contains("hello"), "`{fetch}` did not get through: {out}");
+    }
+    assert_eq!(reached.load(std::sync::atomic::Ordering::SeqCst), fetches.len());
+    let refused = [
+        // Through the proxy, to hosts or ports the list does not name.
+        format!("curl -fsS --max-time 10 http://127.0.0.1:{port}/"),
+        format!("curl -fsS --max-time 10 http://localhost:{other}/"),
+        format!("curl -fsS --max-time 10 --proxy \"$ALL_PROXY\" http://127.0.0.1:{port}/"),
+        // Around it.
+        format!("curl -fsS --max-time 10 --noproxy '*' http://127.0.0.1:{port}/"),
+        format!("exec 3<>/dev/tcp/127.0.0.1/{port}"),
+        format!("python3 -c \"import socket; socket.create_connection(('127.0.0.1', {other}))\""),
+        "python3 -c \"import socket; socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b'x', ('127.0.0.1', 53))\""
+            .to_owned(),
+        "python3 -c \"import socket; socket.getaddrinfo('example.com', 80)\"".to_owned(),
+        "python3 -c \"import socket; socket.socket(socket.AF_INET, socket.SOCK_STREAM, 132)\"".to_owned(),
+        "python3 -c \"import socket; socket.socket(socket.AF_INET, socket.SOCK_RAW, 6)\"".to_owned(),
+        // Fast Open connects from sendto, past connect's check.
+        format!(
+            "python3 -c \"import socket; socket.socket().sendto(b'GET / HTTP/1.0\\r\\n\\r\\n', 0x20000000, ('127.0.0.1', {other}))\""
+        ),
+        // A listener, bound or not, would let the network in.
+        "python3 -c \"import socket; socket.socket().bind(('127.0.0.1', 0))\"".to_owned(),
+        "python3 -c \"import socket; socket.socket().listen()\"".to_owned(),
+    ];
+    for attempt in &refused {
+        let (ok, out) = shell(&mut s, attempt);
+        assert!(!ok, "`{attempt}` succeeded: {out}");
+        assert!(out.contains("Blocked by the sandbox"), "`{attempt}`: not reported as blocked: {out}");
+    }
+    let (_, out) = shell(&mut s, &format!("curl -fsS --max-time 10 http://127.0.0.1:{port}/"));
+    assert!(out.contains(&format!("proxy refused 127.0.0.1:{port}")), "the refusal names the host: {out}");
+    assert_eq!(reached.load(std::sync::atomic::Ordering::SeqCst), fetches.len(), "a refused request arrived");
+    assert_eq!(other_reached.load(std::sync::atomic::Ordering::SeqCst), 0, "a refused request arrived");
+}
+
+#[test]
+fn denied_domains_win_and_the_list_holds_with_filesystem_isolation_off() {
+    let p = place();
+    let (port, reached) = hello_server();
+    let mut sandbox = allowing(&["localhost".to_owned()]);
+    sandbox.filesystem = false;
+    let denied = toolwright_core::sandbox::HostPattern::parse(
+        &format!("localhost:{port}"),
+        toolwright_core::sandbox::ListKind::Deny,
+    );
+    sandbox.denied_domains = denied.unwrap().patterns;
+    let mut s = session(&p.ws, sandbox);
+    let (ok, out) = shell(&mut s, &format!("curl -fsS --max-time 10 http://localhost:{port}/"));
+    assert!(!ok && out.contains("proxy refused localhost:"), "{out}");
+    let (ok, out) = shell(&mut s, &format!("curl -fsS --max-time 10 --noproxy '*' http://127.0.0.1:{port}/"));
+    assert!(!ok && out.contains("Blocked by the sandbox"), "{out}");
+    assert_eq!(reached.load(std::sync::atomic::Ordering::SeqCst), 0);
+    // Filesystem isolation off: writes outside the workspace go through.
+    let (ok, out) = shell(&mut s, &format!("echo x > {}/free.txt", p.outside.display()));
+    assert!(ok, "{out}");
+}

@@ -6,7 +6,7 @@
 use crate::rule::Source;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use toolwright_core::sandbox::{Sandbox, SandboxMode};
+use toolwright_core::sandbox::{HostPattern, ListKind, Sandbox, SandboxMode};
 
 /// The merged `sandbox` settings of the files read so far.
 #[derive(Debug, Clone, Default)]
@@ -24,7 +24,12 @@ pub struct SandboxSettings {
     deny_write: Vec<PathBuf>,
     deny_read: Vec<PathBuf>,
     allow_read: Vec<PathBuf>,
-    allowed_domains: Vec<String>,
+    /// With whether a managed file gave it (`allowManagedDomainsOnly` keeps only those).
+    allowed_domains: Vec<(HostPattern, bool)>,
+    denied_domains: Vec<HostPattern>,
+    managed_domains_only: bool,
+    http_proxy_port: Option<u16>,
+    socks_proxy_port: Option<u16>,
     env_denied: Vec<String>,
     /// Keys that are ignored, with why.
     pub warnings: Vec<String>,
@@ -77,7 +82,7 @@ impl SandboxSettings {
                     self.excluded_commands.extend(list);
                 }
                 "filesystem" => self.filesystem(value, source, file, &resolve),
-                "network" => self.network(value, file),
+                "network" => self.network(value, source, file),
                 "credentials" => self.credentials(value, file),
                 other if SILENT.contains(&other) => {}
                 _ => self.warn(file, &at, "has no meaning for toolwright's sandbox; ignored"),
@@ -107,38 +112,84 @@ impl SandboxSettings {
         }
     }
 
-    fn network(&mut self, value: &Value, file: &Path) {
+    fn network(&mut self, value: &Value, source: Source, file: &Path) {
         let Some(map) = value.as_object() else { return self.warn(file, "sandbox.network", "is not an object") };
         for (key, value) in map {
             let at = format!("sandbox.network.{key}");
             match key.as_str() {
                 "allowAllUnixSockets" => self.unix_sockets = self.flag(file, &at, value).or(self.unix_sockets),
                 "allowedDomains" => {
-                    let list = self.strings(file, &at, value);
-                    if !list.is_empty() {
+                    let managed = source == Source::Managed;
+                    let patterns = self.hosts(file, &at, value, ListKind::Allow);
+                    self.allowed_domains.extend(patterns.into_iter().map(|p| (p, managed)));
+                }
+                "deniedDomains" => {
+                    let patterns = self.hosts(file, &at, value, ListKind::Deny);
+                    self.denied_domains.extend(patterns);
+                }
+                "allowManagedDomainsOnly" if source == Source::Managed => {
+                    self.managed_domains_only |= self.flag(file, &at, value).unwrap_or(false)
+                }
+                "allowManagedDomainsOnly" => self.warn(file, &at, "is honoured only from managed settings; ignored"),
+                // toolwright's proxy never prompts: a host outside the list is refused,
+                // which is what `strictAllowlist: true` asks for.
+                "strictAllowlist" => {
+                    if self.flag(file, &at, value) == Some(false) {
                         self.warn(
                             file,
                             &at,
-                            "is not enforced as an allow list yet (toolwright has no sandbox proxy): sandboxed \
-                             commands get no network at all",
-                        );
+                            "cannot be false here: the sandbox's proxy never asks, it refuses hosts outside \
+                             allowedDomains",
+                        )
                     }
-                    self.allowed_domains.extend(list);
                 }
+                "httpProxyPort" => self.http_proxy_port = self.port(file, &at, value).or(self.http_proxy_port),
+                "socksProxyPort" => self.socks_proxy_port = self.port(file, &at, value).or(self.socks_proxy_port),
                 "allowUnixSockets" => self.warn(
                     file,
                     &at,
                     "cannot be enforced per path on Linux (seccomp sees no socket paths); use allowAllUnixSockets",
                 ),
-                "allowLocalBinding" | "httpProxyPort" | "socksProxyPort" => self.warn(
+                "allowLocalBinding" => self.warn(
                     file,
                     &at,
-                    "cannot be granted: a confined command has no IP sockets at all (Landlock's TCP rules go by port, \
-                     not address); ignored",
+                    "cannot be granted: Landlock's TCP rules go by port, not address, so a bind to localhost \
+                     cannot be told from one to every interface; ignored",
                 ),
                 _ => self.warn(file, &at, "has no meaning for toolwright's sandbox; ignored"),
             }
         }
+    }
+
+    /// A domain list; each entry that names nothing, or that is spelled two ways
+    /// (`::1:443`), is a warning naming it.
+    fn hosts(&mut self, file: &Path, at: &str, value: &Value, kind: ListKind) -> Vec<HostPattern> {
+        let mut patterns = Vec::new();
+        for (i, entry) in self.strings(file, at, value).into_iter().enumerate() {
+            match HostPattern::parse(&entry, kind) {
+                Ok(parsed) => {
+                    if parsed.ambiguous {
+                        let read: Vec<String> = parsed.patterns.iter().map(ToString::to_string).collect();
+                        self.warn(
+                            file,
+                            &format!("{at}[{i}]"),
+                            &format!("`{entry}` reads two ways; taken as {}: write IPv6 bracketed", read.join(" and ")),
+                        );
+                    }
+                    patterns.extend(parsed.patterns);
+                }
+                Err(e) => self.warn(file, &format!("{at}[{i}]"), &format!("`{entry}` {e}; ignored")),
+            }
+        }
+        patterns
+    }
+
+    fn port(&mut self, file: &Path, at: &str, value: &Value) -> Option<u16> {
+        let port = value.as_u64().and_then(|p| u16::try_from(p).ok()).filter(|p| *p > 0);
+        if port.is_none() {
+            self.warn(file, at, "is not a port number (1 to 65535); ignored");
+        }
+        port
     }
 
     fn credentials(&mut self, value: &Value, file: &Path) {
@@ -232,7 +283,15 @@ impl SandboxSettings {
         sandbox.read_denied.extend(self.deny_read.iter().cloned());
         sandbox.read_allowed = self.allow_read.clone();
         sandbox.unix_sockets = self.unix_sockets == Some(true);
-        sandbox.allowed_domains = self.allowed_domains.clone();
+        sandbox.allowed_domains = self
+            .allowed_domains
+            .iter()
+            .filter(|(_, managed)| *managed || !self.managed_domains_only)
+            .map(|(pattern, _)| pattern.clone())
+            .collect();
+        sandbox.denied_domains = self.denied_domains.clone();
+        sandbox.http_proxy_port = self.http_proxy_port;
+        sandbox.socks_proxy_port = self.socks_proxy_port;
         sandbox.env_denied = self.env_denied.clone();
         sandbox.allow_unsandboxed = self.allow_unsandboxed != Some(false);
         sandbox.excluded_commands = self.excluded_commands.clone();

@@ -53,7 +53,14 @@ fn the_sandbox_key_is_read_merged_and_what_has_no_meaning_is_named() {
                 "excludedCommands": ["docker"],
                 "allowUnsandboxedCommands": false,
                 "filesystem": {"allowWrite": ["./out", "/tmp/build", "~/.kube"], "denyWrite": ["./locked"], "disabled": true},
-                "network": {"allowedDomains": ["github.com"], "httpProxyPort": 8080, "allowAllUnixSockets": true},
+                "network": {
+                    "allowedDomains": ["github.com", "*.npmjs.org:443", "2001:db8::1:443", "ex*ample.com"],
+                    "deniedDomains": ["uploads.github.com"],
+                    "httpProxyPort": 8080,
+                    "socksProxyPort": 0,
+                    "allowAllUnixSockets": true,
+                    "allowLocalBinding": true
+                },
                 "credentials": {"envVars": [{"name": "GITHUB_TOKEN", "mode": "deny"}]},
                 "colour": "blue"
             }
@@ -85,13 +92,26 @@ fn the_sandbox_key_is_read_merged_and_what_has_no_meaning_is_named() {
     let warnings = policy.warnings().join("\n");
     for key in [
         "sandbox.colour",
-        "sandbox.network.httpProxyPort",
+        "sandbox.network.socksProxyPort",
+        "sandbox.network.allowLocalBinding",
         "sandbox.filesystem.disabled",
-        "sandbox.network.allowedDomains",
+        "sandbox.network.allowedDomains[2]",
+        "sandbox.network.allowedDomains[3]",
     ] {
         assert!(warnings.contains(&format!("`{key}`")), "no warning names {key}:\n{warnings}");
     }
-    assert!(warnings.contains("no network at all"), "{warnings}");
+    assert!(!warnings.contains("`sandbox.network.httpProxyPort`"), "{warnings}");
+    // The domain lists: as written, an ambiguous IPv6 entry narrowed to its port reading.
+    let allowed: Vec<String> = sandbox.allowed_domains.iter().map(ToString::to_string).collect();
+    assert_eq!(allowed, ["github.com", "*.npmjs.org:443", "[2001:db8::1]:443"]);
+    assert_eq!(sandbox.http_proxy_port, Some(8080));
+    assert_eq!(sandbox.socks_proxy_port, None);
+    let host = |h: &str| toolwright_core::sandbox::RequestedHost::parse(h).unwrap();
+    assert!(sandbox.admits(&host("github.com"), 22));
+    assert!(sandbox.admits(&host("registry.npmjs.org"), 443));
+    assert!(!sandbox.admits(&host("registry.npmjs.org"), 80));
+    assert!(!sandbox.admits(&host("uploads.github.com"), 443), "denied stays denied");
+    assert!(!sandbox.admits(&host("example.com"), 443));
 }
 
 #[test]

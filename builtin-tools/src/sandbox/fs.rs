@@ -15,7 +15,7 @@
 //! warning otherwise.
 
 use landlock::{
-    ABI, Access, AccessFs, AccessNet, BitFlags, PathBeneath, PathFd, Ruleset, RulesetAttr, RulesetCreated,
+    ABI, Access, AccessFs, AccessNet, BitFlags, NetPort, PathBeneath, PathFd, Ruleset, RulesetAttr, RulesetCreated,
     RulesetCreatedAttr, RulesetStatus, Scope,
 };
 use std::path::{Path, PathBuf};
@@ -36,18 +36,29 @@ pub(super) struct Grants {
     pub(super) write_denied: Vec<PathBuf>,
 }
 
-/// Builds the ruleset (opening every granted path now, while nothing is confined).
-pub(super) fn ruleset(abi: ABI, grants: &Grants) -> Result<RulesetCreated, String> {
+/// Builds the ruleset (opening every granted path now, while nothing is confined):
+/// the filesystem as `grants` say (untouched when `None`), and TCP `connect` only
+/// to `connect_ports` (ABI 4 and later; the caller checks) and `bind` nowhere.
+pub(super) fn ruleset(abi: ABI, grants: Option<&Grants>, connect_ports: &[u16]) -> Result<RulesetCreated, String> {
     let all = AccessFs::from_all(abi);
     let read = AccessFs::from_read(abi);
-    let mut ruleset = Ruleset::default().handle_access(all).map_err(landlock_error)?;
+    let mut ruleset = Ruleset::default();
+    if grants.is_some() {
+        ruleset = ruleset.handle_access(all).map_err(landlock_error)?;
+    }
     if abi >= ABI::V4 {
         ruleset = ruleset.handle_access(AccessNet::BindTcp | AccessNet::ConnectTcp).map_err(landlock_error)?;
     }
-    if abi >= ABI::V6 {
+    if abi >= ABI::V6 && grants.is_some() {
         ruleset = ruleset.scope(Scope::AbstractUnixSocket | Scope::Signal).map_err(landlock_error)?;
     }
     let mut created = ruleset.create().map_err(landlock_error)?;
+    if abi >= ABI::V4 {
+        for port in connect_ports {
+            created = created.add_rule(NetPort::new(*port, AccessNet::ConnectTcp)).map_err(landlock_error)?;
+        }
+    }
+    let Some(grants) = grants else { return Ok(created) };
     let readable = around(Path::new("/"), &grants.read_denied, &grants.read_allowed);
     for dir in &readable.granted {
         created = grant(created, abi, dir, read)?;

@@ -1,5 +1,7 @@
 //! Confining a command with the operating system (Linux): Landlock for the
-//! filesystem (`fs.rs`), seccomp for the network (`net.rs`).
+//! filesystem (`fs.rs`), seccomp for the network (`net.rs`), and for a domain
+//! allow list a proxy of ours that the command's TCP can reach and nothing else
+//! (`proxy.rs`).
 //!
 //! How it is applied: on a short-lived thread of ours that confines itself and then
 //! spawns the command. A Landlock domain and a seccomp filter belong to the thread
@@ -12,11 +14,11 @@
 //! What it cannot cover: a hard link placed beforehand inside a writable root to a
 //! file outside it is writable (Landlock confines paths, not inodes, as bind-mount
 //! sandboxes do); names (not contents) in a read-denied directory can be listed;
-//! `network.allowedDomains` gets no proxy yet, so a confined command has no network
-//! at all.
+//! the allow list's limits are in `proxy.rs`.
 
 mod fs;
 mod net;
+mod proxy;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -132,6 +134,10 @@ pub(crate) struct Confinement {
     temp: tempfile::TempDir,
     _pending: PendingTemp,
     pub(crate) env_denied: Vec<String>,
+    /// The proxy variables the command gets (the allow list's way out).
+    proxy_env: Vec<(&'static str, String)>,
+    /// toolwright's proxy for the allow list, running while the command does.
+    proxy: Option<proxy::Proxy>,
     /// What the result tells the model when something was refused.
     pub(crate) summary: String,
     /// The guarded files, to put back after the command.
@@ -143,7 +149,7 @@ pub(crate) struct Confinement {
 /// as an unconfined command). `writable_files` are files of ours the command must
 /// write (the shell's working-directory file).
 pub(crate) fn decide(
-    sandbox: &Sandbox,
+    sandbox: &Arc<Sandbox>,
     command: &str,
     unsandboxed: bool,
     roots: &[PathBuf],
@@ -168,28 +174,29 @@ pub(crate) fn decide(
         .tempdir()
         .map_err(|e| ToolError::io("cannot create the sandbox's temporary directory", e))?;
     let pending = PendingTemp::new(temp.path());
-    let filter = net::filter(sandbox.unix_sockets).map_err(ToolError::msg)?;
+    let network = Network::for_sandbox(sandbox, abi)?;
+    let filter = net::filter(sandbox.unix_sockets, network.tcp()).map_err(ToolError::msg)?;
     let mut writable: Vec<PathBuf> = roots.to_vec();
     writable.push(temp.path().to_owned());
     writable.extend(sandbox.writable.iter().cloned());
     writable.extend(writable_files.iter().map(|f| f.to_path_buf()));
+    let grants = sandbox.filesystem.then(|| fs::Grants {
+        read_denied: sandbox.read_denied.clone(),
+        read_allowed: sandbox.read_allowed.clone(),
+        writable: writable.clone(),
+        write_denied: sandbox.write_denied.clone(),
+    });
     let ruleset = match abi {
-        Some(abi) if sandbox.filesystem => {
-            let grants = fs::Grants {
-                read_denied: sandbox.read_denied.clone(),
-                read_allowed: sandbox.read_allowed.clone(),
-                writable: writable.clone(),
-                write_denied: sandbox.write_denied.clone(),
-            };
-            Some(fs::ruleset(abi, &grants).map_err(ToolError::msg)?)
+        Some(abi) if grants.is_some() || network.tcp() => {
+            Some(fs::ruleset(abi, grants.as_ref(), &network.ports).map_err(ToolError::msg)?)
         }
         _ => None,
     };
     let summary = if sandbox.filesystem {
         let places: Vec<String> = writable.iter().map(|p| p.display().to_string()).collect();
-        format!("writes only under {}, and no network", places.join(", "))
+        format!("writes only under {}, and {}", places.join(", "), network.summary)
     } else {
-        "no network (filesystem isolation is off)".to_owned()
+        format!("{} (filesystem isolation is off)", network.summary)
     };
     Ok(Decision::Confine(Box::new(Confinement {
         ruleset,
@@ -198,6 +205,8 @@ pub(crate) fn decide(
         temp,
         _pending: pending,
         env_denied: sandbox.env_denied.clone(),
+        proxy_env: network.env,
+        proxy: network.proxy,
         summary,
         guard: Guard::take(roots),
     })))
@@ -211,6 +220,12 @@ pub(crate) fn spawn(
     command.env("TMPDIR", confinement.temp.path());
     for name in &confinement.env_denied {
         command.env_remove(name);
+    }
+    for name in ["NO_PROXY", "no_proxy"] {
+        command.env_remove(name);
+    }
+    for (name, value) in &confinement.proxy_env {
+        command.env(name, value);
     }
     let ruleset = confinement.ruleset.take();
     let filter = confinement.filter.clone();
@@ -242,6 +257,81 @@ pub(crate) fn spawn(
     spawned.join().unwrap_or_else(|_| Err(ToolError::msg("the sandbox thread panicked")))
 }
 
+/// How a confined command reaches the network.
+struct Network {
+    /// The local ports its TCP may connect to (the proxies'); empty: no IP sockets.
+    ports: Vec<u16>,
+    env: Vec<(&'static str, String)>,
+    proxy: Option<proxy::Proxy>,
+    /// For the model: what it may reach.
+    summary: String,
+}
+
+impl Network {
+    fn for_sandbox(sandbox: &Arc<Sandbox>, abi: Option<landlock::ABI>) -> Result<Network, ToolError> {
+        let mut network = Network { ports: Vec::new(), env: Vec::new(), proxy: None, summary: "no network".to_owned() };
+        if !sandbox.has_network() {
+            return Ok(network);
+        }
+        // Without Landlock's TCP rules an IP socket could go anywhere: none at all.
+        if abi.is_none_or(|abi| abi < landlock::ABI::V4) {
+            network.summary = "no network (the domain allow list needs Landlock's TCP rules, Linux 6.7 or later, \
+                               which this kernel lacks)"
+                .to_owned();
+            return Ok(network);
+        }
+        let ours = match (sandbox.allowed_domains.is_empty(), sandbox.http_proxy_port, sandbox.socks_proxy_port) {
+            (false, None, _) | (false, _, None) => Some(
+                proxy::Proxy::start(Arc::clone(sandbox))
+                    .map_err(|e| ToolError::io("cannot start the sandbox's network proxy", e))?,
+            ),
+            _ => None,
+        };
+        let http = sandbox.http_proxy_port.or(ours.as_ref().map(proxy::Proxy::port));
+        let socks = sandbox.socks_proxy_port.or(ours.as_ref().map(proxy::Proxy::port));
+        if let Some(port) = http {
+            for name in ["HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"] {
+                network.env.push((name, format!("http://127.0.0.1:{port}")));
+            }
+            network.ports.push(port);
+        }
+        if let Some(port) = socks {
+            for name in ["ALL_PROXY", "all_proxy"] {
+                network.env.push((name, format!("socks5h://127.0.0.1:{port}")));
+            }
+            network.ports.push(port);
+        }
+        network.ports.dedup();
+        let hosts: Vec<String> = sandbox.allowed_domains.iter().map(ToString::to_string).collect();
+        network.summary = match (&ours, hosts.is_empty()) {
+            (Some(_), _) => {
+                format!("network only to {} through the sandbox's proxy (HTTP_PROXY, ALL_PROXY)", hosts.join(", "))
+            }
+            (None, _) => "network only through the configured proxy (HTTP_PROXY, ALL_PROXY)".to_owned(),
+        };
+        network.proxy = ours;
+        Ok(network)
+    }
+
+    fn tcp(&self) -> bool {
+        !self.ports.is_empty()
+    }
+}
+
+impl Confinement {
+    /// What the allow list's proxy refused, for the result.
+    pub(crate) fn refused_note(&self) -> Option<String> {
+        let refused = self.proxy.as_ref()?.refused();
+        (!refused.is_empty()).then(|| {
+            format!(
+                "Blocked by the sandbox: its network proxy refused {}, which `sandbox.network.allowedDomains` does \
+                 not allow. Ask the user to add the host if the command needs it.",
+                refused.join(", ")
+            )
+        })
+    }
+}
+
 /// A note for the model when a confined command failed in a way the sandbox causes:
 /// a refused write or socket reads "Permission denied" or "Operation not permitted".
 pub(crate) fn blocked_note(output: &str, confinement_summary: &str, allow_unsandboxed: bool) -> Option<String> {
@@ -260,6 +350,8 @@ pub(crate) fn blocked_note(output: &str, confinement_summary: &str, allow_unsand
         "Failed to connect",
         "unable to resolve host",
         "Address family not supported",
+        "toolwright sandbox:",
+        "CONNECT tunnel failed",
     ];
     if !SIGNS.iter().any(|sign| output.contains(sign)) {
         return None;

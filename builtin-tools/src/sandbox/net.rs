@@ -9,6 +9,12 @@
 //! command could still look names up and send datagrams; seccomp stops every IP
 //! socket at its creation, whatever the protocol. Landlock's TCP rules are added
 //! as a second layer where the kernel has them (see `fs.rs`).
+//!
+//! With an allow list (`proxy.rs`) the two work together: seccomp lets IP sockets
+//! be made only as plain TCP (no UDP, raw, SCTP or MPTCP, which Landlock's rules do
+//! not see), refuses TCP Fast Open (`MSG_FASTOPEN` connects from `sendto`) and
+//! `listen` (which binds an unbound socket without `bind`), and Landlock lets TCP
+//! connect only to the proxy's port and bind nowhere.
 
 use seccompiler::{
     BpfProgram, SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter, SeccompRule,
@@ -30,21 +36,55 @@ const ALWAYS_REFUSED: &[i64] = &[
     libc::SYS_reboot,
 ];
 
-/// The filter for a command: Unix sockets only when `unix_sockets`.
-pub(super) fn filter(unix_sockets: bool) -> Result<BpfProgram, String> {
+/// `MSG_FASTOPEN`: `sendto`/`sendmsg` with it connects a TCP socket.
+const MSG_FASTOPEN: u64 = 0x2000_0000;
+
+/// The filter for a command: Unix sockets only when `unix_sockets`; IP sockets
+/// only when `tcp`, and then only as plain TCP.
+pub(super) fn filter(unix_sockets: bool, tcp: bool) -> Result<BpfProgram, String> {
     let arch =
         target_arch().ok_or_else(|| format!("seccomp: no filter for the {} architecture", std::env::consts::ARCH))?;
-    let family = |op, value: i32| {
-        SeccompCondition::new(0, SeccompCmpArgLen::Dword, op, value as u64)
-            .and_then(|condition| SeccompRule::new(vec![condition]))
-            .map_err(|e| format!("seccomp: {e}"))
+    let arg = |index, op, value: u64| {
+        SeccompCondition::new(index, SeccompCmpArgLen::Dword, op, value).map_err(|e| format!("seccomp: {e}"))
     };
-    let mut socket_rules = vec![family(SeccompCmpOp::Ne, libc::AF_UNIX)?];
+    let rule = |conditions: Vec<SeccompCondition>| SeccompRule::new(conditions).map_err(|e| format!("seccomp: {e}"));
+    let family = |value: i32| value as u64;
+    // Each rule is a refusal: a call matching any of them fails with EACCES.
+    let mut socket_rules = Vec::new();
+    let mut families = vec![arg(0, SeccompCmpOp::Ne, family(libc::AF_UNIX))?];
+    if tcp {
+        families.push(arg(0, SeccompCmpOp::Ne, family(libc::AF_INET))?);
+        families.push(arg(0, SeccompCmpOp::Ne, family(libc::AF_INET6))?);
+        for ip in [libc::AF_INET, libc::AF_INET6] {
+            // The socket type's low bits (the rest are SOCK_NONBLOCK, SOCK_CLOEXEC).
+            for kind in (0..16u64).filter(|k| *k != libc::SOCK_STREAM as u64) {
+                socket_rules.push(rule(vec![
+                    arg(0, SeccompCmpOp::Eq, family(ip))?,
+                    arg(1, SeccompCmpOp::MaskedEq(0xf), kind)?,
+                ])?);
+            }
+            socket_rules.push(rule(vec![
+                arg(0, SeccompCmpOp::Eq, family(ip))?,
+                arg(2, SeccompCmpOp::Ne, 0)?,
+                arg(2, SeccompCmpOp::Ne, libc::IPPROTO_TCP as u64)?,
+            ])?);
+        }
+    }
+    socket_rules.push(rule(families)?);
     if !unix_sockets {
-        socket_rules.push(family(SeccompCmpOp::Eq, libc::AF_UNIX)?);
+        socket_rules.push(rule(vec![arg(0, SeccompCmpOp::Eq, family(libc::AF_UNIX))?])?);
     }
     let mut rules: BTreeMap<i64, Vec<SeccompRule>> = BTreeMap::new();
     rules.insert(libc::SYS_socket, socket_rules);
+    if tcp {
+        let fast_open = |flags_at| -> Result<Vec<SeccompRule>, String> {
+            Ok(vec![rule(vec![arg(flags_at, SeccompCmpOp::MaskedEq(MSG_FASTOPEN), MSG_FASTOPEN)?])?])
+        };
+        rules.insert(libc::SYS_sendto, fast_open(3)?);
+        rules.insert(libc::SYS_sendmsg, fast_open(2)?);
+        rules.insert(libc::SYS_sendmmsg, fast_open(3)?);
+        rules.insert(libc::SYS_listen, Vec::new());
+    }
     for call in ALWAYS_REFUSED {
         rules.insert(*call, Vec::new());
     }

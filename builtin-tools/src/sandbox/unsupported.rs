@@ -1,7 +1,7 @@
 //! The sandbox is Linux-only (Landlock and seccomp): elsewhere a command runs
 //! unconfined with a note, or is refused when the sandbox is required.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use toolwright_core::ToolError;
 use toolwright_core::sandbox::{Sandbox, SandboxMode};
@@ -14,13 +14,29 @@ pub(crate) enum Decision {
 /// Never made on this platform.
 pub(crate) struct Confinement {
     pub(crate) summary: String,
+    pub(crate) guard: Guard,
+}
+
+/// Nothing to put back where nothing runs confined.
+pub(crate) struct Guard;
+
+impl Guard {
+    pub(crate) fn restore(&self) -> Vec<PathBuf> {
+        Vec::new()
+    }
+}
+
+impl Confinement {
+    pub(crate) fn refused_note(&self) -> Option<String> {
+        None
+    }
 }
 
 pub(crate) fn decide(
-    sandbox: &Sandbox,
+    sandbox: &Arc<Sandbox>,
     command: &str,
     unsandboxed: bool,
-    _cwd: &Path,
+    _roots: &[PathBuf],
     _writable_files: &[&Path],
 ) -> Result<Decision, ToolError> {
     if !sandbox.confines(command, unsandboxed) {

@@ -190,7 +190,10 @@ impl Tool for Shell {
             }
             Outcome::Exited(status) => {
                 let code = status.code();
+                let refused = confinement.as_ref().and_then(|c| c.refused_note());
                 let blocked = match (&confinement, code) {
+                    // The proxy's own account says more than the output's signs.
+                    _ if refused.is_some() => refused,
                     (Some(confinement), c) if c != Some(0) => {
                         crate::sandbox::blocked_note(&text, &confinement.summary, sandbox.allow_unsandboxed)
                     }

@@ -4,6 +4,9 @@
 //! `toolwright-builtin`). Claude Code's `sandbox` settings key is read into it by
 //! `toolwright-permissions`.
 
+mod hosts;
+
+pub use hosts::{HostPattern, HostPatternError, ListKind, Parsed, RequestedHost};
 use std::path::PathBuf;
 
 /// Whether commands are confined.
@@ -40,8 +43,17 @@ pub struct Sandbox {
     pub read_allowed: Vec<PathBuf>,
     /// Unix domain sockets may be opened (`network.allowAllUnixSockets`).
     pub unix_sockets: bool,
-    /// The hosts a command may reach (`network.allowedDomains`); empty: none.
-    pub allowed_domains: Vec<String>,
+    /// The hosts a command may reach through the sandbox's proxy
+    /// (`network.allowedDomains`); empty: no network at all.
+    pub allowed_domains: Vec<HostPattern>,
+    /// Hosts refused even where an allowed pattern names them
+    /// (`network.deniedDomains`).
+    pub denied_domains: Vec<HostPattern>,
+    /// The user's own HTTP proxy on this local port, instead of toolwright's
+    /// (`network.httpProxyPort`): it then decides what is reachable.
+    pub http_proxy_port: Option<u16>,
+    /// The user's own SOCKS5 proxy on this local port (`network.socksProxyPort`).
+    pub socks_proxy_port: Option<u16>,
     /// Environment variables removed before the command runs
     /// (`credentials.envVars` with `mode: deny`).
     pub env_denied: Vec<String>,
@@ -70,6 +82,9 @@ impl Default for Sandbox {
             read_allowed: Vec::new(),
             unix_sockets: false,
             allowed_domains: Vec::new(),
+            denied_domains: Vec::new(),
+            http_proxy_port: None,
+            socks_proxy_port: None,
             env_denied: Vec::new(),
             allow_unsandboxed: true,
             excluded_commands: Vec::new(),
@@ -82,6 +97,19 @@ impl Sandbox {
     /// No confinement.
     pub fn off() -> Sandbox {
         Sandbox { mode: SandboxMode::Off, ..Sandbox::default() }
+    }
+
+    /// Whether a confined command reaches any network: through a proxy, toolwright's
+    /// (for the allowed domains) or the user's own.
+    pub fn has_network(&self) -> bool {
+        !self.allowed_domains.is_empty() || self.http_proxy_port.is_some() || self.socks_proxy_port.is_some()
+    }
+
+    /// Whether a command may reach `host` on `port`: an allowed pattern names it and
+    /// no denied one does.
+    pub fn admits(&self, host: &RequestedHost, port: u16) -> bool {
+        self.allowed_domains.iter().any(|p| p.matches(host, port))
+            && !self.denied_domains.iter().any(|p| p.matches(host, port))
     }
 
     /// Whether `command` runs confined: the sandbox is on, the command is not
