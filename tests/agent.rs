@@ -436,3 +436,53 @@ async fn the_session_transcript_is_written_where_hooks_are_told_it_is() {
     assert_eq!(lines[0]["message"]["content"], "Read c.");
     assert!(lines[2]["message"].to_string().contains("gamma"), "{:?}", lines[2]);
 }
+
+/// An Anthropic response that calls `name` with `input`.
+fn anthropic_call(id: &str, name: &str, input: &str) -> String {
+    sse(&[
+        json!({"type": "message_start", "message": {"id": "msg", "role": "assistant", "content": []}}),
+        tool_use_start(0, id, name),
+        input_delta(0, input),
+        json!({"type": "content_block_stop", "index": 0}),
+        json!({"type": "message_delta", "delta": {"stop_reason": "tool_use"}}),
+        json!({"type": "message_stop"}),
+    ])
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_sends_the_search_then_the_tools_it_loaded_after_the_others() {
+    use toolwright::deferred::{Budget, Deferral, TOOL_SEARCH, ToolSession};
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("notes.txt"), "deferred works\n").unwrap();
+    let (url, seen) = server(vec![
+        Reply::Stream(anthropic_call("t1", TOOL_SEARCH, r#"{"query":"select:mcp__notes__read_note"}"#)),
+        Reply::Stream(anthropic_call("t2", "mcp__notes__read_note", r#"{"q":"notes"}"#)),
+        Reply::Stream(anthropic_text("Done.")),
+    ]);
+    let registry = Arc::new(toolwright::registry().unwrap());
+    let mut spec = toolwright::ToolSpec::runtime("mcp__notes__read_note", "Read a note.", "test");
+    spec.defer = toolwright::Defer::Always;
+    registry.register(Arc::new(common::runtime_tool::Runtime { spec })).unwrap();
+    let session = ToolSession::new(Deferral::default().budget(Budget::Unlimited));
+    session.install(&registry).unwrap();
+    let executor = Executor::builder(registry).policy(AllowAll).build();
+    let model = HttpModel::new(Api::Anthropic, "test-key", "test-model").with_base_url(&url);
+    let agent = Agent::new(model, Orchestrator::new(Arc::new(executor))).retry(quick());
+    let mut extensions = toolwright::builtin::session();
+    extensions.insert(session.clone());
+    let mut turn = TurnContext::new(dir.path()).with_extensions(extensions);
+    let outcome = agent.run("Read the note.", &mut turn, &mut Log::default()).await.unwrap();
+    assert_eq!(outcome.text, "Done.");
+    let seen = seen.lock().unwrap();
+    let names = |i: usize| -> Vec<String> {
+        seen[i].body["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap().to_owned()).collect()
+    };
+    assert!(names(0).contains(&TOOL_SEARCH.to_owned()) && !names(0).contains(&"mcp__notes__read_note".to_owned()));
+    assert_eq!(names(1).last().unwrap(), "mcp__notes__read_note", "loaded, appended last");
+    let before = serde_json::to_string(&seen[0].body["tools"]).unwrap();
+    let after = serde_json::to_string(&seen[1].body["tools"]).unwrap();
+    assert!(after.starts_with(before.strip_suffix(']').unwrap()), "the first request's tools are a prefix");
+    // The loaded tool ran: its result went back in the third request.
+    let third = seen[2].body.to_string();
+    assert!(third.contains("mcp__notes__read_note got"), "{third}");
+}

@@ -323,3 +323,31 @@ async fn a_server_that_stops_reading_is_restarted() {
     assert_eq!(again.output.text_content(), "back", "{again:?}");
     drop(mounts);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_mounted_with_defer_tools_is_found_through_the_search() {
+    use toolwright::deferred::{Budget, Deferral, TOOL_SEARCH, ToolSession};
+    let (registry, mounts, executor) = mount(json!({"mcpServers": {
+        "everything": {"command": peers::npm_bin("mcp-server-everything"), "args": ["stdio"], "deferTools": "always"}
+    }}))
+    .await;
+    assert!(mounts.warnings().is_empty(), "{:?}", mounts.warnings());
+    let session = ToolSession::new(Deferral::default().budget(Budget::Unlimited));
+    session.install(&registry).unwrap();
+    let mut extensions = toolwright::Extensions::new();
+    extensions.insert(session.clone());
+    let turn = TurnContext::new(".").with_extensions(extensions);
+    let pool = registry.pool(&turn, &toolwright::Profile::main_agent(), &[]);
+    let deferred: Vec<&str> = pool.deferred_names().collect();
+    assert!(deferred.contains(&"mcp__everything__get-sum"), "{deferred:?}");
+    assert_eq!(pool.names().collect::<Vec<_>>(), [TOOL_SEARCH], "only the search is sent");
+    let sum = ToolCall::new("s1", "mcp__everything__get-sum", json!({"a": 2, "b": 3}).to_string());
+    let refused = executor.execute_in(&pool, &sum, &turn).await;
+    assert!(refused.output.text_content().contains("not loaded yet"), "{}", refused.output.text_content());
+    let search = ToolCall::new("q1", TOOL_SEARCH, json!({"query": "add two numbers together", "limit": 2}).to_string());
+    let found = executor.execute_in(&pool, &search, &turn).await;
+    assert!(session.loaded().iter().any(|n| n == "mcp__everything__get-sum"), "{}", found.output.text_content());
+    let result = executor.execute_in(&pool, &sum, &turn).await;
+    assert!(result.error.is_none() && result.output.text_content().contains('5'), "{}", result.output.text_content());
+    mounts.shutdown().await;
+}

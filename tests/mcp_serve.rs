@@ -304,3 +304,38 @@ async fn a_library_server_from_workspace_settings_keeps_their_rules() {
     assert!(text_of(&init).contains("needs approval"), "{}", text_of(&init));
     assert!(!cwd.join(".git").exists());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn deferred_tools_are_served_through_a_search_that_loads_per_client() {
+    use toolwright::deferred::{Deferral, TOOL_SEARCH};
+    let registry = registry();
+    let mut deferred = common::runtime_tool::Runtime {
+        spec: toolwright::ToolSpec::runtime("mcp__wiki__page_history", "Show the edit history of a wiki page.", "test"),
+    };
+    deferred.spec.defer = toolwright::Defer::Always;
+    registry.register(Arc::new(deferred)).unwrap();
+    let executor = Executor::builder(Arc::clone(&registry)).policy(toolwright::permission::AllowAll).build();
+    let server = McpServer::with_executor(Arc::new(executor)).with_deferral(Deferral::default());
+    let test_client = TestClient::default();
+    let client = connect(server.for_session(), test_client.clone()).await;
+    let other = connect(server.for_session(), TestClient::default()).await;
+    let listed = client.list_all_tools().await.unwrap();
+    assert!(listed.iter().any(|t| t.name == TOOL_SEARCH), "the search is listed");
+    assert!(!listed.iter().any(|t| t.name == "mcp__wiki__page_history"), "the deferred tool is not");
+    let refused = call(&client, "mcp__wiki__page_history", json!({"q": "Home"})).await.unwrap();
+    assert_eq!(refused.is_error, Some(true));
+    assert!(text_of(&refused).contains("not loaded yet"), "{}", text_of(&refused));
+    let found = call(&client, TOOL_SEARCH, json!({"query": "who edited the wiki page"})).await.unwrap();
+    assert!(text_of(&found).contains("mcp__wiki__page_history"), "{}", text_of(&found));
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while test_client.list_changed.load(Ordering::SeqCst) == 0 {
+        assert!(Instant::now() < deadline, "no list_changed after a load");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let listed = client.list_all_tools().await.unwrap();
+    assert_eq!(listed.last().map(|t| t.name.as_ref()), Some("mcp__wiki__page_history"), "appended last");
+    let ran = call(&client, "mcp__wiki__page_history", json!({"q": "Home"})).await.unwrap();
+    assert_ne!(ran.is_error, Some(true), "{}", text_of(&ran));
+    // The other client's session loaded nothing.
+    assert!(!other.list_all_tools().await.unwrap().iter().any(|t| t.name == "mcp__wiki__page_history"));
+}

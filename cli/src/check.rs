@@ -4,7 +4,7 @@
 use std::fmt::Write;
 use toolwright::{Provider, Registry};
 
-/// Rough tokens for JSON text: about 4 bytes a token for English and JSON.
+/// Rough tokens for JSON text (the one estimate budgets use too).
 fn tokens(bytes: usize) -> usize {
     bytes.div_ceil(4)
 }
@@ -87,5 +87,36 @@ pub fn report(registry: &Registry) -> (String, bool) {
         let _ = write!(out, "  {:>16}", cell(*total));
     }
     let _ = writeln!(out, "   ~{} tokens", totals[0].map_or(0, tokens));
+    deferral(registry, &columns, &mut out);
     (out, ok)
+}
+
+/// What a session with the default deferral sends and holds back, per provider.
+fn deferral(registry: &Registry, columns: &[(&str, Provider)], out: &mut String) {
+    use toolwright::deferred::{Deferral, ToolSession};
+    let session = ToolSession::new(Deferral::default());
+    if session.install(registry).is_err() {
+        return;
+    }
+    let budget = session.deferral().budget.tokens();
+    let _ = writeln!(out, "\ndeferral (default budget ~{budget} tokens; `#[tool(defer)]`, `deferTools`):");
+    for (label, provider) in columns {
+        let mut extensions = toolwright::Extensions::new();
+        extensions.insert(session.clone());
+        let turn = toolwright::TurnContext::new(".").with_extensions(extensions).with_provider(*provider);
+        let pool = registry.pool(&turn, &toolwright::Profile::main_agent(), &[]);
+        match pool.token_report(*provider) {
+            Ok((sent, held)) => {
+                let _ = writeln!(
+                    out,
+                    "  {label:<16}  loaded {} tools ~{sent} tokens, deferred {} tools ~{held} tokens",
+                    pool.len(),
+                    pool.deferred_len()
+                );
+            }
+            Err(e) => {
+                let _ = writeln!(out, "  {label:<16}  FAIL {e}");
+            }
+        }
+    }
 }

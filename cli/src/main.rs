@@ -87,6 +87,16 @@ mod serve {
         /// The deepest nesting a message may have (the root object is level 1).
         #[arg(long, value_name = "LEVELS", default_value_t = MessageLimits::DEFAULT_MAX_DEPTH)]
         max_depth: usize,
+        /// Offer deferred tools (`#[tool(defer)]`, servers mounted with
+        /// `deferTools`, and any runtime tool once the list is over the budget)
+        /// through a `tool_search` tool; each client's searches load into its own
+        /// session.
+        #[arg(long)]
+        tool_search: bool,
+        /// With --tool-search: defer runtime and MCP tools once the list would
+        /// take more than this many tokens (default 10% of a 200,000-token window).
+        #[arg(long, value_name = "TOKENS", requires = "tool_search")]
+        defer_budget: Option<usize>,
     }
 
     #[derive(Clone, Copy, clap::ValueEnum)]
@@ -127,7 +137,14 @@ mod serve {
                 }
                 None => None,
             };
-            let server = workspace.mcp_server(Arc::clone(&registry), ask).with_limits(limits);
+            let mut server = workspace.mcp_server(Arc::clone(&registry), ask).with_limits(limits);
+            if args.tool_search {
+                let mut deferral = toolwright::deferred::Deferral::default();
+                if let Some(tokens) = args.defer_budget {
+                    deferral = deferral.budget(toolwright::deferred::Budget::Tokens(tokens));
+                }
+                server = server.with_deferral(deferral);
+            }
             let serving = async {
                 match args.http {
                     Some(addr) => {

@@ -148,6 +148,10 @@ fn check_validates_every_provider_and_sizes_the_definitions() {
     for name in registry.names() {
         assert!(stdout.lines().any(|l| l.starts_with(&format!("{name} "))), "{name} missing:\n{stdout}");
     }
+    // The deferral report: every provider, what is sent and what is held back.
+    let deferral: Vec<&str> = stdout.lines().skip_while(|l| !l.starts_with("deferral")).skip(1).collect();
+    assert_eq!(deferral.len(), 7, "{stdout}");
+    assert!(deferral.iter().all(|l| l.contains("loaded") && l.contains("deferred 0 tools")), "{stdout}");
 }
 
 #[test]

@@ -275,8 +275,15 @@ impl Agent {
             if turn.cancellation().is_cancelled() {
                 return Ok(Outcome { conversation, responses: n - 1, stop: Stop::Cancelled, text });
             }
-            // Rendered for each request: mounted servers may have changed the tools.
-            let tools = registry.definitions(self.provider)?.to_value();
+            // Rendered for each request: mounted servers may have changed the tools,
+            // and a session's searches may have loaded some.
+            let tools = match turn.extensions().get::<toolwright_core::deferred::ToolSession>() {
+                Some(_) => {
+                    let pool = registry.pool(turn, &toolwright_core::Profile::main_agent(), &[]);
+                    pool.definitions(self.provider)?.to_value()
+                }
+                None => registry.definitions(self.provider)?.to_value(),
+            };
             let request =
                 Request::new(self.model.name(), &self.system, &tools, &conversation).max_tokens(self.max_tokens);
             let body = api.request(&request);

@@ -38,6 +38,7 @@ pub mod access;
 pub mod adapters;
 mod call;
 mod context;
+pub mod deferred;
 mod error;
 pub mod hooks;
 mod input;
@@ -80,7 +81,7 @@ pub use registry::{
     linked_tools,
 };
 pub use schema::{Definitions, Provider, UnknownProvider};
-pub use spec::{Alias, Flags, MAX_TOOL_NAME_LEN, OutputLimit, ToolOrigin, ToolSpec, is_portable_tool_name};
+pub use spec::{Alias, Defer, Flags, MAX_TOOL_NAME_LEN, OutputLimit, ToolOrigin, ToolSpec, is_portable_tool_name};
 pub use streaming::StreamEvent;
 pub use tool::{BoxFuture, DynTool, LazyTool, PreparedCall, Tool, ToolFactory, ToolInfo, call_raw, call_typed};
 pub use toolwright_macros::tool;

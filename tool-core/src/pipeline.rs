@@ -252,8 +252,22 @@ impl Executor {
         let name = resolved.name();
         let spec = resolved.tool().spec();
         progress.limit = self.limits.get(name).copied().or(spec.output_limit).unwrap_or(self.default_limit);
+        let awaits_search = match pool {
+            Some(pool) => pool.needs_search(name),
+            None => turn.extensions().get::<crate::deferred::ToolSession>().is_some_and(|s| s.needs_search(name)),
+        };
+        if awaits_search {
+            return Err(Failure::new(
+                ErrorKind::UnknownTool,
+                format!(
+                    "{name}: this tool is not loaded yet. Call `{}` with `select:{name}` (or a description of the \
+                     task) to load it, then call it again.",
+                    crate::deferred::TOOL_SEARCH
+                ),
+            ));
+        }
         if let Some(pool) = pool
-            && !pool.contains(name)
+            && !pool.callable(name)
         {
             return Err(Failure::new(ErrorKind::Denied, format!("{name}: this tool is not available here")));
         }

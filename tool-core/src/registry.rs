@@ -99,6 +99,11 @@ impl Entry {
             .map_err(|e| SchemaError { provider: provider.to_string(), ..e.clone() })
     }
 
+    /// The tool's input schema, asked of it once.
+    pub(crate) fn input_schema(&self) -> &Value {
+        self.input_schema.get_or_init(|| self.tool.input_schema())
+    }
+
     /// What a call's input may need to come back to the plain shape.
     pub(crate) fn plan(&self) -> &schema::adapt::Plan {
         self.plan.get_or_init(|| schema::adapt::Plan::of(self.input_schema.get_or_init(|| self.tool.input_schema())))
@@ -531,7 +536,7 @@ impl Registry {
             .chain(overlay.tools.values())
             .map(|entry| Member { entry, description: None })
             .collect();
-        let result = render_members(&members, provider);
+        let result = render_members(&members, members.len(), provider);
         cache.slots[provider.slot()] = Some(result.clone());
         result
     }
@@ -564,24 +569,116 @@ impl Registry {
                 other if other == spec.description.as_ref() => None,
                 other => Some(other.into_owned()),
             };
-            members.push(PoolMember { entry: Arc::clone(entry), description });
+            members.push(PoolMember { entry: Arc::clone(entry), description, state: Offer::Eager });
         }
         drop(overlay);
+        let session = turn.extensions().get::<crate::deferred::ToolSession>().cloned();
+        let mut deferred_members = Vec::new();
+        let mut native = None;
+        if let Some(session) = &session {
+            let provider = turn.provider().unwrap_or(Provider::Anthropic { strict: false, cache_control: false });
+            (members, deferred_members, native) = defer(members, session, provider, generation);
+        }
         let mut hash = names::fnv1a_bytes(0xcbf2_9ce4_8422_2325, &generation.to_le_bytes());
-        for m in &members {
+        for m in members.iter().chain(&deferred_members) {
             hash = names::fnv1a_bytes(hash, m.entry.spec().name.as_bytes());
             hash = names::fnv1a_bytes(hash, m.description().as_bytes());
-            hash = names::fnv1a_bytes(hash, &[0xff]);
+            hash = names::fnv1a_bytes(hash, &[m.state as u8, native.is_some() as u8, 0xff]);
         }
-        let names = members.iter().map(|m| Box::<str>::from(m.entry.spec().name.as_ref())).collect();
+        let mut names: HashSet<Box<str>> =
+            members.iter().map(|m| Box::<str>::from(m.entry.spec().name.as_ref())).collect();
+        if native.is_some() {
+            // The server loads them: calls to them are the model's to make.
+            names.extend(deferred_members.iter().map(|m| Box::<str>::from(m.entry.spec().name.as_ref())));
+        }
         ToolPool {
             members,
+            deferred: deferred_members,
+            native,
+            session,
             names,
             read_only_only: profile.read_only_only,
             fingerprint: hash,
             cache: Arc::clone(&self.pools),
         }
     }
+}
+
+/// Splits a pool's members for `session`: those sent (eager ones in registry
+/// order, then the loaded ones in load order) and the deferred ones not loaded;
+/// and whether Anthropic's native search renders them.
+fn defer(
+    members: Vec<PoolMember>,
+    session: &crate::deferred::ToolSession,
+    provider: Provider,
+    generation: u64,
+) -> (Vec<PoolMember>, Vec<PoolMember>, Option<crate::deferred::NativeSearch>) {
+    use crate::deferred::{Defer, SearchDocument, SearchIndex, TOOL_SEARCH, estimated_tokens};
+    let deferral = session.deferral();
+    let is_search = |m: &PoolMember| m.entry.spec().name == TOOL_SEARCH;
+    // Auto tools go when everything that could be sent is over the budget.
+    let budget = deferral.budget.tokens();
+    let over = budget != usize::MAX
+        && members.iter().any(|m| m.entry.spec().defer == Defer::Auto && !is_search(m))
+        && members
+            .iter()
+            .filter(|m| m.entry.spec().defer != Defer::Always && !is_search(m))
+            .map(|m| m.entry.rendered(provider).map_or(0, estimated_tokens))
+            .sum::<usize>()
+            > budget;
+    let deferred_here = |m: &PoolMember| match m.entry.spec().defer {
+        Defer::Always => true,
+        Defer::Auto => over,
+        _ => false,
+    } && !is_search(m);
+    let (deferred, mut eager): (Vec<PoolMember>, Vec<PoolMember>) = members.into_iter().partition(deferred_here);
+    let mut key = names::fnv1a_bytes(0xcbf2_9ce4_8422_2325, &generation.to_le_bytes());
+    for m in &deferred {
+        key = names::fnv1a_bytes(key, m.entry.spec().name.as_bytes());
+        key = names::fnv1a_bytes(key, m.description().as_bytes());
+    }
+    let set: HashSet<Arc<str>> = deferred.iter().map(|m| Arc::clone(&m.entry.name)).collect();
+    session.set_deferred(key, set, || {
+        SearchIndex::new(deferred.iter().map(|m| SearchDocument {
+            name: m.entry.spec().name.to_string(),
+            description: m.description().to_owned(),
+            input_schema: m.entry.input_schema().clone(),
+        }))
+    });
+    let native = deferral.native_anthropic.filter(|_| matches!(provider, Provider::Anthropic { .. }));
+    if deferred.is_empty() || native.is_some() {
+        eager.retain(|m| !is_search(m));
+        let native = native.filter(|_| !deferred.is_empty());
+        let deferred = deferred.into_iter().map(|m| PoolMember { state: Offer::Deferred, ..m }).collect();
+        return (eager, deferred, native);
+    }
+    // The search tool says what can be found: every deferred tool, loaded or not,
+    // so a load does not change it.
+    if let Some(search) = eager.iter_mut().find(|m| is_search(m)) {
+        let base = search.description().to_owned();
+        search.description = Some(crate::deferred::search_tool::description_for(
+            deferred.iter().map(|m| m.entry.spec().name.as_ref()),
+            &base,
+        ));
+    }
+    let loaded = session.loaded();
+    let mut waiting = Vec::new();
+    let mut by_load: Vec<(usize, PoolMember)> = Vec::new();
+    for mut m in deferred {
+        match loaded.iter().position(|l| *l == *m.entry.spec().name) {
+            Some(at) => {
+                m.state = Offer::Loaded;
+                by_load.push((at, m));
+            }
+            None => {
+                m.state = Offer::Deferred;
+                waiting.push(m);
+            }
+        }
+    }
+    by_load.sort_by_key(|(at, _)| *at);
+    eager.extend(by_load.into_iter().map(|(_, m)| m));
+    (eager, waiting, None)
 }
 
 /// A tool-name pattern, as in bare-name deny rules: an exact name, `prefix*`, or
@@ -695,6 +792,18 @@ struct Member<'a> {
 struct PoolMember {
     entry: Arc<Entry>,
     description: Option<String>,
+    state: Offer,
+}
+
+/// How a pool offers a tool.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Offer {
+    /// Sent with every request.
+    Eager,
+    /// Deferred, and loaded by a search of the session.
+    Loaded,
+    /// Deferred and not loaded: found through the search.
+    Deferred,
 }
 
 impl PoolMember {
@@ -705,7 +814,12 @@ impl PoolMember {
 
 /// The tools offered to the model in one turn. Build with [`Registry::pool`].
 pub struct ToolPool {
+    /// What is sent: eager tools, then the loaded ones in load order.
     members: Vec<PoolMember>,
+    /// Deferred and not loaded.
+    deferred: Vec<PoolMember>,
+    native: Option<crate::deferred::NativeSearch>,
+    session: Option<crate::deferred::ToolSession>,
     names: HashSet<Box<str>>,
     read_only_only: bool,
     fingerprint: u64,
@@ -744,6 +858,46 @@ impl ToolPool {
         self.read_only_only
     }
 
+    /// The deferred tools not loaded (sent only with Anthropic's native search).
+    pub fn deferred_names(&self) -> impl Iterator<Item = &str> {
+        self.deferred.iter().map(|m| m.entry.spec().name.as_ref())
+    }
+
+    /// How many tools are deferred and not loaded.
+    pub fn deferred_len(&self) -> usize {
+        self.deferred.len()
+    }
+
+    /// How many of the sent tools are eager (the loaded ones follow them).
+    fn eager_len(&self) -> usize {
+        self.members.iter().take_while(|m| m.state == Offer::Eager).count()
+    }
+
+    /// Whether `name` may be called now: offered, or loaded by a search since the
+    /// pool was made.
+    pub fn callable(&self, name: &str) -> bool {
+        self.contains(name)
+            || (self.deferred.iter().any(|m| *m.entry.spec().name == *name)
+                && self.session.as_ref().is_some_and(|s| s.is_loaded(name)))
+    }
+
+    /// Whether `name` is deferred here and must be found with the tool search
+    /// before it is called.
+    pub fn needs_search(&self, name: &str) -> bool {
+        !self.callable(name) && self.deferred.iter().any(|m| *m.entry.spec().name == *name)
+    }
+
+    /// Estimated tokens of the definitions sent for `provider` and of the deferred
+    /// ones held back (see [`estimated_tokens`](crate::deferred::estimated_tokens)).
+    pub fn token_report(&self, provider: Provider) -> Result<(usize, usize), SchemaError> {
+        let sent = crate::deferred::estimated_tokens(self.definitions(provider)?.as_str());
+        let mut held = 0;
+        for m in &self.deferred {
+            held += crate::deferred::estimated_tokens(m.entry.rendered(provider)?);
+        }
+        Ok((sent, held))
+    }
+
     /// The pool's tool list for `provider`, with each tool's description for this
     /// turn and advertised aliases. Cached: the same pool (same tools, same
     /// descriptions) gets the same bytes without rendering again.
@@ -754,7 +908,20 @@ impl ToolPool {
         }
         let members: Vec<Member<'_>> =
             self.members.iter().map(|m| Member { entry: &m.entry, description: m.description.as_deref() }).collect();
-        let result = render_members(&members, provider);
+        let result = match self.native {
+            Some(search) if matches!(provider, Provider::Anthropic { .. }) => {
+                let deferred: Vec<Member<'_>> = self
+                    .deferred
+                    .iter()
+                    .map(|m| Member { entry: &m.entry, description: m.description.as_deref() })
+                    .collect();
+                render_native(&members, &deferred, search, provider)
+            }
+            // The cache breakpoint stays on the last eager tool, where it was
+            // before any load: the loaded ones follow it, and every byte sent
+            // before stays as it was.
+            _ => render_members(&members, self.eager_len(), provider),
+        };
         let mut cache = lock(&self.cache);
         if cache.len() >= POOL_CACHE_MAX {
             cache.clear();
@@ -764,10 +931,40 @@ impl ToolPool {
     }
 }
 
+/// Anthropic's native tool search: the sent tools, then the deferred ones with
+/// `defer_loading: true`, then the search tool. `cache_control` goes on the last
+/// sent tool: the deferred ones are not part of the cached prefix.
+fn render_native(
+    members: &[Member<'_>],
+    deferred: &[Member<'_>],
+    search: crate::deferred::NativeSearch,
+    provider: Provider,
+) -> Result<Definitions, SchemaError> {
+    let sent = render_members(members, members.len(), provider)?;
+    let mut parts: Vec<Cow<'_, str>> = Vec::new();
+    let inner = sent.as_str().strip_prefix('[').and_then(|t| t.strip_suffix(']')).unwrap_or_default();
+    if !inner.is_empty() {
+        parts.push(Cow::Borrowed(inner));
+    }
+    for m in deferred {
+        let rendered = match m.description {
+            None => Cow::Borrowed(m.entry.rendered(provider)?),
+            Some(d) => Cow::Owned(m.entry.render(provider, &m.entry.spec().name, d)?),
+        };
+        let open = rendered.strip_suffix('}').unwrap_or(&rendered);
+        parts.push(Cow::Owned(format!("{open},\"defer_loading\":true}}")));
+    }
+    parts.push(Cow::Borrowed(search.definition()));
+    Ok(Definitions::from_parts(parts.iter().map(|p| p.as_ref()), false))
+}
+
 /// Renders members (and their advertised aliases) and joins them into one list.
-fn render_members(members: &[Member<'_>], provider: Provider) -> Result<Definitions, SchemaError> {
+/// With Anthropic's `cache_control`, the breakpoint goes on the last part of the
+/// first `cached` members.
+fn render_members(members: &[Member<'_>], cached: usize, provider: Provider) -> Result<Definitions, SchemaError> {
     let mut parts: Vec<Cow<'_, str>> = Vec::with_capacity(members.len());
-    for m in members {
+    let mut breakpoint = 0;
+    for (i, m) in members.iter().enumerate() {
         let spec = m.entry.spec();
         let description = m.description.unwrap_or(&spec.description);
         parts.push(match m.description {
@@ -777,11 +974,16 @@ fn render_members(members: &[Member<'_>], provider: Provider) -> Result<Definiti
         for alias in spec.aliases.iter().filter(|a| a.advertised) {
             parts.push(Cow::Owned(m.entry.render(provider, &alias.name, description)?));
         }
+        if i < cached.max(1) {
+            breakpoint = parts.len();
+        }
     }
     if let Provider::Anthropic { strict: true, .. } = provider {
         schema::anthropic_strict_budget(&mut parts);
     }
-    if let (Provider::Anthropic { cache_control: true, .. }, Some(last)) = (provider, parts.last_mut()) {
+    if let (Provider::Anthropic { cache_control: true, .. }, Some(last)) =
+        (provider, breakpoint.checked_sub(1).and_then(|at| parts.get_mut(at)))
+    {
         *last = Cow::Owned(schema::with_cache_control(last));
     }
     Ok(Definitions::from_parts(parts.iter().map(|p| p.as_ref()), provider.is_gemini()))

@@ -90,6 +90,33 @@ impl Alias {
     }
 }
 
+/// Whether a tool's definition is sent up front or found through the tool search
+/// (see [`deferred`](crate::deferred)).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[non_exhaustive]
+pub enum Defer {
+    /// Always sent (the default of `#[tool]`).
+    Never,
+    /// Deferred when the pool's definitions would exceed the session's budget (the
+    /// default of runtime and MCP tools).
+    #[default]
+    Auto,
+    /// Always deferred (`#[tool(defer)]`, an MCP server's `deferTools: "always"`).
+    Always,
+}
+
+impl Defer {
+    /// Reads `"auto"`, `"always"` or `"never"` (also `true` and `false` as text).
+    pub fn parse(text: &str) -> Option<Defer> {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "auto" => Some(Defer::Auto),
+            "always" | "true" => Some(Defer::Always),
+            "never" | "false" => Some(Defer::Never),
+            _ => None,
+        }
+    }
+}
+
 /// Everything static about a tool.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct ToolSpec {
@@ -113,6 +140,8 @@ pub struct ToolSpec {
     /// Code's name for the tool it stands in for (`Read`, `Edit`, `Bash`,
     /// `WebFetch`, ...). Rules name either this or [`name`](Self::name).
     pub rule_name: Option<Cow<'static, str>>,
+    /// Sent up front or found through the tool search.
+    pub defer: Defer,
 }
 
 impl ToolSpec {
@@ -132,6 +161,7 @@ impl ToolSpec {
             timeout: None,
             output_limit: None,
             rule_name: None,
+            defer: Defer::Auto,
         }
     }
 

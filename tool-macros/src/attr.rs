@@ -23,6 +23,7 @@ pub(crate) const MAX_OUTPUT_TOKENS: &str = "max_output_tokens";
 pub(crate) const PARTIAL_INPUT: &str = "partial_input";
 pub(crate) const RULE_NAME: &str = "rule_name";
 pub(crate) const PURE: &str = "pure";
+pub(crate) const DEFER: &str = "defer";
 
 const ALL_KEYS: &[&str] = &[
     NAME,
@@ -42,6 +43,7 @@ const ALL_KEYS: &[&str] = &[
     PARTIAL_INPUT,
     RULE_NAME,
     PURE,
+    DEFER,
 ];
 
 /// A boolean flag and where it was set.
@@ -66,6 +68,7 @@ pub(crate) struct ToolAttrs {
     pub(crate) open_world: Flag,
     pub(crate) partial_input: Flag,
     pub(crate) pure: Flag,
+    pub(crate) defer: Flag,
     pub(crate) rule_name: Option<LitStr>,
     pub(crate) timeout_secs: Option<LitInt>,
     pub(crate) max_output_bytes: Option<LitInt>,
@@ -127,6 +130,7 @@ impl ToolAttrs {
                     IDEMPOTENT => self.idempotent = flag,
                     PARTIAL_INPUT => self.partial_input = flag,
                     PURE => self.pure = flag,
+                    DEFER => self.defer = flag,
                     _ => self.open_world = flag,
                 }
             }

@@ -57,6 +57,8 @@ struct SpecValues {
     rule_name: Option<String>,
     /// `#[tool(pure)]`: the tool touches nothing outside its input.
     pure: bool,
+    /// `#[tool(defer)]`: offered through the tool search only.
+    defer: bool,
 }
 
 impl SpecValues {
@@ -148,6 +150,7 @@ impl SpecValues {
         SpecValues {
             rule_name,
             pure: attrs.pure.value,
+            defer: attrs.defer.value,
             timeout_secs,
             output_limit,
             name,
@@ -229,6 +232,7 @@ fn spec_and_info(container: &Container, spec: &SpecValues, krate: &Path, placeho
         None => quote!(::core::option::Option::None),
     };
     let declared_access = (!placeholder).then(|| declared_access(container, spec, &p));
+    let defer = if spec.defer { quote!(#p::Defer::Always) } else { quote!(#p::Defer::Never) };
     quote! {
         static __TOOLWRIGHT_SPEC: #p::ToolSpec = #p::ToolSpec {
             name: #p::Cow::Borrowed(#name),
@@ -246,6 +250,7 @@ fn spec_and_info(container: &Container, spec: &SpecValues, krate: &Path, placeho
             timeout: #timeout,
             output_limit: #output_limit,
             rule_name: #rule_name,
+            defer: #defer,
         };
 
         #[automatically_derived]

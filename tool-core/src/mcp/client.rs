@@ -460,6 +460,7 @@ impl Server {
         let mut spec = ToolSpec::runtime(String::new(), description, origin).with_flags(flags);
         spec.title = title.map(Into::into);
         spec.timeout = Some(self.config.timeout);
+        spec.defer = self.config.defer;
         // The schema must lower for every provider the agent may render for.
         for &provider in &self.options.providers {
             schema::lower_input(&spec, &input_schema, provider.dialect(), provider).map_err(|e| {

@@ -14,8 +14,11 @@
 //! Per server: `command`, `args`, `env`, `cwd` (stdio), or `url` and `headers`
 //! (streamable HTTP); `type` (`stdio`, `http`, `streamable-http`) is optional.
 //! toolwright's own keys: `trusted` (believe the server's `readOnlyHint`, default
-//! false) and `timeout` (seconds per call, default 60). `disabled: true` skips a
-//! server. Keys other clients use (`autoApprove`, `alwaysAllow`, `description`) are
+//! false), `timeout` (seconds per call, default 60) and `deferTools` (also
+//! `defer_loading`, `deferLoading`: `"auto"`, `"always"`, `"never"`, or true/false;
+//! whether the server's tools are found through the tool search, see
+//! [`deferred`](crate::deferred); default `"auto"`: deferred when the pool is over
+//! its budget). `disabled: true` skips a server. Keys other clients use (`autoApprove`, `alwaysAllow`, `description`) are
 //! accepted and ignored; any other key is a warning naming it.
 
 use serde::Deserialize;
@@ -49,6 +52,8 @@ pub struct McpServerConfig {
     pub trusted: bool,
     /// How long one call may take.
     pub timeout: Duration,
+    /// Whether its tools are deferred (`deferTools`).
+    pub defer: crate::spec::Defer,
 }
 
 /// How a server is reached.
@@ -135,6 +140,8 @@ struct RawServer {
     timeout: Option<f64>,
     #[serde(default)]
     disabled: bool,
+    #[serde(rename = "deferTools", alias = "defer_loading", alias = "deferLoading")]
+    defer: Option<Value>,
     #[serde(flatten)]
     other: BTreeMap<String, Value>,
 }
@@ -218,7 +225,15 @@ fn server_config(server: RawServer, base: &Path) -> Result<McpServerConfig, Stri
             ServerTransport::Http { url, headers: server.headers }
         }
     };
-    Ok(McpServerConfig { transport, trusted: server.trusted, timeout })
+    let defer = match &server.defer {
+        None => crate::spec::Defer::Auto,
+        Some(Value::Bool(true)) => crate::spec::Defer::Always,
+        Some(Value::Bool(false)) => crate::spec::Defer::Never,
+        Some(Value::String(text)) => crate::spec::Defer::parse(text)
+            .ok_or_else(|| format!("deferTools: `{text}` is not \"auto\", \"always\" or \"never\""))?,
+        Some(other) => return Err(format!("deferTools: {other} is not \"auto\", \"always\", \"never\" or a boolean")),
+    };
+    Ok(McpServerConfig { transport, trusted: server.trusted, timeout, defer })
 }
 
 /// The 1-based line where `"name":` first appears, for errors about a server.
@@ -230,6 +245,31 @@ fn line_of_key(text: &str, name: &str) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn defer_tools_is_read_in_each_spelling_and_a_bad_value_names_the_key() {
+        let config = parse(
+            r#"{"mcpServers": {
+                "a": {"command": "x", "deferTools": "always"},
+                "b": {"command": "x", "defer_loading": false},
+                "c": {"command": "x", "deferLoading": "Never"},
+                "d": {"command": "x"},
+                "e": {"command": "x", "deferTools": "sometimes"}
+            }}"#,
+        )
+        .unwrap();
+        let defer = |name: &str| config.servers[name].defer;
+        assert_eq!(defer("a"), crate::spec::Defer::Always);
+        assert_eq!(defer("b"), crate::spec::Defer::Never);
+        assert_eq!(defer("c"), crate::spec::Defer::Never);
+        assert_eq!(defer("d"), crate::spec::Defer::Auto);
+        assert!(!config.servers.contains_key("e"));
+        assert!(
+            config.warnings.iter().any(|w| w.contains("mcpServers.e") && w.contains("deferTools: `sometimes`")),
+            "{:?}",
+            config.warnings
+        );
+    }
 
     fn parse(text: &str) -> Result<McpConfig, ConfigError> {
         McpConfig::parse(text, Path::new("/p/.mcp.json"))

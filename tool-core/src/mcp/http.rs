@@ -22,7 +22,7 @@ pub(crate) async fn serve(
     // Bodies reach rmcp already measured: its own cap only has to let them by.
     let config = StreamableHttpServerConfig::default().with_max_request_body_bytes(limits.max_bytes());
     let service = Arc::new(StreamableHttpService::new(
-        move || Ok(server.clone()),
+        move || Ok(server.for_session()),
         Arc::new(LocalSessionManager::default()),
         config,
     ));

@@ -108,6 +108,8 @@ pub struct McpServer {
     info: Implementation,
     tools: Arc<Mutex<Option<ToolList>>>,
     limits: MessageLimits,
+    /// With deferral: this client's session (each HTTP session gets its own).
+    session: Option<crate::deferred::ToolSession>,
 }
 
 /// The MCP tool list and the registry generation it was made from.
@@ -150,7 +152,30 @@ impl McpServer {
             info: Implementation::new("toolwright", env!("CARGO_PKG_VERSION")),
             tools: Arc::default(),
             limits: MessageLimits::default(),
+            session: None,
         }
+    }
+
+    /// Offers deferred tools through `tool_search`, as an agent's pool does: the
+    /// client lists the eager tools and the search, a search loads tools into this
+    /// client's session, and the client is told the list changed. Registers the
+    /// search tool in the registry.
+    pub fn with_deferral(mut self, deferral: crate::deferred::Deferral) -> McpServer {
+        let session = crate::deferred::ToolSession::new(deferral);
+        if let Err(e) = session.install(self.registry()) {
+            tracing::warn!("tool_search cannot be registered: {e}");
+            return self;
+        }
+        self.session = Some(session);
+        self
+    }
+
+    /// A copy for one more client: with deferral, its own session, nothing loaded
+    /// (HTTP does this for every MCP session; a clone shares the session).
+    pub fn for_session(&self) -> McpServer {
+        let mut server = self.clone();
+        server.session = self.session.as_ref().map(crate::deferred::ToolSession::fork);
+        server
     }
 
     /// Runs calls in `cwd`.
@@ -238,6 +263,18 @@ impl McpServer {
     /// The MCP tool list, parsed from the registry's cached MCP rendering once per
     /// generation.
     fn tool_list(&self) -> Result<Arc<[Tool]>, ErrorData> {
+        if let Some(session) = &self.session {
+            let mut extensions = (self.extensions)();
+            extensions.insert(session.clone());
+            let turn = TurnContext::new(self.cwd.as_path()).with_extensions(extensions).with_provider(Provider::Mcp);
+            let pool = self.registry().pool(&turn, &crate::registry::Profile::main_agent(), &[]);
+            let rendered = pool
+                .definitions(Provider::Mcp)
+                .map_err(|e| ErrorData::internal_error(format!("rendering the tool list: {e}"), None))?;
+            let tools: Vec<Tool> = serde_json::from_str(rendered.as_str())
+                .map_err(|e| ErrorData::internal_error(format!("the rendered tool list is not MCP: {e}"), None))?;
+            return Ok(tools.into());
+        }
         let generation = self.registry().generation();
         let mut cache = self.tools.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some((cached, tools)) = &*cache
@@ -272,10 +309,15 @@ impl McpServer {
         let call = ToolCall::new(format!("mcp-{}", request_id_text(&context.id)), request.name.as_ref(), input);
         let mut extensions = (self.extensions)();
         extensions.insert(McpPeer(context.peer.clone()));
+        if let Some(session) = &self.session {
+            extensions.insert(session.clone());
+        }
+        let loaded_before = self.session.as_ref().map(|s| s.loaded().len());
         let turn =
             TurnContext::new(self.cwd.as_path()).with_cancellation(context.ct.clone()).with_extensions(extensions);
         let Some(token) = context.meta.get_progress_token() else {
             let result = self.executor.execute(&call, &turn).await;
+            self.tell_if_loaded(loaded_before, &context.peer).await;
             return Ok(to_call_tool_result(result.output).into());
         };
         let (sink, mut reports) = ProgressSink::channel(64);
@@ -306,7 +348,17 @@ impl McpServer {
         };
         // One task, no spawn: every report goes out before the result.
         let (result, ()) = tokio::join!(run, forward);
+        self.tell_if_loaded(loaded_before, &context.peer).await;
         Ok(to_call_tool_result(result.output).into())
+    }
+
+    /// After a search that loaded tools, tells the client to list them again.
+    async fn tell_if_loaded(&self, before: Option<usize>, peer: &rmcp::Peer<RoleServer>) {
+        if let (Some(session), Some(before)) = (&self.session, before)
+            && session.loaded().len() > before
+        {
+            let _ = peer.notify_tool_list_changed().await;
+        }
     }
 }
 

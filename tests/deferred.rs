@@ -1,0 +1,243 @@
+//! Deferred tools and the tool search, through the public API: deferral by
+//! `#[tool(defer)]`, by a runtime tool's spec and by budget; a call to a tool not
+//! loaded; a search that loads; the byte-stable prefix after a load; sessions that
+//! do not share loads; Anthropic's native `defer_loading` rendering.
+#![allow(missing_docs)]
+
+use serde_json::{Value, json};
+use std::sync::Arc;
+use toolwright::deferred::{Budget, Deferral, NativeSearch, TOOL_SEARCH, ToolSession};
+use toolwright::permission::AllowAll;
+use toolwright::prelude::*;
+use toolwright::{Defer, Extensions, InputError, PreparedCall, Profile, Provider, ToolPool, ToolSpec};
+
+/// Convert an amount between two currencies at today's exchange rate.
+#[tool(read_only, pure, defer)]
+pub struct ConvertCurrency {
+    /// How much.
+    pub amount: f64,
+    /// ISO code of the currency it is in.
+    pub from: String,
+    /// ISO code of the currency wanted.
+    pub to: String,
+}
+
+impl Tool for ConvertCurrency {
+    type Output = String;
+    async fn call(self, _cx: &ToolContext) -> Result<String, ToolError> {
+        Ok(format!("{} {} in {}", self.amount, self.from, self.to))
+    }
+}
+
+/// A runtime tool, like a mounted MCP server's.
+struct Remote(ToolSpec);
+
+impl DynTool for Remote {
+    fn spec(&self) -> &ToolSpec {
+        &self.0
+    }
+    fn input_schema(&self) -> Value {
+        json!({"type": "object", "properties": {"query": {"type": "string", "description": "what to look for"}}})
+    }
+    fn prepare(&self, _raw: &[u8]) -> Result<Box<dyn PreparedCall>, InputError> {
+        Ok(Box::new(Answer(self.0.name.to_string())))
+    }
+}
+
+struct Answer(String);
+
+impl PreparedCall for Answer {
+    fn flags(&self) -> toolwright::Flags {
+        toolwright::Flags { read_only: true, ..toolwright::Flags::NONE }
+    }
+    fn validate(&self, _cx: &ToolContext) -> Result<(), ToolError> {
+        Ok(())
+    }
+    fn access(&self) -> toolwright::access::Accesses {
+        toolwright::access::Accesses::none()
+    }
+    fn call<'a>(self: Box<Self>, _cx: &'a ToolContext) -> toolwright::BoxFuture<'a, Result<ToolOutput, ToolError>> {
+        Box::pin(async move { Ok(ToolOutput::text(format!("{} ran", self.0))) })
+    }
+}
+
+fn remote(name: &str, description: &str, defer: Defer) -> Arc<dyn DynTool> {
+    let mut spec = ToolSpec::runtime(name.to_owned(), description.to_owned(), "test");
+    spec.defer = defer;
+    Arc::new(Remote(spec))
+}
+
+/// The facade's registry plus the search tool and `extra` runtime tools.
+fn registry_with(extra: Vec<Arc<dyn DynTool>>, session: &ToolSession) -> Arc<Registry> {
+    let registry = toolwright::registry().unwrap();
+    for tool in extra {
+        registry.register(tool).unwrap();
+    }
+    session.install(&registry).unwrap();
+    Arc::new(registry)
+}
+
+fn turn(session: &ToolSession, provider: Provider) -> TurnContext {
+    let mut extensions = Extensions::new();
+    extensions.insert(session.clone());
+    TurnContext::new(".").with_extensions(extensions).with_provider(provider)
+}
+
+const ANTHROPIC: Provider = Provider::Anthropic { strict: false, cache_control: false };
+
+fn run(executor: &Executor, pool: &ToolPool, turn: &TurnContext, name: &str, input: Value) -> ToolResult {
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    rt.block_on(executor.execute_in(pool, &ToolCall::new("c1", name, input.to_string()), turn))
+}
+
+fn names(definitions: &Value) -> Vec<String> {
+    definitions.as_array().unwrap().iter().map(|d| d["name"].as_str().unwrap().to_owned()).collect()
+}
+
+#[test]
+fn a_deferred_tool_is_found_loaded_and_appended_after_what_was_sent() {
+    let session = ToolSession::new(Deferral::default().budget(Budget::Unlimited));
+    let registry = registry_with(
+        vec![
+            remote("mcp__weather__get_forecast", "Get the weather forecast for a city.", Defer::Always),
+            remote("mcp__weather__get_alerts", "Severe weather alerts for a US state.", Defer::Always),
+            remote("mcp__github__create_issue", "Open a new issue in a GitHub repository.", Defer::Always),
+            remote("lookup", "An eager runtime tool.", Defer::Auto),
+        ],
+        &session,
+    );
+    let executor = Executor::builder(Arc::clone(&registry)).policy(AllowAll).build();
+    let turn = turn(&session, ANTHROPIC);
+    let pool = registry.pool(&turn, &Profile::main_agent(), &[]);
+    let deferred: Vec<&str> = pool.deferred_names().collect();
+    assert_eq!(deferred.len(), 4, "the #[tool(defer)] tool and the three runtime ones: {deferred:?}");
+    assert!(deferred.contains(&"convert_currency"));
+    assert!(pool.contains("lookup") && pool.contains(TOOL_SEARCH) && pool.contains("read_file"));
+    let before = pool.definitions(ANTHROPIC).unwrap();
+    let sent = names(&before.to_value());
+    assert!(!sent.iter().any(|n| n.contains("weather") || n == "convert_currency"), "{sent:?}");
+    // The search tool says what can be found.
+    let search = before.to_value().as_array().unwrap().iter().find(|d| d["name"] == TOOL_SEARCH).cloned().unwrap();
+    let description = search["description"].as_str().unwrap();
+    assert!(description.contains("weather (2)") && description.contains("github (1)"), "{description}");
+    assert!(description.contains("4 tools can be loaded"), "{description}");
+
+    // Not loaded: an error that says how to get it.
+    let result = run(&executor, &pool, &turn, "mcp__weather__get_forecast", json!({"query": "Paris"}));
+    assert!(result.error.is_some());
+    let text = result.output.text_content();
+    assert!(text.contains("not loaded yet") && text.contains("select:mcp__weather__get_forecast"), "{text}");
+
+    // A search loads the best matches, and says what they do.
+    let result =
+        run(&executor, &pool, &turn, TOOL_SEARCH, json!({"query": "will it rain in paris tomorrow", "limit": 1}));
+    assert!(result.error.is_none(), "{}", result.output.text_content());
+    let text = result.output.text_content();
+    assert!(text.contains("mcp__weather__get_forecast: Get the weather forecast"), "{text}");
+    assert_eq!(session.loaded(), ["mcp__weather__get_forecast"]);
+    // Callable at once, in the same turn's pool.
+    let result = run(&executor, &pool, &turn, "mcp__weather__get_forecast", json!({"query": "Paris"}));
+    assert!(result.error.is_none(), "{}", result.output.text_content());
+
+    // The next pool sends it after everything sent before: the old bytes are a prefix.
+    let pool = registry.pool(&turn, &Profile::main_agent(), &[]);
+    let after = pool.definitions(ANTHROPIC).unwrap();
+    let old = before.as_str().strip_suffix(']').unwrap();
+    assert!(after.as_str().starts_with(old), "the load changed what was sent before");
+    assert_eq!(names(&after.to_value()).last().unwrap(), "mcp__weather__get_forecast");
+    assert_eq!(pool.deferred_len(), 3);
+    // select: loads by name; loading again is a no-op that keeps the order.
+    let result = run(&executor, &pool, &turn, TOOL_SEARCH, json!({"query": "select:convert_currency,nope"}));
+    let text = result.output.text_content();
+    assert!(text.contains("convert_currency") && text.contains("No deferred tool is named nope"), "{text}");
+    let result = run(&executor, &pool, &turn, TOOL_SEARCH, json!({"query": "regex", "regex": true}));
+    assert!(result.error.is_none(), "{}", result.output.text_content());
+    let pool = registry.pool(&turn, &Profile::main_agent(), &[]);
+    let third = pool.definitions(ANTHROPIC).unwrap();
+    assert!(third.as_str().starts_with(after.as_str().strip_suffix(']').unwrap()));
+    let sent = names(&third.to_value());
+    assert_eq!(&sent[sent.len() - 2..], ["mcp__weather__get_forecast", "convert_currency"]);
+    assert_eq!(session.searches().len(), 3, "{:?}", session.searches());
+}
+
+#[test]
+fn loads_belong_to_their_session() {
+    let first = ToolSession::new(Deferral::default());
+    let registry = registry_with(vec![remote("mcp__db__run_query", "Run a SQL query.", Defer::Always)], &first);
+    let executor = Executor::builder(Arc::clone(&registry)).policy(AllowAll).build();
+    let first_turn = turn(&first, ANTHROPIC);
+    let pool = registry.pool(&first_turn, &Profile::main_agent(), &[]);
+    let result = run(&executor, &pool, &first_turn, TOOL_SEARCH, json!({"query": "sql query"}));
+    assert!(result.output.text_content().contains("mcp__db__run_query"), "{}", result.output.text_content());
+    assert!(registry.pool(&first_turn, &Profile::main_agent(), &[]).contains("mcp__db__run_query"));
+    // A subagent's session and a second session start with nothing loaded.
+    for other in [first.fork(), ToolSession::new(Deferral::default())] {
+        let other_turn = turn(&other, ANTHROPIC);
+        let pool = registry.pool(&other_turn, &Profile::subagent(), &[]);
+        assert!(!pool.contains("mcp__db__run_query"));
+        let result = run(&executor, &pool, &other_turn, "mcp__db__run_query", json!({}));
+        assert!(result.output.text_content().contains("not loaded yet"), "{}", result.output.text_content());
+    }
+    assert_eq!(first.loaded(), ["mcp__db__run_query"]);
+}
+
+#[test]
+fn auto_tools_are_deferred_past_the_budget_and_only_then() {
+    let many: Vec<Arc<dyn DynTool>> = (0..40)
+        .map(|i| remote(&format!("mcp__big__tool_{i:02}"), &format!("Tool number {i} of a large server."), Defer::Auto))
+        .collect();
+    let small = ToolSession::new(Deferral::default().budget(Budget::Tokens(2_000)));
+    let registry = registry_with(many, &small);
+    let pool = registry.pool(&turn(&small, ANTHROPIC), &Profile::main_agent(), &[]);
+    assert_eq!(pool.deferred_len(), 41, "runtime tools go past the budget (with the `defer` one); built-ins stay");
+    assert!(pool.contains("read_file") && pool.contains(TOOL_SEARCH));
+    let (sent, held) = pool.token_report(ANTHROPIC).unwrap();
+    assert!(held > 0 && sent > 0, "{sent} {held}");
+
+    let roomy = ToolSession::new(Deferral::default().budget(Budget::ShareOfContext { window: 1_000_000, percent: 50 }));
+    let pool = registry.pool(&turn(&roomy, ANTHROPIC), &Profile::main_agent(), &[]);
+    assert_eq!(pool.deferred_names().collect::<Vec<_>>(), ["convert_currency"], "under the budget only `defer` tools");
+    assert!(pool.contains("mcp__big__tool_00") && pool.contains(TOOL_SEARCH));
+    let never = ToolSession::new(Deferral::default().budget(Budget::Unlimited));
+    let builtins = toolwright::builtin::register_all(Registry::builder()).build().unwrap();
+    never.install(&builtins).unwrap();
+    let pool = builtins.pool(&turn(&never, ANTHROPIC), &Profile::main_agent(), &[]);
+    assert_eq!(pool.deferred_len(), 0);
+    assert!(!pool.contains(TOOL_SEARCH), "nothing to search for: no search tool");
+    // Without a session the registry behaves as before: no deferral, no search tool.
+    let plain = registry.pool(&TurnContext::new("."), &Profile::main_agent(), &[]);
+    assert!(plain.contains("mcp__big__tool_00"), "{plain:?}");
+    assert!(plain.contains("convert_currency"), "{plain:?}");
+    assert!(!plain.contains(TOOL_SEARCH), "{plain:?}");
+}
+
+#[test]
+fn anthropic_native_search_sends_deferred_tools_with_defer_loading() {
+    let session = ToolSession::new(Deferral::default().budget(Budget::Unlimited).native_anthropic(NativeSearch::Regex));
+    let registry = registry_with(vec![remote("mcp__weather__get_forecast", "Forecast.", Defer::Always)], &session);
+    let turn = turn(&session, Provider::Anthropic { strict: false, cache_control: true });
+    let pool = registry.pool(&turn, &Profile::main_agent(), &[]);
+    let definitions = pool.definitions(Provider::Anthropic { strict: false, cache_control: true }).unwrap().to_value();
+    let list = definitions.as_array().unwrap();
+    // Anthropic's published shape: the search tool by type and name, deferred tools
+    // with `defer_loading: true`, the rest unchanged; not toolwright's own search.
+    assert_eq!(
+        list.last().unwrap(),
+        &json!({"type": "tool_search_tool_regex_20251119", "name": "tool_search_tool_regex"})
+    );
+    for tool in list.iter().filter(|t| t.get("input_schema").is_some()) {
+        let deferred = matches!(tool["name"].as_str(), Some("mcp__weather__get_forecast" | "convert_currency"));
+        assert_eq!(tool.get("defer_loading") == Some(&json!(true)), deferred, "{tool}");
+        assert!(tool["description"].is_string());
+    }
+    assert!(!list.iter().any(|t| t["name"] == TOOL_SEARCH));
+    let cached: Vec<&Value> = list.iter().filter(|t| t.get("cache_control").is_some()).collect();
+    assert_eq!(cached.len(), 1);
+    assert!(cached[0].get("defer_loading").is_none(), "the cache breakpoint is on the last tool sent up front");
+    // The server loads them: a call is the model's to make.
+    assert!(pool.callable("mcp__weather__get_forecast"));
+    // Other providers get toolwright's own search.
+    let openai =
+        registry.pool(&self::turn(&session, Provider::OpenAiChat { strict: false }), &Profile::main_agent(), &[]);
+    assert!(openai.contains(TOOL_SEARCH) && openai.needs_search("mcp__weather__get_forecast"));
+}

@@ -1,0 +1,253 @@
+//! Deferred tools and the tool search: hundreds of tools for the price of a few.
+//!
+//! A deferred tool's definition is not sent with every request. The model sees a
+//! `tool_search` tool instead, whose description says what can be found; a search
+//! loads the best matches into the session, and from the next request on their
+//! definitions follow the tools already sent, so the rendered list keeps a
+//! byte-stable prefix and prompt caching survives the load. With Anthropic's native
+//! tool search ([`Deferral::native_anthropic`]) the deferred tools are sent with
+//! `defer_loading: true` beside Anthropic's own search tool instead, and the server
+//! does the searching.
+//!
+//! What is deferred: a tool whose [`ToolSpec::defer`](crate::ToolSpec::defer) is
+//! [`Defer::Always`] (`#[tool(defer)]`, a runtime tool that sets it, an MCP server
+//! mounted with `deferTools: "always"`), and [`Defer::Auto`] tools (runtime and MCP
+//! tools unless they say otherwise) when the pool's definitions would exceed the
+//! session's [`Budget`].
+//!
+//! Loads are per [`ToolSession`]: put one in the turn's extensions and
+//! [`Registry::pool`](crate::Registry::pool) applies it. A subagent or a second
+//! session gets its own ([`ToolSession::fork`]), so its searches grow only its
+//! own pool.
+//!
+//! ```
+//! use toolwright_core::deferred::{Budget, Deferral, ToolSession};
+//! use toolwright_core::{Extensions, Profile, Registry, TurnContext};
+//!
+//! let registry = Registry::builder().build().unwrap();
+//! let session = ToolSession::new(Deferral::default().budget(Budget::Tokens(10_000)));
+//! session.install(&registry).unwrap();
+//! let mut extensions = Extensions::new();
+//! extensions.insert(session.clone());
+//! let turn = TurnContext::new(".").with_extensions(extensions);
+//! let pool = registry.pool(&turn, &Profile::main_agent(), &[]);
+//! assert_eq!(pool.deferred_len(), 0, "nothing to defer in an empty registry");
+//! ```
+
+mod index;
+pub(crate) mod search_tool;
+
+pub use crate::spec::Defer;
+pub use index::{SearchDocument, SearchError, SearchIndex, SearchMatch};
+pub use search_tool::{TOOL_SEARCH, ToolSearch};
+
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+/// When `Auto` tools are deferred.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Budget {
+    /// When the pool's definitions would take more than this many tokens.
+    Tokens(usize),
+    /// When they would take more than `percent` of a context window of `window`
+    /// tokens (Claude Code defers MCP tools past 10%).
+    ShareOfContext {
+        /// The model's context window, in tokens.
+        window: usize,
+        /// The share, 1 to 100.
+        percent: u8,
+    },
+    /// Never: only `Always` tools are deferred.
+    Unlimited,
+}
+
+impl Budget {
+    /// The budget in tokens.
+    pub fn tokens(self) -> usize {
+        match self {
+            Budget::Tokens(n) => n,
+            Budget::ShareOfContext { window, percent } => window.saturating_mul(usize::from(percent.min(100))) / 100,
+            Budget::Unlimited => usize::MAX,
+        }
+    }
+}
+
+/// How a session defers tools.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Deferral {
+    /// When `Auto` tools are deferred; by default past 10% of a 200,000-token window.
+    pub budget: Budget,
+    /// For Anthropic, send deferred tools with `defer_loading: true` and Anthropic's
+    /// own tool search tool instead of toolwright's `tool_search`.
+    pub native_anthropic: Option<NativeSearch>,
+    /// How many tools one search loads at most.
+    pub max_results: usize,
+}
+
+/// Which of Anthropic's server-side tool search tools to send.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum NativeSearch {
+    /// `tool_search_tool_bm25_20251119`: natural-language queries.
+    Bm25,
+    /// `tool_search_tool_regex_20251119`: the model writes a regular expression.
+    Regex,
+}
+
+impl NativeSearch {
+    /// The definition sent in the request's `tools`.
+    pub fn definition(self) -> &'static str {
+        match self {
+            NativeSearch::Bm25 => r#"{"type":"tool_search_tool_bm25_20251119","name":"tool_search_tool_bm25"}"#,
+            NativeSearch::Regex => r#"{"type":"tool_search_tool_regex_20251119","name":"tool_search_tool_regex"}"#,
+        }
+    }
+}
+
+impl Default for Deferral {
+    fn default() -> Self {
+        Deferral {
+            budget: Budget::ShareOfContext { window: 200_000, percent: 10 },
+            native_anthropic: None,
+            max_results: 5,
+        }
+    }
+}
+
+impl Deferral {
+    /// With `budget`.
+    pub fn budget(mut self, budget: Budget) -> Self {
+        self.budget = budget;
+        self
+    }
+
+    /// With Anthropic's native tool search for Anthropic requests.
+    pub fn native_anthropic(mut self, search: NativeSearch) -> Self {
+        self.native_anthropic = Some(search);
+        self
+    }
+
+    /// With at most `n` tools loaded per search (at least 1).
+    pub fn max_results(mut self, n: usize) -> Self {
+        self.max_results = n.max(1);
+        self
+    }
+}
+
+/// The tokens a rendered definition costs, estimated as one per four bytes of JSON
+/// (the ratio tokenizers show on schema text); used for budgets and reports.
+pub fn estimated_tokens(rendered: &str) -> usize {
+    rendered.len().div_ceil(4)
+}
+
+/// One session's deferred tools: what it loaded, in order, and the index its
+/// searches run on. Cheap to clone; clones share the session.
+#[derive(Clone, Default)]
+pub struct ToolSession(Arc<Mutex<State>>);
+
+#[derive(Default)]
+struct State {
+    deferral: Deferral,
+    loaded: Vec<Arc<str>>,
+    /// What the last pool deferred (loaded or not), for the executor's check.
+    deferred: HashSet<Arc<str>>,
+    /// The index over the deferred tools and the key of the set it was built for.
+    index: Option<(u64, Arc<SearchIndex>)>,
+    /// Searches done and what each loaded, for reports.
+    searches: Vec<(String, Vec<String>)>,
+}
+
+impl std::fmt::Debug for ToolSession {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolSession").field("loaded", &self.loaded()).finish()
+    }
+}
+
+impl ToolSession {
+    /// A session deferring as `deferral` says, nothing loaded.
+    pub fn new(deferral: Deferral) -> ToolSession {
+        ToolSession(Arc::new(Mutex::new(State { deferral, ..State::default() })))
+    }
+
+    /// A new session with the same deferral and nothing loaded: a subagent's.
+    pub fn fork(&self) -> ToolSession {
+        ToolSession::new(self.state().deferral.clone())
+    }
+
+    /// Registers the `tool_search` tool in `registry`, if it is not there yet.
+    pub fn install(&self, registry: &crate::Registry) -> Result<(), crate::RegistryError> {
+        if registry.contains(TOOL_SEARCH) {
+            return Ok(());
+        }
+        registry.register(Arc::new(ToolSearch::new()))
+    }
+
+    /// How this session defers.
+    pub fn deferral(&self) -> Deferral {
+        self.state().deferral.clone()
+    }
+
+    /// The tools loaded so far, in load order.
+    pub fn loaded(&self) -> Vec<String> {
+        self.state().loaded.iter().map(|n| n.to_string()).collect()
+    }
+
+    /// Whether `name` is deferred in this session's pool and not loaded: a call to
+    /// it must search first.
+    pub fn needs_search(&self, name: &str) -> bool {
+        let state = self.state();
+        state.deferred.contains(name) && !state.loaded.iter().any(|l| &**l == name)
+    }
+
+    /// Loads `names` (deferred tools of the last pool; others are skipped); the
+    /// names newly loaded, in order.
+    pub fn load<'a>(&self, names: impl IntoIterator<Item = &'a str>) -> Vec<String> {
+        let mut state = self.state();
+        let mut added = Vec::new();
+        for name in names {
+            let Some(shared) = state.deferred.get(name).cloned() else { continue };
+            if !state.loaded.contains(&shared) {
+                state.loaded.push(shared);
+                added.push(name.to_owned());
+            }
+        }
+        added
+    }
+
+    /// Searches the deferred tools of the last pool: a natural-language query, or
+    /// a regular expression when `regex`. Loads nothing.
+    pub fn search(&self, query: &str, regex: bool, limit: usize) -> Result<Vec<SearchMatch>, SearchError> {
+        let index = self.state().index.as_ref().map(|(_, index)| Arc::clone(index));
+        let Some(index) = index else { return Ok(Vec::new()) };
+        if regex { index.search_regex(query, limit) } else { Ok(index.search(query, limit)) }
+    }
+
+    /// The searches so far, each with the tools it loaded.
+    pub fn searches(&self) -> Vec<(String, Vec<String>)> {
+        self.state().searches.clone()
+    }
+
+    pub(crate) fn record_search(&self, query: &str, loaded: &[String]) {
+        self.state().searches.push((query.to_owned(), loaded.to_vec()));
+    }
+
+    /// Called by the pool: the deferred set now, and an index over it (rebuilt
+    /// only when the set changes).
+    pub(crate) fn set_deferred(&self, key: u64, deferred: HashSet<Arc<str>>, build: impl FnOnce() -> SearchIndex) {
+        let mut state = self.state();
+        if state.index.as_ref().is_none_or(|(k, _)| *k != key) {
+            state.index = Some((key, Arc::new(build())));
+        }
+        state.deferred = deferred;
+    }
+
+    pub(crate) fn is_loaded(&self, name: &str) -> bool {
+        self.state().loaded.iter().any(|l| &**l == name)
+    }
+
+    fn state(&self) -> MutexGuard<'_, State> {
+        self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
