@@ -8,9 +8,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 out=target/bench-report
 mkdir -p "$out"
-for bench in foundation pipeline orchestration builtin_tools permissions mcp bounded; do
+for bench in foundation pipeline orchestration builtin_tools permissions mcp bounded tool_search; do
     echo "== cargo bench --bench $bench"
-    cargo bench --bench "$bench" 2>&1 | tee "$out/$bench.log" | grep -E "^[a-z_/0-9 ]+time:|^\S.*$" | grep -E "time:|ratio|toolwright|baseline|bounded/" || true
+    cargo bench --bench "$bench" 2>&1 | tee "$out/$bench.log" | grep -E "^[a-z_/0-9 ]+time:|^\S.*$" | grep -E "time:|ratio|toolwright|baseline|bounded/|first request|ranking|prefix" || true
 done
 echo "== bash benches/instructions.sh"
 bash benches/instructions.sh 2>&1 | tee "$out/instructions.log"

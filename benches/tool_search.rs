@@ -212,6 +212,10 @@ fn bench(c: &mut Criterion) {
     group.bench_function("search_regex_1000", |b| {
         b.iter(|| black_box(session.search(black_box("hubspot.*deal"), true, 5).unwrap()))
     });
+    // The pool alone: walking 1,000 entries to split sent from deferred.
+    group.bench_function("pool_1000_deferred", |b| {
+        b.iter(|| black_box(deferred.pool(&turn(&session), &Profile::main_agent(), &[]).len()))
+    });
     let five: Vec<(String, String, Value)> = tools.iter().skip(100).take(5).cloned().collect();
     // Loading five into a fresh session and rendering its pool, against a
     // registry of only those five rendered from scratch (a fresh registry each
@@ -229,6 +233,8 @@ fn bench(c: &mut Criterion) {
                 session.load(five.iter().map(|t| t.0.as_str()));
                 let pool = registry.pool(&turn(&session), &Profile::main_agent(), &[]);
                 black_box(pool.definitions(PROVIDER).unwrap());
+                // Dropped after timing: the registries' teardown is neither side's cost.
+                (registry, session, pool)
             },
             criterion::BatchSize::LargeInput,
         )
@@ -239,6 +245,7 @@ fn bench(c: &mut Criterion) {
             |registry| {
                 let pool = registry.pool(&TurnContext::new(".").with_provider(PROVIDER), &Profile::main_agent(), &[]);
                 black_box(pool.definitions(PROVIDER).unwrap());
+                (registry, pool)
             },
             criterion::BatchSize::LargeInput,
         )

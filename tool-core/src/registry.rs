@@ -582,7 +582,11 @@ impl Registry {
         let mut hash = names::fnv1a_bytes(0xcbf2_9ce4_8422_2325, &generation.to_le_bytes());
         for m in members.iter().chain(&deferred_members) {
             hash = names::fnv1a_bytes(hash, m.entry.spec().name.as_bytes());
-            hash = names::fnv1a_bytes(hash, m.description().as_bytes());
+            // The spec's own description is fixed for the generation: only a
+            // per-turn one needs hashing.
+            if let Some(description) = &m.description {
+                hash = names::fnv1a_bytes(hash, description.as_bytes());
+            }
             hash = names::fnv1a_bytes(hash, &[m.state as u8, native.is_some() as u8, 0xff]);
         }
         let mut names: HashSet<Box<str>> =
@@ -635,16 +639,21 @@ fn defer(
     let mut key = names::fnv1a_bytes(0xcbf2_9ce4_8422_2325, &generation.to_le_bytes());
     for m in &deferred {
         key = names::fnv1a_bytes(key, m.entry.spec().name.as_bytes());
-        key = names::fnv1a_bytes(key, m.description().as_bytes());
+        if let Some(description) = &m.description {
+            key = names::fnv1a_bytes(key, description.as_bytes());
+        }
     }
-    let set: HashSet<Arc<str>> = deferred.iter().map(|m| Arc::clone(&m.entry.name)).collect();
-    session.set_deferred(key, set, || {
-        SearchIndex::new(deferred.iter().map(|m| SearchDocument {
-            name: m.entry.spec().name.to_string(),
-            description: m.description().to_owned(),
-            input_schema: m.entry.input_schema().clone(),
-        }))
-    });
+    session.set_deferred(
+        key,
+        || deferred.iter().map(|m| Arc::clone(&m.entry.name)).collect(),
+        || {
+            SearchIndex::new(deferred.iter().map(|m| SearchDocument {
+                name: m.entry.spec().name.to_string(),
+                description: m.description().to_owned(),
+                input_schema: m.entry.input_schema().clone(),
+            }))
+        },
+    );
     let native = deferral.native_anthropic.filter(|_| matches!(provider, Provider::Anthropic { .. }));
     if deferred.is_empty() || native.is_some() {
         eager.retain(|m| !is_search(m));

@@ -17,8 +17,10 @@ const NAME_WEIGHT: f64 = 3.0;
 const PARAM_NAME_WEIGHT: f64 = 1.2;
 const DESCRIPTION_WEIGHT: f64 = 1.0;
 const PARAM_DESCRIPTION_WEIGHT: f64 = 0.4;
+/// A tool whose name starts with the query's first word (or a synonym of it).
+const VERB_BOOST: f64 = 1.12;
 /// A term found only through a synonym counts this much of the word itself.
-const SYNONYM_WEIGHT: f64 = 0.6;
+const SYNONYM_WEIGHT: f64 = 0.35;
 
 /// One tool as the index sees it.
 #[derive(Debug, Clone)]
@@ -62,6 +64,8 @@ struct Indexed {
     /// The name in lowercase, and its last `__` part (an MCP tool's own name).
     lower: String,
     short: String,
+    /// The first word of the tool's own name, stemmed (`create` of `create_issue`).
+    verb: String,
     /// The text a regular expression is matched against, field by field.
     texts: [String; 4],
     /// Weighted term frequencies over all fields.
@@ -110,7 +114,11 @@ impl SearchIndex {
             }
             let lower = doc.name.to_ascii_lowercase();
             let short = lower.rsplit("__").next().unwrap_or(&lower).to_owned();
+            // `slack_post_message`: the server's name first, then the verb.
+            let server = lower.strip_prefix("mcp__").and_then(|r| r.split("__").next()).unwrap_or_default();
+            let verb = words(&short).find(|w| !server.starts_with(w.as_str())).unwrap_or_default();
             docs.push(Indexed {
+                verb,
                 summary: first_sentence(&doc.description),
                 texts: [doc.name.clone(), param_names, doc.description, param_descriptions],
                 name: doc.name,
@@ -139,13 +147,15 @@ impl SearchIndex {
     /// of the query that is a tool's exact name (or an MCP tool's own part of it)
     /// puts that tool first.
     pub fn search(&self, query: &str, limit: usize) -> Vec<SearchMatch> {
-        let mut weights: HashMap<String, f64> = HashMap::new();
+        // Each word of the query with the words that mean the same.
+        let mut asked: Vec<Vec<(String, f64)>> = Vec::new();
         for term in words(query).filter(|t| !STOP_WORDS.contains(&t.as_str())) {
-            for (similar, weight) in synonyms(&term) {
-                let slot = weights.entry(similar).or_default();
-                *slot = slot.max(weight);
+            if asked.iter().any(|group| group[0].0 == term) {
+                continue;
             }
-            weights.insert(term, 1.0);
+            let mut group = vec![(term.clone(), 1.0)];
+            group.extend(synonyms(&term));
+            asked.push(group);
         }
         let exact: Vec<String> = query
             .split(|c: char| c.is_whitespace() || c == ',' || c == '`' || c == '"' || c == '\'')
@@ -159,16 +169,33 @@ impl SearchIndex {
                 scored.push((i, f64::INFINITY));
                 continue;
             }
+            let norm = K1 * (1.0 - B + B * doc.length / self.average_length);
             let mut score = 0.0;
-            for (term, weight) in &weights {
-                let Some(tf) = doc.terms.get(term) else { continue };
-                let df = self.document_frequency.get(term).copied().unwrap_or(0) as f64;
-                let idf = ((n - df + 0.5) / (df + 0.5) + 1.0).ln();
-                let norm = K1 * (1.0 - B + B * doc.length / self.average_length);
-                score += weight * idf * (tf * (K1 + 1.0)) / (tf + norm);
+            let mut covered = 0;
+            for group in &asked {
+                // A word counts once: by itself or its best synonym.
+                let best = group
+                    .iter()
+                    .filter_map(|(term, weight)| {
+                        let tf = doc.terms.get(term)?;
+                        let df = self.document_frequency.get(term).copied().unwrap_or(0) as f64;
+                        let idf = ((n - df + 0.5) / (df + 0.5) + 1.0).ln();
+                        Some(weight * idf * (tf * (K1 + 1.0)) / (tf + norm))
+                    })
+                    .fold(0.0_f64, f64::max);
+                if best > 0.0 {
+                    covered += 1;
+                    score += best;
+                }
             }
             if score > 0.0 {
-                scored.push((i, score));
+                // A tool that answers more of the query's words ranks above one
+                // that answers one word loudly.
+                let coverage = covered as f64 / asked.len() as f64;
+                // A task phrase starts with what to do; tools are named for it
+                // (`create_issue`, `list_files`).
+                let verb = asked.first().is_some_and(|group| group.iter().any(|(t, _)| *t == doc.verb));
+                scored.push((i, score * (1.0 + coverage) * if verb { VERB_BOOST } else { 1.0 }));
             }
         }
         // Stable: equal scores keep the index's order.
@@ -292,6 +319,15 @@ fn stem(word: &str) -> String {
             break;
         }
     }
+    if !stripped
+        && let Some(rest) = word.strip_suffix("ion")
+        && rest.len() >= 4
+        && rest.ends_with('t')
+    {
+        // creat(ion), select(ion): the verb's stem.
+        base = rest.to_owned();
+        stripped = true;
+    }
     if !stripped {
         for suffix in ["ing", "ed"] {
             if let Some(rest) = word.strip_suffix(suffix)
@@ -328,10 +364,10 @@ const STOP_WORDS: &[&str] = &[
 /// The verbs and nouns tools are named with, in groups that mean the same thing
 /// to a model asking.
 const SYNONYMS: &[&[&str]] = &[
-    &["create", "add", "new", "make", "open", "start", "insert", "post", "write", "submit", "file", "register"],
+    &["create", "add", "new", "make", "open", "start", "insert"],
     &["delete", "remove", "drop", "destroy", "erase", "clear", "archive", "close", "cancel"],
     &["list", "show", "enumerate", "all", "browse", "index"],
-    &["get", "fetch", "read", "retrieve", "view", "load", "show", "describe", "detail", "info", "inspect", "look"],
+    &["get", "fetch", "read", "retrieve", "view", "load", "describe", "detail", "info", "inspect", "download", "look"],
     &["search", "find", "query", "lookup", "look", "filter", "locate", "grep"],
     &["update", "edit", "modify", "change", "set", "patch", "rename", "alter", "adjust", "configure"],
     &["send", "post", "message", "notify", "publish", "reply", "dm", "email", "mail"],
@@ -355,7 +391,14 @@ const SYNONYMS: &[&[&str]] = &[
     &["table", "database", "db", "sql"],
     &["record", "row", "entry", "item"],
     &["branch", "ref"],
-    &["commit", "change", "revision"],
+    &["commit", "revision"],
+    &["diff", "change", "difference", "compare", "modification"],
+    &["size", "big", "large", "length", "metadata"],
+    &["local", "nearby", "near", "place", "business", "shop", "store", "restaurant"],
+    &["relation", "link", "connect", "relationship", "edge"],
+    &["sum", "add", "total", "plus", "calculate", "number"],
+    &["current", "now", "today", "present"],
+    &["react", "emoji", "reaction"],
     &["status", "state", "health"],
     &["log", "logs", "history", "audit"],
     &["payment", "charge", "invoice", "bill", "billing"],

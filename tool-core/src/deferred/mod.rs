@@ -235,12 +235,17 @@ impl ToolSession {
 
     /// Called by the pool: the deferred set now, and an index over it (rebuilt
     /// only when the set changes).
-    pub(crate) fn set_deferred(&self, key: u64, deferred: HashSet<Arc<str>>, build: impl FnOnce() -> SearchIndex) {
+    pub(crate) fn set_deferred(
+        &self,
+        key: u64,
+        deferred: impl FnOnce() -> HashSet<Arc<str>>,
+        build: impl FnOnce() -> SearchIndex,
+    ) {
         let mut state = self.state();
         if state.index.as_ref().is_none_or(|(k, _)| *k != key) {
             state.index = Some((key, Arc::new(build())));
+            state.deferred = deferred();
         }
-        state.deferred = deferred;
     }
 
     pub(crate) fn is_loaded(&self, name: &str) -> bool {
