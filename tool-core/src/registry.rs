@@ -581,13 +581,14 @@ impl Registry {
         }
         let mut hash = names::fnv1a_bytes(0xcbf2_9ce4_8422_2325, &generation.to_le_bytes());
         for m in members.iter().chain(&deferred_members) {
-            hash = names::fnv1a_bytes(hash, m.entry.spec().name.as_bytes());
+            // The entry itself: fixed for the generation, which is in the hash.
+            hash = mix(hash, Arc::as_ptr(&m.entry) as usize as u64);
             // The spec's own description is fixed for the generation: only a
             // per-turn one needs hashing.
             if let Some(description) = &m.description {
                 hash = names::fnv1a_bytes(hash, description.as_bytes());
             }
-            hash = names::fnv1a_bytes(hash, &[m.state as u8, native.is_some() as u8, 0xff]);
+            hash = mix(hash, (m.state as u64) << 1 | u64::from(native.is_some()));
         }
         let mut names: HashSet<Box<str>> =
             members.iter().map(|m| Box::<str>::from(m.entry.spec().name.as_ref())).collect();
@@ -606,6 +607,11 @@ impl Registry {
             cache: Arc::clone(&self.pools),
         }
     }
+}
+
+/// One word into an FNV-style hash (a word at a time: pools hash an entry per tool).
+fn mix(hash: u64, word: u64) -> u64 {
+    (hash ^ word).wrapping_mul(0x0000_0100_0000_01b3).rotate_left(29)
 }
 
 /// Splits a pool's members for `session`: those sent (eager ones in registry
@@ -638,7 +644,7 @@ fn defer(
     let (deferred, mut eager): (Vec<PoolMember>, Vec<PoolMember>) = members.into_iter().partition(deferred_here);
     let mut key = names::fnv1a_bytes(0xcbf2_9ce4_8422_2325, &generation.to_le_bytes());
     for m in &deferred {
-        key = names::fnv1a_bytes(key, m.entry.spec().name.as_bytes());
+        key = mix(key, Arc::as_ptr(&m.entry) as usize as u64);
         if let Some(description) = &m.description {
             key = names::fnv1a_bytes(key, description.as_bytes());
         }

@@ -170,15 +170,19 @@ fn report(query: &str, matches: &[SearchMatch], loaded: &[String], unknown: &[St
 /// The search tool's description for a pool: what it does, and what can be found
 /// (the servers and how many tools each, the other deferred tools by count).
 pub(crate) fn description_for<'a>(deferred: impl Iterator<Item = &'a str>, base: &str) -> String {
-    let mut servers: Vec<(String, usize)> = Vec::new();
+    let mut servers: Vec<(&str, usize)> = Vec::new();
+    let mut seen: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
     let mut others = 0;
     let mut total = 0;
     for name in deferred {
         total += 1;
         match name.strip_prefix("mcp__").and_then(|rest| rest.split_once("__")) {
-            Some((server, _)) => match servers.iter_mut().find(|(s, _)| s == server) {
-                Some((_, n)) => *n += 1,
-                None => servers.push((server.to_owned(), 1)),
+            Some((server, _)) => match seen.get(server) {
+                Some(&at) => servers[at].1 += 1,
+                None => {
+                    seen.insert(server, servers.len());
+                    servers.push((server, 1));
+                }
             },
             None => others += 1,
         }
