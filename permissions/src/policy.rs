@@ -450,6 +450,27 @@ impl RulePolicy {
         }
         let mut sandbox = self.sandbox.clone().unwrap_or_default();
         sandbox.read_denied.splice(0..0, read_denied);
+        // `WebFetch(domain:...)` rules feed the network lists, as in Claude Code. A
+        // pattern the lists cannot spell (`example.*`) joins neither: for an allow
+        // rule that admits less, for a deny rule the list names nothing it would
+        // widen (a host outside the allow list is refused anyway).
+        if sandbox.mode != toolwright_core::sandbox::SandboxMode::Off {
+            use toolwright_core::sandbox::{HostPattern, ListKind};
+            let rules = self.read_rules();
+            for rule in rules.rules.iter().filter(|r| r.tool.is_kind(Kind::Fetch)) {
+                let Some(domain) = rule.specifier.as_ref().and_then(domain_pattern) else { continue };
+                let (kind, list) = match rule.effect {
+                    Effect::Allow => (ListKind::Allow, &mut sandbox.allowed_domains),
+                    Effect::Deny => (ListKind::Deny, &mut sandbox.denied_domains),
+                    _ => continue,
+                };
+                for pattern in HostPattern::parse(&domain.raw, kind).map(|p| p.patterns).unwrap_or_default() {
+                    if !list.contains(&pattern) {
+                        list.push(pattern);
+                    }
+                }
+            }
+        }
         Some(sandbox)
     }
 

@@ -190,3 +190,50 @@ fn a_read_deny_rule_holds_inside_the_sandbox_where_the_rules_cannot_see_the_path
     assert!(!text.contains("hunter2"), "the sandbox let the denied file be read: {text}");
     assert!(text.contains("Blocked by the sandbox"), "{text}");
 }
+
+#[test]
+fn webfetch_domain_rules_feed_the_sandbox_network_lists() {
+    use std::io::{Read, Write};
+    use std::sync::Arc;
+    use toolwright_core::{Executor, ToolCall, TurnContext};
+    let (_root, ws, home) = dirs();
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for mut stream in listener.incoming().flatten() {
+            let _ = stream.read(&mut [0u8; 4096]);
+            let _ = stream.write_all(b"HTTP/1.0 200 OK\r\nContent-Length: 5\r\n\r\nhello");
+        }
+    });
+    let policy = policy_with(
+        &ws,
+        &home,
+        json!({
+            "permissions": {
+                "allow": ["WebFetch(domain:localhost)", "WebFetch(domain:example.*)", "Bash"],
+                "deny": ["WebFetch(domain:evil.example.com)"]
+            },
+            "sandbox": {"enabled": true}
+        }),
+        None,
+    );
+    let sandbox = policy.sandbox_for(&ws).unwrap();
+    let allowed: Vec<String> = sandbox.allowed_domains.iter().map(ToString::to_string).collect();
+    assert_eq!(allowed, ["localhost"], "a pattern the lists cannot spell joins neither");
+    let denied: Vec<String> = sandbox.denied_domains.iter().map(ToString::to_string).collect();
+    assert_eq!(denied, ["evil.example.com"]);
+    // A confined command reaches the host the WebFetch rule allows, through the proxy.
+    let registry = Arc::new(toolwright_builtin::registry().unwrap());
+    let executor = Executor::builder(registry).policy(policy).build();
+    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    let turn = TurnContext::new(&ws).with_extensions(toolwright_builtin::session());
+    let fetch = |url: String| {
+        let call =
+            ToolCall::new("1", "shell", json!({"command": format!("curl -fsS --max-time 10 {url}")}).to_string());
+        rt.block_on(executor.execute(&call, &turn)).output.text_content()
+    };
+    let text = fetch(format!("http://localhost:{port}/"));
+    assert!(text.contains("hello"), "{text}");
+    let text = fetch(format!("http://127.0.0.1:{port}/"));
+    assert!(text.contains("Blocked by the sandbox") && !text.contains("hello"), "{text}");
+}
