@@ -317,8 +317,7 @@ fn task_phrases_find_real_servers_tools_among_a_thousand() {
     let (top1, top5) = (top1 as f64 / n, top5 as f64 / n);
     println!("top-1 {:.1}%, top-5 {:.1}% over {} queries", 100.0 * top1, 100.0 * top5, QUERIES.len());
     assert!(top5 >= 0.95, "top-5 {:.1}%; missed:\n{}", 100.0 * top5, misses.join("\n"));
-    // The issue asks 80%; this set measures 78.6% (see BENCHMARKS.md): held at 75%.
-    assert!(top1 >= 0.75, "top-1 {:.1}%", 100.0 * top1);
+    assert!(top1 >= 0.80, "top-1 {:.1}%", 100.0 * top1);
 }
 
 #[test]

@@ -147,9 +147,11 @@ impl SearchIndex {
     /// of the query that is a tool's exact name (or an MCP tool's own part of it)
     /// puts that tool first.
     pub fn search(&self, query: &str, limit: usize) -> Vec<SearchMatch> {
-        // Each word of the query with the words that mean the same.
+        // Each word of the query with the words that mean the same; a URL in the
+        // query asks for a tool that takes one.
         let mut asked: Vec<Vec<(String, f64)>> = Vec::new();
-        for term in words(query).filter(|t| !STOP_WORDS.contains(&t.as_str())) {
+        let url = query.contains("://").then(|| "url".to_owned());
+        for term in words(query).filter(|t| !STOP_WORDS.contains(&t.as_str())).chain(url) {
             if asked.iter().any(|group| group[0].0 == term) {
                 continue;
             }
