@@ -321,7 +321,7 @@ fn task_phrases_find_real_servers_tools_among_a_thousand() {
 }
 
 #[test]
-fn an_exact_name_always_wins_and_a_search_takes_well_under_a_millisecond_of_work() {
+fn an_exact_name_always_wins_and_a_regex_finds_by_pattern() {
     let index = SearchIndex::new(documents());
     for name in ["mcp__slack__slack_post_message", "slack_post_message", "git_commit"] {
         let top = index.search(name, 3);

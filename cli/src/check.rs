@@ -6,7 +6,7 @@ use toolwright::{Provider, Registry};
 
 /// Rough tokens for JSON text (the one estimate budgets use too).
 fn tokens(bytes: usize) -> usize {
-    bytes.div_ceil(4)
+    bytes.div_ceil(toolwright::deferred::BYTES_PER_TOKEN)
 }
 
 /// The report, and whether everything passed.

@@ -252,24 +252,28 @@ impl Executor {
         let name = resolved.name();
         let spec = resolved.tool().spec();
         progress.limit = self.limits.get(name).copied().or(spec.output_limit).unwrap_or(self.default_limit);
-        let awaits_search = match pool {
-            Some(pool) => pool.needs_search(name),
-            None => turn.extensions().get::<crate::deferred::ToolSession>().is_some_and(|s| s.needs_search(name)),
-        };
-        if awaits_search {
-            return Err(Failure::new(
+        let not_loaded = || {
+            Failure::new(
                 ErrorKind::UnknownTool,
                 format!(
                     "{name}: this tool is not loaded yet. Call `{}` with `select:{name}` (or a description of the \
                      task) to load it, then call it again.",
                     crate::deferred::TOOL_SEARCH
                 ),
-            ));
-        }
-        if let Some(pool) = pool
-            && !pool.callable(name)
-        {
-            return Err(Failure::new(ErrorKind::Denied, format!("{name}: this tool is not available here")));
+            )
+        };
+        match pool {
+            Some(pool) if !pool.callable(name) => {
+                return Err(if pool.needs_search(name) {
+                    not_loaded()
+                } else {
+                    Failure::new(ErrorKind::Denied, format!("{name}: this tool is not available here"))
+                });
+            }
+            None if turn.extensions().get::<crate::deferred::ToolSession>().is_some_and(|s| s.needs_search(name)) => {
+                return Err(not_loaded());
+            }
+            _ => {}
         }
         let tool_name = resolved.shared_name();
         progress.tool = Some(Arc::clone(&tool_name));

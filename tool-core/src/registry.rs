@@ -92,7 +92,7 @@ impl Entry {
 
     fn lowered(&self, provider: Provider) -> Result<&Value, SchemaError> {
         let dialect: Dialect = provider.dialect();
-        let raw = self.input_schema.get_or_init(|| self.tool.input_schema());
+        let raw = self.input_schema();
         self.lowered[dialect.index()]
             .get_or_init(|| schema::lower_input(self.spec(), raw, dialect, provider))
             .as_ref()
@@ -106,7 +106,7 @@ impl Entry {
 
     /// What a call's input may need to come back to the plain shape.
     pub(crate) fn plan(&self) -> &schema::adapt::Plan {
-        self.plan.get_or_init(|| schema::adapt::Plan::of(self.input_schema.get_or_init(|| self.tool.input_schema())))
+        self.plan.get_or_init(|| schema::adapt::Plan::of(self.input_schema()))
     }
 
     fn output(&self) -> Result<Option<&Value>, SchemaError> {
@@ -581,14 +581,7 @@ impl Registry {
         }
         let mut hash = names::fnv1a_bytes(0xcbf2_9ce4_8422_2325, &generation.to_le_bytes());
         for m in members.iter().chain(&deferred_members) {
-            // The entry itself: fixed for the generation, which is in the hash.
-            hash = mix(hash, Arc::as_ptr(&m.entry) as usize as u64);
-            // The spec's own description is fixed for the generation: only a
-            // per-turn one needs hashing.
-            if let Some(description) = &m.description {
-                hash = names::fnv1a_bytes(hash, description.as_bytes());
-            }
-            hash = mix(hash, (m.state as u64) << 1 | u64::from(native.is_some()));
+            hash = mix(m.hashed(hash), (m.state as u64) << 1 | u64::from(native.is_some()));
         }
         let mut names: HashSet<Box<str>> =
             members.iter().map(|m| Box::<str>::from(m.entry.spec().name.as_ref())).collect();
@@ -644,10 +637,7 @@ fn defer(
     let (deferred, mut eager): (Vec<PoolMember>, Vec<PoolMember>) = members.into_iter().partition(deferred_here);
     let mut key = names::fnv1a_bytes(0xcbf2_9ce4_8422_2325, &generation.to_le_bytes());
     for m in &deferred {
-        key = mix(key, Arc::as_ptr(&m.entry) as usize as u64);
-        if let Some(description) = &m.description {
-            key = names::fnv1a_bytes(key, description.as_bytes());
-        }
+        key = m.hashed(key);
     }
     session.set_deferred(
         key,
@@ -822,6 +812,16 @@ enum Offer {
 }
 
 impl PoolMember {
+    /// `hash` with this member in it: the entry (fixed for the registry generation,
+    /// which the caller's hash holds) and a per-turn description if it has one.
+    fn hashed(&self, hash: u64) -> u64 {
+        let hash = mix(hash, Arc::as_ptr(&self.entry) as usize as u64);
+        match &self.description {
+            Some(description) => names::fnv1a_bytes(hash, description.as_bytes()),
+            None => hash,
+        }
+    }
+
     fn description(&self) -> &str {
         self.description.as_deref().unwrap_or(&self.entry.spec().description)
     }
@@ -891,15 +891,21 @@ impl ToolPool {
     /// Whether `name` may be called now: offered, or loaded by a search since the
     /// pool was made.
     pub fn callable(&self, name: &str) -> bool {
-        self.contains(name)
-            || (self.deferred.iter().any(|m| *m.entry.spec().name == *name)
-                && self.session.as_ref().is_some_and(|s| s.is_loaded(name)))
+        self.contains(name) || (self.holds_back(name) && self.loaded_since(name))
     }
 
     /// Whether `name` is deferred here and must be found with the tool search
     /// before it is called.
     pub fn needs_search(&self, name: &str) -> bool {
-        !self.callable(name) && self.deferred.iter().any(|m| *m.entry.spec().name == *name)
+        !self.contains(name) && self.holds_back(name) && !self.loaded_since(name)
+    }
+
+    fn holds_back(&self, name: &str) -> bool {
+        self.deferred.iter().any(|m| *m.entry.spec().name == *name)
+    }
+
+    fn loaded_since(&self, name: &str) -> bool {
+        self.session.as_ref().is_some_and(|s| s.is_loaded(name))
     }
 
     /// Estimated tokens of the definitions sent for `provider` and of the deferred

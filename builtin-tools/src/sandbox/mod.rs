@@ -303,11 +303,11 @@ impl Network {
         }
         network.ports.dedup();
         let hosts: Vec<String> = sandbox.allowed_domains.iter().map(ToString::to_string).collect();
-        network.summary = match (&ours, hosts.is_empty()) {
-            (Some(_), _) => {
+        network.summary = match &ours {
+            Some(_) => {
                 format!("network only to {} through the sandbox's proxy (HTTP_PROXY, ALL_PROXY)", hosts.join(", "))
             }
-            (None, _) => "network only through the configured proxy (HTTP_PROXY, ALL_PROXY)".to_owned(),
+            None => "network only through the configured proxy (HTTP_PROXY, ALL_PROXY)".to_owned(),
         };
         network.proxy = ours;
         Ok(network)

@@ -136,10 +136,13 @@ impl Deferral {
     }
 }
 
-/// The tokens a rendered definition costs, estimated as one per four bytes of JSON
-/// (the ratio tokenizers show on schema text); used for budgets and reports.
+/// Bytes of JSON per token, the ratio tokenizers show on schema text: the one
+/// estimate budgets and reports use.
+pub const BYTES_PER_TOKEN: usize = 4;
+
+/// The tokens a rendered definition costs, estimated at [`BYTES_PER_TOKEN`].
 pub fn estimated_tokens(rendered: &str) -> usize {
-    rendered.len().div_ceil(4)
+    rendered.len().div_ceil(BYTES_PER_TOKEN)
 }
 
 /// One session's deferred tools: what it loaded, in order, and the index its

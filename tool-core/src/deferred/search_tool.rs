@@ -14,6 +14,9 @@ use serde_json::{Value, json};
 /// The search tool's name.
 pub const TOOL_SEARCH: &str = "tool_search";
 
+/// What a search is: it changes what the session offers, nothing outside it.
+const FLAGS: Flags = Flags { read_only: true, concurrency_safe: true, idempotent: true, ..Flags::NONE };
+
 /// The most tools one search may ask for.
 const LIMIT_MAX: usize = 20;
 
@@ -40,7 +43,7 @@ impl ToolSearch {
              matches are loaded and callable from then on.",
             "toolwright",
         );
-        spec.flags = Flags { read_only: true, concurrency_safe: true, idempotent: true, ..Flags::NONE };
+        spec.flags = FLAGS;
         spec.defer = Defer::Never;
         ToolSearch { spec }
     }
@@ -89,7 +92,7 @@ struct Input {
 
 impl PreparedCall for Input {
     fn flags(&self) -> Flags {
-        Flags { read_only: true, concurrency_safe: true, idempotent: true, ..Flags::NONE }
+        FLAGS
     }
 
     fn validate(&self, _cx: &ToolContext) -> Result<(), ToolError> {
