@@ -453,3 +453,20 @@ fn denied_domains_win_and_the_list_holds_with_filesystem_isolation_off() {
     let (ok, out) = shell(&mut s, &format!("echo x > {}/free.txt", p.outside.display()));
     assert!(ok, "{out}");
 }
+
+#[test]
+fn a_proxy_port_of_the_users_own_is_the_one_way_out() {
+    let p = place();
+    // The user's proxy: here a server that answers every request itself.
+    let (proxy, through) = hello_server();
+    let (other, reached) = hello_server();
+    let mut sandbox = Sandbox::default();
+    sandbox.http_proxy_port = Some(proxy);
+    let mut s = session(&p.ws, sandbox);
+    let (ok, out) = shell(&mut s, "curl -fsS --max-time 10 http://anywhere.example/");
+    assert!(ok && out.contains("hello"), "the request went to the user's proxy: {out}");
+    assert_eq!(through.load(std::sync::atomic::Ordering::SeqCst), 1);
+    let (ok, out) = shell(&mut s, &format!("curl -fsS --max-time 10 --noproxy '*' http://127.0.0.1:{other}/"));
+    assert!(!ok && out.contains("Blocked by the sandbox"), "{out}");
+    assert_eq!(reached.load(std::sync::atomic::Ordering::SeqCst), 0);
+}

@@ -237,3 +237,26 @@ fn webfetch_domain_rules_feed_the_sandbox_network_lists() {
     let text = fetch(format!("http://127.0.0.1:{port}/"));
     assert!(text.contains("Blocked by the sandbox") && !text.contains("hello"), "{text}");
 }
+
+#[test]
+fn allow_managed_domains_only_keeps_the_managed_allow_list_and_every_deny() {
+    use toolwright_permissions::sandbox::SandboxSettings;
+    let (_root, ws, home) = dirs();
+    let mut settings = SandboxSettings::default();
+    let managed = json!({"network": {"allowManagedDomainsOnly": true, "allowedDomains": ["github.com"]}});
+    let user = json!({"network": {"allowedDomains": ["evil.example"], "deniedDomains": ["gist.github.com"]}});
+    let project = json!({"network": {"allowManagedDomainsOnly": false, "allowedDomains": ["npmjs.org"]}});
+    settings.add(&managed, Source::Managed, Path::new("managed.json"), &ws, Some(&home));
+    settings.add(&user, Source::User, Path::new("user.json"), &ws, Some(&home));
+    settings.add(&project, Source::Project, Path::new("project.json"), &ws, Some(&home));
+    let sandbox = settings.resolve(Vec::new()).unwrap();
+    let allowed: Vec<String> = sandbox.allowed_domains.iter().map(ToString::to_string).collect();
+    assert_eq!(allowed, ["github.com"], "only managed settings widen the list");
+    let denied: Vec<String> = sandbox.denied_domains.iter().map(ToString::to_string).collect();
+    assert_eq!(denied, ["gist.github.com"], "anyone may narrow it");
+    let warnings = settings.warnings.join("\n");
+    assert!(
+        warnings.contains("project.json: `sandbox.network.allowManagedDomainsOnly` is honoured only from managed"),
+        "{warnings}"
+    );
+}
