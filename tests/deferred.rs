@@ -241,3 +241,76 @@ fn anthropic_native_search_sends_deferred_tools_with_defer_loading() {
         registry.pool(&self::turn(&session, Provider::OpenAiChat { strict: false }), &Profile::main_agent(), &[]);
     assert!(openai.contains(TOOL_SEARCH) && openai.needs_search("mcp__weather__get_forecast"));
 }
+
+/// A runtime tool whose description depends on the turn.
+struct Local(ToolSpec);
+
+impl DynTool for Local {
+    fn spec(&self) -> &ToolSpec {
+        &self.0
+    }
+    fn input_schema(&self) -> Value {
+        json!({"type": "object", "properties": {}})
+    }
+    fn description(&self, turn: &TurnContext) -> std::borrow::Cow<'_, str> {
+        format!("List the files of the project at {}.", turn.cwd().display()).into()
+    }
+    fn prepare(&self, _raw: &[u8]) -> Result<Box<dyn PreparedCall>, InputError> {
+        Ok(Box::new(Answer(self.0.name.to_string())))
+    }
+}
+
+fn description_of(pool: &ToolPool, name: &str) -> String {
+    let definitions = pool.definitions(ANTHROPIC).unwrap().to_value();
+    let tool = definitions.as_array().unwrap().iter().find(|d| d["name"] == name).cloned();
+    tool.unwrap_or_else(|| panic!("{name} not sent: {definitions}"))["description"].as_str().unwrap().to_owned()
+}
+
+#[test]
+fn the_session_follows_registry_changes_profiles_and_turns() {
+    let session = ToolSession::new(Deferral::default().budget(Budget::Unlimited));
+    let mut spec = ToolSpec::runtime("mcp__files__list_project".to_owned(), String::new(), "test");
+    spec.defer = Defer::Always;
+    let registry = registry_with(vec![Arc::new(Local(spec))], &session);
+    let executor = Executor::builder(Arc::clone(&registry)).policy(AllowAll).build();
+    let here = turn(&session, ANTHROPIC);
+    let pool = registry.pool(&here, &Profile::main_agent(), &[]);
+    assert_eq!(pool.deferred_len(), 2, "{:?}", pool.deferred_names().collect::<Vec<_>>());
+
+    // A tool mounted after the first pool is deferred, found and loaded.
+    registry.register(remote("mcp__mail__send_email", "Send an email message to a recipient.", Defer::Always)).unwrap();
+    let pool = registry.pool(&here, &Profile::main_agent(), &[]);
+    assert_eq!(pool.deferred_len(), 3);
+    let result = run(&executor, &pool, &here, TOOL_SEARCH, json!({"query": "email someone", "limit": 1}));
+    assert!(result.output.text_content().contains("mcp__mail__send_email"), "{}", result.output.text_content());
+    let result = run(&executor, &pool, &here, "mcp__mail__send_email", json!({}));
+    assert!(result.error.is_none(), "{}", result.output.text_content());
+
+    // A loaded tool is asked for its description every turn.
+    let result = run(&executor, &pool, &here, TOOL_SEARCH, json!({"query": "select:mcp__files__list_project"}));
+    assert!(result.error.is_none(), "{}", result.output.text_content());
+    let mut extensions = Extensions::new();
+    extensions.insert(session.clone());
+    let elsewhere = TurnContext::new("/srv/other").with_extensions(extensions).with_provider(ANTHROPIC);
+    for (turn, want) in [(&here, "project at ."), (&elsewhere, "project at /srv/other")] {
+        let pool = registry.pool(turn, &Profile::main_agent(), &[]);
+        assert!(description_of(&pool, "mcp__files__list_project").contains(want));
+        let sent: Vec<&str> = pool.names().collect();
+        assert_eq!(&sent[sent.len() - 2..], ["mcp__mail__send_email", "mcp__files__list_project"]);
+    }
+
+    // Other profiles and deny rules of the same session split on their own.
+    let plan = registry.pool(&here, &Profile::plan(), &[]);
+    assert!(!plan.contains("mcp__mail__send_email") && !plan.callable("mcp__mail__send_email"), "{plan:?}");
+    let denied = registry.pool(&here, &Profile::main_agent(), &[toolwright::ToolPattern::new("mcp__mail")]);
+    assert!(!denied.contains("mcp__mail__send_email") && !denied.needs_search("mcp__mail__send_email"));
+    assert!(denied.contains("mcp__files__list_project"));
+
+    // An unmounted tool leaves the pool, loaded or not.
+    assert!(registry.unregister("mcp__mail__send_email"));
+    let pool = registry.pool(&here, &Profile::main_agent(), &[]);
+    assert!(!pool.contains("mcp__mail__send_email") && !pool.callable("mcp__mail__send_email"));
+    let result = run(&executor, &pool, &here, "mcp__mail__send_email", json!({}));
+    assert!(result.output.text_content().contains("unknown tool"), "{}", result.output.text_content());
+    assert_eq!(pool.names().last(), Some("mcp__files__list_project"));
+}

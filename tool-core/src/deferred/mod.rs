@@ -41,7 +41,7 @@ pub use crate::spec::Defer;
 pub use index::{SearchDocument, SearchError, SearchIndex, SearchMatch};
 pub use search_tool::{TOOL_SEARCH, ToolSearch};
 
-use std::collections::HashSet;
+use crate::registry::Split;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 /// When `Auto` tools are deferred.
@@ -154,13 +154,19 @@ pub struct ToolSession(Arc<Mutex<State>>);
 struct State {
     deferral: Deferral,
     loaded: Vec<Arc<str>>,
-    /// What the last pool deferred (loaded or not), for the executor's check.
-    deferred: HashSet<Arc<str>>,
-    /// The index over the deferred tools and the key of the set it was built for.
+    /// The splits of registries this session's pools were made from, newest last.
+    splits: Vec<Arc<Split>>,
+    /// The split of the last pool: what searches find and loads take from.
+    current: Option<Arc<Split>>,
+    /// The index over the current split's deferred tools, by the split's hash.
     index: Option<(u64, Arc<SearchIndex>)>,
     /// Searches done and what each loaded, for reports.
     searches: Vec<(String, Vec<String>)>,
 }
+
+/// Splits a session keeps (one per registry, profile, deny list and provider it
+/// is used with; older ones are made again when needed).
+const SPLITS_KEPT: usize = 8;
 
 impl std::fmt::Debug for ToolSession {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -201,7 +207,9 @@ impl ToolSession {
     /// it must search first.
     pub fn needs_search(&self, name: &str) -> bool {
         let state = self.state();
-        state.deferred.contains(name) && !state.loaded.iter().any(|l| &**l == name)
+        // With Anthropic's native search the server loads them: the model's call is its to make.
+        let held = state.current.as_ref().is_some_and(|split| split.native.is_none() && split.defers(name));
+        held && !state.loaded.iter().any(|l| &**l == name)
     }
 
     /// Loads `names` (deferred tools of the last pool; others are skipped); the
@@ -210,7 +218,8 @@ impl ToolSession {
         let mut state = self.state();
         let mut added = Vec::new();
         for name in names {
-            let Some(shared) = state.deferred.get(name).cloned() else { continue };
+            let Some((shared, _)) = state.current.as_ref().and_then(|split| split.deferred(name)) else { continue };
+            let shared = Arc::clone(shared);
             if !state.loaded.contains(&shared) {
                 state.loaded.push(shared);
                 added.push(name.to_owned());
@@ -222,9 +231,24 @@ impl ToolSession {
     /// Searches the deferred tools of the last pool: a natural-language query, or
     /// a regular expression when `regex`. Loads nothing.
     pub fn search(&self, query: &str, regex: bool, limit: usize) -> Result<Vec<SearchMatch>, SearchError> {
-        let index = self.state().index.as_ref().map(|(_, index)| Arc::clone(index));
-        let Some(index) = index else { return Ok(Vec::new()) };
+        let Some(index) = self.index() else { return Ok(Vec::new()) };
         if regex { index.search_regex(query, limit) } else { Ok(index.search(query, limit)) }
+    }
+
+    /// The index over the current split, built on the first search after the
+    /// deferred set changed (outside the lock: pools of this session need not wait).
+    fn index(&self) -> Option<Arc<SearchIndex>> {
+        let split = {
+            let state = self.state();
+            let split = Arc::clone(state.current.as_ref()?);
+            if let Some((_, index)) = state.index.as_ref().filter(|(key, _)| *key == split.deferred_hash) {
+                return Some(Arc::clone(index));
+            }
+            split
+        };
+        let index = Arc::new(SearchIndex::new(split.documents()));
+        self.state().index = Some((split.deferred_hash, Arc::clone(&index)));
+        Some(index)
     }
 
     /// The searches so far, each with the tools it loaded.
@@ -236,19 +260,31 @@ impl ToolSession {
         self.state().searches.push((query.to_owned(), loaded.to_vec()));
     }
 
-    /// Called by the pool: the deferred set now, and an index over it (rebuilt
-    /// only when the set changes).
-    pub(crate) fn set_deferred(
-        &self,
-        key: u64,
-        deferred: impl FnOnce() -> HashSet<Arc<str>>,
-        build: impl FnOnce() -> SearchIndex,
-    ) {
+    /// Called by the pool: the split that `matches`, or a new one made by `make`
+    /// (outside the lock: making it asks tools for their descriptions). Either way
+    /// it becomes the current one, which searches and loads use.
+    pub(crate) fn split(&self, matches: impl Fn(&Split) -> bool, make: impl FnOnce(&Deferral) -> Split) -> Arc<Split> {
+        let deferral = {
+            let mut state = self.state();
+            if let Some(split) = state.splits.iter().rev().find(|s| matches(s)).cloned() {
+                state.current = Some(Arc::clone(&split));
+                return split;
+            }
+            state.deferral.clone()
+        };
+        let split = Arc::new(make(&deferral));
         let mut state = self.state();
-        if state.index.as_ref().is_none_or(|(k, _)| *k != key) {
-            state.index = Some((key, Arc::new(build())));
-            state.deferred = deferred();
+        if state.splits.len() >= SPLITS_KEPT {
+            state.splits.remove(0);
         }
+        state.splits.push(Arc::clone(&split));
+        state.current = Some(Arc::clone(&split));
+        split
+    }
+
+    /// The tools loaded so far, in load order, with their names shared.
+    pub(crate) fn loaded_shared(&self) -> Vec<Arc<str>> {
+        self.state().loaded.clone()
     }
 
     pub(crate) fn is_loaded(&self, name: &str) -> bool {

@@ -2,19 +2,25 @@
 //! plus a dynamic overlay of runtime tools (MCP, config, subagents) with owners and a
 //! lifecycle. Every provider rendering is computed once per tool.
 
-use crate::context::TurnContext;
 use crate::error::{DuplicateName, RegistryError, SchemaError};
-use crate::names::{self, FnvBuild, McpNames, normalize_called_name};
+use crate::names::{FnvBuild, McpNames, normalize_called_name};
 use crate::schema::{self, Definitions, Dialect, Provider};
 use crate::spec::{ToolSpec, is_portable_tool_name};
 use crate::suggest;
 use crate::tool::{DynTool, Tool, TypedTool};
 use serde_json::Value;
-use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt;
 use std::ops::Deref;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError, RwLock};
+
+mod pool;
+mod split;
+
+use pool::{Member, render_members};
+pub use pool::{Profile, ToolPattern, ToolPool};
+pub(crate) use split::Split;
 
 /// What `#[tool]` submits to `inventory`: the static spec and a constructor.
 ///
@@ -255,6 +261,8 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 /// assert_eq!(registry.definitions(Provider::ANTHROPIC).unwrap().as_str(), "[]");
 /// ```
 pub struct Registry {
+    /// Unique in the process: what a session's split of it is keyed by.
+    id: u64,
     statics: Vec<Arc<Entry>>,
     static_routes: HashMap<Box<str>, usize, FnvBuild>,
     overlay: RwLock<Overlay>,
@@ -545,469 +553,6 @@ impl Registry {
     pub fn definition(&self, name: &str, provider: Provider) -> Option<Result<String, SchemaError>> {
         self.lookup(name).map(|e| e.rendered(provider).map(str::to_owned))
     }
-
-    /// The tools offered in one turn: link-time tools sorted by name, then runtime
-    /// tools sorted, minus those `denied` (bare-name deny rules), those the profile
-    /// leaves out, and those not enabled in `turn`. Descriptions are asked of each
-    /// tool for this turn.
-    pub fn pool(&self, turn: &TurnContext, profile: &Profile, denied: &[ToolPattern]) -> ToolPool {
-        let overlay = self.read_overlay();
-        let generation = overlay.generation;
-        let mut members = Vec::new();
-        for entry in self.statics.iter().chain(overlay.tools.values()) {
-            let spec = entry.spec();
-            let name = spec.name.as_ref();
-            if denied.iter().any(|p| p.matches(name)) || !profile.admits(name, spec) {
-                continue;
-            }
-            let tool = entry.tool();
-            if !tool.is_enabled(turn) {
-                continue;
-            }
-            let description = match tool.description(turn) {
-                Cow::Borrowed(d) if d == spec.description.as_ref() => None,
-                other if other == spec.description.as_ref() => None,
-                other => Some(other.into_owned()),
-            };
-            members.push(PoolMember { entry: Arc::clone(entry), description, state: Offer::Eager });
-        }
-        drop(overlay);
-        let session = turn.extensions().get::<crate::deferred::ToolSession>().cloned();
-        let mut deferred_members = Vec::new();
-        let mut native = None;
-        if let Some(session) = &session {
-            let provider = turn.provider().unwrap_or(Provider::Anthropic { strict: false, cache_control: false });
-            (members, deferred_members, native) = defer(members, session, provider, generation);
-        }
-        let mut hash = names::fnv1a_bytes(0xcbf2_9ce4_8422_2325, &generation.to_le_bytes());
-        for m in members.iter().chain(&deferred_members) {
-            hash = mix(m.hashed(hash), (m.state as u64) << 1 | u64::from(native.is_some()));
-        }
-        let mut names: HashSet<Box<str>> =
-            members.iter().map(|m| Box::<str>::from(m.entry.spec().name.as_ref())).collect();
-        if native.is_some() {
-            // The server loads them: calls to them are the model's to make.
-            names.extend(deferred_members.iter().map(|m| Box::<str>::from(m.entry.spec().name.as_ref())));
-        }
-        ToolPool {
-            members,
-            deferred: deferred_members,
-            native,
-            session,
-            names,
-            read_only_only: profile.read_only_only,
-            fingerprint: hash,
-            cache: Arc::clone(&self.pools),
-        }
-    }
-}
-
-/// One word into an FNV-style hash (a word at a time: pools hash an entry per tool).
-fn mix(hash: u64, word: u64) -> u64 {
-    (hash ^ word).wrapping_mul(0x0000_0100_0000_01b3).rotate_left(29)
-}
-
-/// Splits a pool's members for `session`: those sent (eager ones in registry
-/// order, then the loaded ones in load order) and the deferred ones not loaded;
-/// and whether Anthropic's native search renders them.
-fn defer(
-    members: Vec<PoolMember>,
-    session: &crate::deferred::ToolSession,
-    provider: Provider,
-    generation: u64,
-) -> (Vec<PoolMember>, Vec<PoolMember>, Option<crate::deferred::NativeSearch>) {
-    use crate::deferred::{Defer, SearchDocument, SearchIndex, TOOL_SEARCH, estimated_tokens};
-    let deferral = session.deferral();
-    let is_search = |m: &PoolMember| m.entry.spec().name == TOOL_SEARCH;
-    // Auto tools go when everything that could be sent is over the budget.
-    let budget = deferral.budget.tokens();
-    let over = budget != usize::MAX
-        && members.iter().any(|m| m.entry.spec().defer == Defer::Auto && !is_search(m))
-        && members
-            .iter()
-            .filter(|m| m.entry.spec().defer != Defer::Always && !is_search(m))
-            .map(|m| m.entry.rendered(provider).map_or(0, estimated_tokens))
-            .sum::<usize>()
-            > budget;
-    let deferred_here = |m: &PoolMember| match m.entry.spec().defer {
-        Defer::Always => true,
-        Defer::Auto => over,
-        _ => false,
-    } && !is_search(m);
-    let (deferred, mut eager): (Vec<PoolMember>, Vec<PoolMember>) = members.into_iter().partition(deferred_here);
-    let mut key = names::fnv1a_bytes(0xcbf2_9ce4_8422_2325, &generation.to_le_bytes());
-    for m in &deferred {
-        key = m.hashed(key);
-    }
-    session.set_deferred(
-        key,
-        || deferred.iter().map(|m| Arc::clone(&m.entry.name)).collect(),
-        || {
-            SearchIndex::new(deferred.iter().map(|m| SearchDocument {
-                name: m.entry.spec().name.to_string(),
-                description: m.description().to_owned(),
-                input_schema: m.entry.input_schema().clone(),
-            }))
-        },
-    );
-    let native = deferral.native_anthropic.filter(|_| matches!(provider, Provider::Anthropic { .. }));
-    if deferred.is_empty() || native.is_some() {
-        eager.retain(|m| !is_search(m));
-        let native = native.filter(|_| !deferred.is_empty());
-        let deferred = deferred.into_iter().map(|m| PoolMember { state: Offer::Deferred, ..m }).collect();
-        return (eager, deferred, native);
-    }
-    // The search tool says what can be found: every deferred tool, loaded or not,
-    // so a load does not change it.
-    if let Some(search) = eager.iter_mut().find(|m| is_search(m)) {
-        let base = search.description().to_owned();
-        search.description = Some(crate::deferred::search_tool::description_for(
-            deferred.iter().map(|m| m.entry.spec().name.as_ref()),
-            &base,
-        ));
-    }
-    let loaded = session.loaded();
-    let mut waiting = Vec::new();
-    let mut by_load: Vec<(usize, PoolMember)> = Vec::new();
-    for mut m in deferred {
-        match loaded.iter().position(|l| *l == *m.entry.spec().name) {
-            Some(at) => {
-                m.state = Offer::Loaded;
-                by_load.push((at, m));
-            }
-            None => {
-                m.state = Offer::Deferred;
-                waiting.push(m);
-            }
-        }
-    }
-    by_load.sort_by_key(|(at, _)| *at);
-    eager.extend(by_load.into_iter().map(|(_, m)| m));
-    (eager, waiting, None)
-}
-
-/// A tool-name pattern, as in bare-name deny rules: an exact name, `prefix*`, or
-/// `mcp__server` (every tool of that server).
-///
-/// ```
-/// use toolwright_core::ToolPattern;
-/// assert!(ToolPattern::new("mcp__github").matches("mcp__github__create_issue"));
-/// assert!(!ToolPattern::new("mcp__git").matches("mcp__github__create_issue"));
-/// assert!(ToolPattern::new("mcp__*").matches("mcp__github__create_issue"));
-/// assert!(ToolPattern::new("shell").matches("shell"));
-/// assert!(!ToolPattern::new("shell").matches("shell_output"));
-/// ```
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct ToolPattern(String);
-
-impl ToolPattern {
-    /// A pattern from its text.
-    pub fn new(pattern: impl Into<String>) -> Self {
-        ToolPattern(pattern.into())
-    }
-
-    /// Whether `name` matches.
-    pub fn matches(&self, name: &str) -> bool {
-        let p = self.0.as_str();
-        if let Some(prefix) = p.strip_suffix('*') {
-            return name.starts_with(prefix);
-        }
-        if name == p {
-            return true;
-        }
-        // `mcp__server` stands for the whole server: `mcp__server__<anything>`.
-        let is_server = p.strip_prefix(names::MCP_PREFIX).is_some_and(|rest| !rest.is_empty() && !rest.contains("__"));
-        is_server && name.strip_prefix(p).is_some_and(|rest| rest.starts_with("__"))
-    }
-
-    /// The pattern's text.
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
-}
-
-/// A named set of tools for a kind of agent: main agent, subagent, coordinator, plan
-/// mode. A tool is in the profile if an allow pattern matches (or there are none), no
-/// deny pattern matches, and, for read-only profiles, the tool is read-only.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Profile {
-    name: Cow<'static, str>,
-    allow: Option<Vec<ToolPattern>>,
-    deny: Vec<ToolPattern>,
-    read_only_only: bool,
-}
-
-impl Profile {
-    /// A profile with every tool.
-    pub fn new(name: impl Into<Cow<'static, str>>) -> Self {
-        Profile { name: name.into(), allow: None, deny: Vec::new(), read_only_only: false }
-    }
-
-    /// The main agent: every tool.
-    pub fn main_agent() -> Self {
-        Profile::new("main")
-    }
-
-    /// A subagent: every tool except those that spawn agents (`agent`, `task`), so
-    /// subagents do not recurse.
-    pub fn subagent() -> Self {
-        Profile::new("subagent").deny(["agent", "task"])
-    }
-
-    /// A coordinator: only the tools that delegate and track work.
-    pub fn coordinator() -> Self {
-        Profile::new("coordinator").allow(["agent", "task", "send_message", "todo_write"])
-    }
-
-    /// Plan mode: read-only tools only. Calls are checked again per input, so a tool
-    /// whose read-only flag depends on its input is refused when this input writes.
-    pub fn plan() -> Self {
-        Profile { read_only_only: true, ..Profile::new("plan") }
-    }
-
-    /// Only tools matching one of `patterns` (added to earlier allow patterns).
-    pub fn allow<I: IntoIterator<Item = S>, S: Into<String>>(mut self, patterns: I) -> Self {
-        self.allow.get_or_insert_with(Vec::new).extend(patterns.into_iter().map(ToolPattern::new));
-        self
-    }
-
-    /// No tool matching one of `patterns`.
-    pub fn deny<I: IntoIterator<Item = S>, S: Into<String>>(mut self, patterns: I) -> Self {
-        self.deny.extend(patterns.into_iter().map(ToolPattern::new));
-        self
-    }
-
-    /// The profile's name.
-    pub fn name(&self) -> &str {
-        &self.name
-    }
-
-    fn admits(&self, name: &str, spec: &ToolSpec) -> bool {
-        let allowed = self.allow.as_ref().is_none_or(|allow| allow.iter().any(|p| p.matches(name)));
-        allowed && !self.deny.iter().any(|p| p.matches(name)) && (!self.read_only_only || spec.flags.read_only)
-    }
-}
-
-struct Member<'a> {
-    entry: &'a Entry,
-    description: Option<&'a str>,
-}
-
-/// One tool of a pool, with its description for the turn if it differs from the spec.
-struct PoolMember {
-    entry: Arc<Entry>,
-    description: Option<String>,
-    state: Offer,
-}
-
-/// How a pool offers a tool.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Offer {
-    /// Sent with every request.
-    Eager,
-    /// Deferred, and loaded by a search of the session.
-    Loaded,
-    /// Deferred and not loaded: found through the search.
-    Deferred,
-}
-
-impl PoolMember {
-    /// `hash` with this member in it: the entry (fixed for the registry generation,
-    /// which the caller's hash holds) and a per-turn description if it has one.
-    fn hashed(&self, hash: u64) -> u64 {
-        let hash = mix(hash, Arc::as_ptr(&self.entry) as usize as u64);
-        match &self.description {
-            Some(description) => names::fnv1a_bytes(hash, description.as_bytes()),
-            None => hash,
-        }
-    }
-
-    fn description(&self) -> &str {
-        self.description.as_deref().unwrap_or(&self.entry.spec().description)
-    }
-}
-
-/// The tools offered to the model in one turn. Build with [`Registry::pool`].
-pub struct ToolPool {
-    /// What is sent: eager tools, then the loaded ones in load order.
-    members: Vec<PoolMember>,
-    /// Deferred and not loaded.
-    deferred: Vec<PoolMember>,
-    native: Option<crate::deferred::NativeSearch>,
-    session: Option<crate::deferred::ToolSession>,
-    names: HashSet<Box<str>>,
-    read_only_only: bool,
-    fingerprint: u64,
-    cache: PoolCache,
-}
-
-impl fmt::Debug for ToolPool {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_list().entries(self.names()).finish()
-    }
-}
-
-impl ToolPool {
-    /// The tool names, in the order they are offered.
-    pub fn names(&self) -> impl Iterator<Item = &str> {
-        self.members.iter().map(|m| m.entry.spec().name.as_ref())
-    }
-
-    /// Whether the tool named `name` (its own name, not an alias) is offered.
-    pub fn contains(&self, name: &str) -> bool {
-        self.names.contains(name)
-    }
-
-    /// The number of tools.
-    pub fn len(&self) -> usize {
-        self.members.len()
-    }
-
-    /// Whether no tool is offered.
-    pub fn is_empty(&self) -> bool {
-        self.members.is_empty()
-    }
-
-    /// Whether only read-only calls may run (plan mode).
-    pub fn read_only_only(&self) -> bool {
-        self.read_only_only
-    }
-
-    /// The deferred tools not loaded (sent only with Anthropic's native search).
-    pub fn deferred_names(&self) -> impl Iterator<Item = &str> {
-        self.deferred.iter().map(|m| m.entry.spec().name.as_ref())
-    }
-
-    /// How many tools are deferred and not loaded.
-    pub fn deferred_len(&self) -> usize {
-        self.deferred.len()
-    }
-
-    /// How many of the sent tools are eager (the loaded ones follow them).
-    fn eager_len(&self) -> usize {
-        self.members.iter().take_while(|m| m.state == Offer::Eager).count()
-    }
-
-    /// Whether `name` may be called now: offered, or loaded by a search since the
-    /// pool was made.
-    pub fn callable(&self, name: &str) -> bool {
-        self.contains(name) || (self.holds_back(name) && self.loaded_since(name))
-    }
-
-    /// Whether `name` is deferred here and must be found with the tool search
-    /// before it is called.
-    pub fn needs_search(&self, name: &str) -> bool {
-        !self.contains(name) && self.holds_back(name) && !self.loaded_since(name)
-    }
-
-    fn holds_back(&self, name: &str) -> bool {
-        self.deferred.iter().any(|m| *m.entry.spec().name == *name)
-    }
-
-    fn loaded_since(&self, name: &str) -> bool {
-        self.session.as_ref().is_some_and(|s| s.is_loaded(name))
-    }
-
-    /// Estimated tokens of the definitions sent for `provider` and of the deferred
-    /// ones held back (see [`estimated_tokens`](crate::deferred::estimated_tokens)).
-    pub fn token_report(&self, provider: Provider) -> Result<(usize, usize), SchemaError> {
-        let sent = crate::deferred::estimated_tokens(self.definitions(provider)?.as_str());
-        let mut held = 0;
-        for m in &self.deferred {
-            held += crate::deferred::estimated_tokens(m.entry.rendered(provider)?);
-        }
-        Ok((sent, held))
-    }
-
-    /// The pool's tool list for `provider`, with each tool's description for this
-    /// turn and advertised aliases. Cached: the same pool (same tools, same
-    /// descriptions) gets the same bytes without rendering again.
-    pub fn definitions(&self, provider: Provider) -> Result<Definitions, SchemaError> {
-        let key = (self.fingerprint, provider.slot());
-        if let Some(done) = lock(&self.cache).get(&key) {
-            return done.clone();
-        }
-        let members: Vec<Member<'_>> =
-            self.members.iter().map(|m| Member { entry: &m.entry, description: m.description.as_deref() }).collect();
-        let result = match self.native {
-            Some(search) if matches!(provider, Provider::Anthropic { .. }) => {
-                let deferred: Vec<Member<'_>> = self
-                    .deferred
-                    .iter()
-                    .map(|m| Member { entry: &m.entry, description: m.description.as_deref() })
-                    .collect();
-                render_native(&members, &deferred, search, provider)
-            }
-            // The cache breakpoint stays on the last eager tool, where it was
-            // before any load: the loaded ones follow it, and every byte sent
-            // before stays as it was.
-            _ => render_members(&members, self.eager_len(), provider),
-        };
-        let mut cache = lock(&self.cache);
-        if cache.len() >= POOL_CACHE_MAX {
-            cache.clear();
-        }
-        cache.insert(key, result.clone());
-        result
-    }
-}
-
-/// Anthropic's native tool search: the sent tools, then the deferred ones with
-/// `defer_loading: true`, then the search tool. `cache_control` goes on the last
-/// sent tool: the deferred ones are not part of the cached prefix.
-fn render_native(
-    members: &[Member<'_>],
-    deferred: &[Member<'_>],
-    search: crate::deferred::NativeSearch,
-    provider: Provider,
-) -> Result<Definitions, SchemaError> {
-    let sent = render_members(members, members.len(), provider)?;
-    let mut parts: Vec<Cow<'_, str>> = Vec::new();
-    let inner = sent.as_str().strip_prefix('[').and_then(|t| t.strip_suffix(']')).unwrap_or_default();
-    if !inner.is_empty() {
-        parts.push(Cow::Borrowed(inner));
-    }
-    for m in deferred {
-        let rendered = match m.description {
-            None => Cow::Borrowed(m.entry.rendered(provider)?),
-            Some(d) => Cow::Owned(m.entry.render(provider, &m.entry.spec().name, d)?),
-        };
-        let open = rendered.strip_suffix('}').unwrap_or(&rendered);
-        parts.push(Cow::Owned(format!("{open},\"defer_loading\":true}}")));
-    }
-    parts.push(Cow::Borrowed(search.definition()));
-    Ok(Definitions::from_parts(parts.iter().map(|p| p.as_ref()), false))
-}
-
-/// Renders members (and their advertised aliases) and joins them into one list.
-/// With Anthropic's `cache_control`, the breakpoint goes on the last part of the
-/// first `cached` members.
-fn render_members(members: &[Member<'_>], cached: usize, provider: Provider) -> Result<Definitions, SchemaError> {
-    let mut parts: Vec<Cow<'_, str>> = Vec::with_capacity(members.len());
-    let mut breakpoint = 0;
-    for (i, m) in members.iter().enumerate() {
-        let spec = m.entry.spec();
-        let description = m.description.unwrap_or(&spec.description);
-        parts.push(match m.description {
-            None => Cow::Borrowed(m.entry.rendered(provider)?),
-            Some(d) => Cow::Owned(m.entry.render(provider, &spec.name, d)?),
-        });
-        for alias in spec.aliases.iter().filter(|a| a.advertised) {
-            parts.push(Cow::Owned(m.entry.render(provider, &alias.name, description)?));
-        }
-        if i < cached.max(1) {
-            breakpoint = parts.len();
-        }
-    }
-    if let Provider::Anthropic { strict: true, .. } = provider {
-        schema::anthropic_strict_budget(&mut parts);
-    }
-    if let (Provider::Anthropic { cache_control: true, .. }, Some(last)) =
-        (provider, breakpoint.checked_sub(1).and_then(|at| parts.get_mut(at)))
-    {
-        *last = Cow::Owned(schema::with_cache_control(last));
-    }
-    Ok(Definitions::from_parts(parts.iter().map(|p| p.as_ref()), provider.is_gemini()))
 }
 
 /// Collects tools for a [`Registry`].
@@ -1080,7 +625,9 @@ impl RegistryBuilder {
         if !duplicates.is_empty() {
             return Err(RegistryError::DuplicateNames(duplicates));
         }
+        static NEXT_ID: AtomicU64 = AtomicU64::new(0);
         Ok(Registry {
+            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
             statics: tools.into_iter().map(|t| Arc::new(Entry::new(t, None))).collect(),
             static_routes: routes,
             overlay: RwLock::default(),

@@ -1,0 +1,504 @@
+//! The tools one turn offers: a registry's tools filtered by the profile, the
+//! bare-name deny rules and the turn; with a [`ToolSession`], split into those
+//! sent and those held back for the tool search; and rendered for a provider.
+
+use super::split::Split;
+use super::{Entry, POOL_CACHE_MAX, PoolCache, Registry, lock};
+use crate::context::TurnContext;
+use crate::deferred::{NativeSearch, TOOL_SEARCH, ToolSession};
+use crate::error::SchemaError;
+use crate::names;
+use crate::schema::{self, Definitions, Provider};
+use crate::spec::ToolSpec;
+use std::borrow::Cow;
+use std::collections::HashSet;
+use std::fmt;
+use std::sync::{Arc, OnceLock};
+
+/// The provider a session's pool is split for when the turn names none.
+const DEFAULT_PROVIDER: Provider = Provider::Anthropic { strict: false, cache_control: false };
+
+impl Registry {
+    /// The tools offered in one turn: link-time tools sorted by name, then runtime
+    /// tools sorted, minus those `denied` (bare-name deny rules), those the profile
+    /// leaves out, and those not enabled in `turn`. Descriptions are asked of each
+    /// tool for this turn.
+    ///
+    /// With a [`ToolSession`] in the turn's extensions, deferred tools are held
+    /// back and the ones the session loaded follow the others, in load order. The
+    /// session keeps the split of the registry (per generation, profile, deny list
+    /// and provider), so such a pool costs what its sent tools cost, however many
+    /// are deferred; a deferred tool's `is_enabled` and `description` are asked
+    /// when the split is made, and every turn once it is loaded.
+    pub fn pool(&self, turn: &TurnContext, profile: &Profile, denied: &[ToolPattern]) -> ToolPool {
+        if let Some(session) = turn.extensions().get::<ToolSession>() {
+            return self.session_pool(turn, profile, denied, session);
+        }
+        let (generation, admitted) = self.admitted(profile, denied);
+        let members = admitted.into_iter().filter_map(|entry| PoolMember::offered(entry, turn, Offer::Eager)).collect();
+        let seed = names::fnv1a_bytes(0xcbf2_9ce4_8422_2325, &generation.to_le_bytes());
+        self.finish_pool(members, None, seed, None, profile)
+    }
+
+    fn session_pool(
+        &self,
+        turn: &TurnContext,
+        profile: &Profile,
+        denied: &[ToolPattern],
+        session: &ToolSession,
+    ) -> ToolPool {
+        let provider = turn.provider().unwrap_or(DEFAULT_PROVIDER);
+        let generation = self.generation();
+        let split = session.split(
+            |split| split.key.is_for(self, generation, provider, profile, denied),
+            |deferral| Split::new(self, turn, profile, denied, provider, deferral),
+        );
+        let mut members = Vec::with_capacity(split.eager.len() + 8);
+        for entry in &split.eager {
+            let Some(mut member) = PoolMember::offered(Arc::clone(entry), turn, Offer::Eager) else { continue };
+            if let Some(description) = split.search_description.as_ref().filter(|_| entry.spec().name == TOOL_SEARCH) {
+                member.description = Some(Arc::clone(description));
+            }
+            members.push(member);
+        }
+        if split.native.is_none() {
+            for name in session.loaded_shared() {
+                let Some((_, held)) = split.deferred(&name) else { continue };
+                members.extend(PoolMember::offered(Arc::clone(&held.entry), turn, Offer::Loaded));
+            }
+        }
+        let seed = split.deferred_hash;
+        let native = split.native;
+        self.finish_pool(members, Some((split, session.clone())), seed, native, profile)
+    }
+
+    fn finish_pool(
+        &self,
+        members: Vec<PoolMember>,
+        deferral: Option<(Arc<Split>, ToolSession)>,
+        seed: u64,
+        native: Option<NativeSearch>,
+        profile: &Profile,
+    ) -> ToolPool {
+        let mut fingerprint = seed;
+        for m in &members {
+            fingerprint = mix(m.hashed(fingerprint), m.state as u64);
+        }
+        let names: HashSet<Box<str>> = members.iter().map(|m| Box::<str>::from(m.entry.spec().name.as_ref())).collect();
+        let (split, session) = deferral.unzip();
+        // The loaded ones are the split's, each once: the rest are held back.
+        let loaded = members.iter().filter(|m| m.state == Offer::Loaded).count();
+        let held = split.as_ref().map_or(0, |split| split.deferred.len() - loaded);
+        ToolPool {
+            members,
+            split,
+            held,
+            native,
+            session,
+            names,
+            read_only_only: profile.read_only_only,
+            fingerprint,
+            cache: Arc::clone(&self.pools),
+        }
+    }
+}
+
+impl Registry {
+    /// The generation and the tools the profile and the deny rules let in, in
+    /// registry order. Taken under the read lock and returned with it released:
+    /// tools are asked and rendered with the registry free, as a tool may change it.
+    pub(crate) fn admitted(&self, profile: &Profile, denied: &[ToolPattern]) -> (u64, Vec<Arc<Entry>>) {
+        let overlay = self.read_overlay();
+        let entries = self.statics.iter().chain(overlay.tools.values());
+        (overlay.generation, entries.filter(|entry| lets_in(entry, profile, denied)).cloned().collect())
+    }
+}
+
+/// Whether the profile and the deny rules let `entry` into a pool.
+fn lets_in(entry: &Entry, profile: &Profile, denied: &[ToolPattern]) -> bool {
+    let spec = entry.spec();
+    let name = spec.name.as_ref();
+    !denied.iter().any(|p| p.matches(name)) && profile.admits(name, spec)
+}
+
+/// One word into an FNV-style hash (a word at a time: pools hash an entry per tool).
+pub(crate) fn mix(hash: u64, word: u64) -> u64 {
+    (hash ^ word).wrapping_mul(0x0000_0100_0000_01b3).rotate_left(29)
+}
+
+/// A tool-name pattern, as in bare-name deny rules: an exact name, `prefix*`, or
+/// `mcp__server` (every tool of that server).
+///
+/// ```
+/// use toolwright_core::ToolPattern;
+/// assert!(ToolPattern::new("mcp__github").matches("mcp__github__create_issue"));
+/// assert!(!ToolPattern::new("mcp__git").matches("mcp__github__create_issue"));
+/// assert!(ToolPattern::new("mcp__*").matches("mcp__github__create_issue"));
+/// assert!(ToolPattern::new("shell").matches("shell"));
+/// assert!(!ToolPattern::new("shell").matches("shell_output"));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct ToolPattern(String);
+
+impl ToolPattern {
+    /// A pattern from its text.
+    pub fn new(pattern: impl Into<String>) -> Self {
+        ToolPattern(pattern.into())
+    }
+
+    /// Whether `name` matches.
+    pub fn matches(&self, name: &str) -> bool {
+        let p = self.0.as_str();
+        if let Some(prefix) = p.strip_suffix('*') {
+            return name.starts_with(prefix);
+        }
+        if name == p {
+            return true;
+        }
+        // `mcp__server` stands for the whole server: `mcp__server__<anything>`.
+        let is_server = p.strip_prefix(names::MCP_PREFIX).is_some_and(|rest| !rest.is_empty() && !rest.contains("__"));
+        is_server && name.strip_prefix(p).is_some_and(|rest| rest.starts_with("__"))
+    }
+
+    /// The pattern's text.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// A named set of tools for a kind of agent: main agent, subagent, coordinator, plan
+/// mode. A tool is in the profile if an allow pattern matches (or there are none), no
+/// deny pattern matches, and, for read-only profiles, the tool is read-only.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Profile {
+    name: Cow<'static, str>,
+    allow: Option<Vec<ToolPattern>>,
+    deny: Vec<ToolPattern>,
+    read_only_only: bool,
+}
+
+impl Profile {
+    /// A profile with every tool.
+    pub fn new(name: impl Into<Cow<'static, str>>) -> Self {
+        Profile { name: name.into(), allow: None, deny: Vec::new(), read_only_only: false }
+    }
+
+    /// The main agent: every tool.
+    pub fn main_agent() -> Self {
+        Profile::new("main")
+    }
+
+    /// A subagent: every tool except those that spawn agents (`agent`, `task`), so
+    /// subagents do not recurse.
+    pub fn subagent() -> Self {
+        Profile::new("subagent").deny(["agent", "task"])
+    }
+
+    /// A coordinator: only the tools that delegate and track work.
+    pub fn coordinator() -> Self {
+        Profile::new("coordinator").allow(["agent", "task", "send_message", "todo_write"])
+    }
+
+    /// Plan mode: read-only tools only. Calls are checked again per input, so a tool
+    /// whose read-only flag depends on its input is refused when this input writes.
+    pub fn plan() -> Self {
+        Profile { read_only_only: true, ..Profile::new("plan") }
+    }
+
+    /// Only tools matching one of `patterns` (added to earlier allow patterns).
+    pub fn allow<I: IntoIterator<Item = S>, S: Into<String>>(mut self, patterns: I) -> Self {
+        self.allow.get_or_insert_with(Vec::new).extend(patterns.into_iter().map(ToolPattern::new));
+        self
+    }
+
+    /// No tool matching one of `patterns`.
+    pub fn deny<I: IntoIterator<Item = S>, S: Into<String>>(mut self, patterns: I) -> Self {
+        self.deny.extend(patterns.into_iter().map(ToolPattern::new));
+        self
+    }
+
+    /// The profile's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn admits(&self, name: &str, spec: &ToolSpec) -> bool {
+        let allowed = self.allow.as_ref().is_none_or(|allow| allow.iter().any(|p| p.matches(name)));
+        allowed && !self.deny.iter().any(|p| p.matches(name)) && (!self.read_only_only || spec.flags.read_only)
+    }
+}
+
+pub(super) struct Member<'a> {
+    pub(super) entry: &'a Entry,
+    pub(super) description: Option<&'a Described>,
+}
+
+impl<'a> From<&'a PoolMember> for Member<'a> {
+    fn from(m: &'a PoolMember) -> Self {
+        Member { entry: &m.entry, description: m.description.as_deref() }
+    }
+}
+
+/// One tool of a pool, with its description for the turn if it differs from the spec.
+pub(crate) struct PoolMember {
+    pub(crate) entry: Arc<Entry>,
+    description: Option<Arc<Described>>,
+    state: Offer,
+}
+
+/// A description other than the spec's, with its renderings once made: a pool
+/// made again from the same split (the search tool's, after a load) does not
+/// render it again.
+pub(crate) struct Described {
+    text: String,
+    rendered: [OnceLock<Result<String, SchemaError>>; Provider::COUNT],
+}
+
+impl Described {
+    pub(crate) fn new(text: String) -> Arc<Described> {
+        Arc::new(Described { text, rendered: Default::default() })
+    }
+
+    fn rendered(&self, entry: &Entry, provider: Provider) -> Result<&str, SchemaError> {
+        self.rendered[provider.slot()]
+            .get_or_init(|| entry.render(provider, &entry.spec().name, &self.text))
+            .as_deref()
+            .map_err(Clone::clone)
+    }
+}
+
+/// How a pool offers a tool.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Offer {
+    /// Sent with every request.
+    Eager,
+    /// Deferred, and loaded by a search of the session.
+    Loaded,
+    /// Deferred and not loaded: found through the search.
+    Deferred,
+}
+
+impl PoolMember {
+    /// `entry` as offered in `turn`, or `None` if it is not enabled there.
+    pub(crate) fn offered(entry: Arc<Entry>, turn: &TurnContext, state: Offer) -> Option<PoolMember> {
+        let tool = entry.tool();
+        if !tool.is_enabled(turn) {
+            return None;
+        }
+        let spec = entry.spec();
+        let description = match tool.description(turn) {
+            Cow::Borrowed(d) if d == spec.description.as_ref() => None,
+            other if other == spec.description.as_ref() => None,
+            other => Some(Described::new(other.into_owned())),
+        };
+        Some(PoolMember { entry, description, state })
+    }
+
+    /// `hash` with this member in it: the entry (fixed for the registry generation,
+    /// which the caller's hash holds) and a per-turn description if it has one.
+    pub(crate) fn hashed(&self, hash: u64) -> u64 {
+        let hash = mix(hash, Arc::as_ptr(&self.entry) as usize as u64);
+        match &self.description {
+            Some(description) => names::fnv1a_bytes(hash, description.text.as_bytes()),
+            None => hash,
+        }
+    }
+
+    pub(crate) fn description(&self) -> &str {
+        self.description.as_ref().map_or(self.entry.spec().description.as_ref(), |d| d.text.as_str())
+    }
+}
+
+/// The tools offered to the model in one turn. Build with [`Registry::pool`].
+pub struct ToolPool {
+    /// What is sent: eager tools, then the loaded ones in load order.
+    members: Vec<PoolMember>,
+    /// The session's split this pool was made from: its deferred tools are held
+    /// back unless they are among `members` (all of them with native search).
+    split: Option<Arc<Split>>,
+    /// How many deferred tools are held back.
+    held: usize,
+    native: Option<NativeSearch>,
+    session: Option<ToolSession>,
+    /// The names of `members`.
+    names: HashSet<Box<str>>,
+    read_only_only: bool,
+    fingerprint: u64,
+    cache: PoolCache,
+}
+
+impl fmt::Debug for ToolPool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.names()).finish()
+    }
+}
+
+impl ToolPool {
+    /// The tool names, in the order they are offered.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.members.iter().map(|m| m.entry.spec().name.as_ref())
+    }
+
+    /// Whether the tool named `name` (its own name, not an alias) is offered
+    /// (with Anthropic's native search, the deferred tools are: the server loads
+    /// them, and calls to them are the model's to make).
+    pub fn contains(&self, name: &str) -> bool {
+        self.names.contains(name) || self.native.is_some() && self.holds_back(name)
+    }
+
+    /// The number of tools.
+    pub fn len(&self) -> usize {
+        self.members.len()
+    }
+
+    /// Whether no tool is offered.
+    pub fn is_empty(&self) -> bool {
+        self.members.is_empty()
+    }
+
+    /// Whether only read-only calls may run (plan mode).
+    pub fn read_only_only(&self) -> bool {
+        self.read_only_only
+    }
+
+    /// The deferred tools held back, in registry order (sent only with
+    /// Anthropic's native search, marked `defer_loading`).
+    pub fn deferred_names(&self) -> impl Iterator<Item = &str> {
+        self.held_members().map(|m| m.entry.spec().name.as_ref())
+    }
+
+    /// How many tools are deferred and held back.
+    pub fn deferred_len(&self) -> usize {
+        self.held
+    }
+
+    fn held_members(&self) -> impl Iterator<Item = &PoolMember> {
+        let deferred = self.split.as_ref().map_or(&[][..], |split| &split.deferred);
+        deferred.iter().filter(|m| self.native.is_some() || !self.names.contains(m.entry.spec().name.as_ref()))
+    }
+
+    /// How many of the sent tools are eager (the loaded ones follow them).
+    fn eager_len(&self) -> usize {
+        self.members.iter().take_while(|m| m.state == Offer::Eager).count()
+    }
+
+    /// Whether `name` may be called now: offered, or loaded by a search since the
+    /// pool was made.
+    pub fn callable(&self, name: &str) -> bool {
+        self.contains(name) || (self.holds_back(name) && self.loaded_since(name))
+    }
+
+    /// Whether `name` is deferred here and must be found with the tool search
+    /// before it is called.
+    pub fn needs_search(&self, name: &str) -> bool {
+        !self.contains(name) && self.holds_back(name) && !self.loaded_since(name)
+    }
+
+    fn holds_back(&self, name: &str) -> bool {
+        self.split.as_ref().is_some_and(|split| split.defers(name))
+    }
+
+    fn loaded_since(&self, name: &str) -> bool {
+        self.session.as_ref().is_some_and(|s| s.is_loaded(name))
+    }
+
+    /// Estimated tokens of the definitions sent for `provider` and of the deferred
+    /// ones held back (see [`estimated_tokens`](crate::deferred::estimated_tokens)).
+    pub fn token_report(&self, provider: Provider) -> Result<(usize, usize), SchemaError> {
+        let sent = crate::deferred::estimated_tokens(self.definitions(provider)?.as_str());
+        let mut held = 0;
+        for m in self.held_members() {
+            held += crate::deferred::estimated_tokens(m.entry.rendered(provider)?);
+        }
+        Ok((sent, held))
+    }
+
+    /// The pool's tool list for `provider`, with each tool's description for this
+    /// turn and advertised aliases. Cached: the same pool (same tools, same
+    /// descriptions) gets the same bytes without rendering again.
+    pub fn definitions(&self, provider: Provider) -> Result<Definitions, SchemaError> {
+        let key = (self.fingerprint, provider.slot());
+        if let Some(done) = lock(&self.cache).get(&key) {
+            return done.clone();
+        }
+        let members: Vec<Member<'_>> = self.members.iter().map(Member::from).collect();
+        let result = match self.native {
+            Some(search) if matches!(provider, Provider::Anthropic { .. }) => {
+                let deferred: Vec<Member<'_>> = self.held_members().map(Member::from).collect();
+                render_native(&members, &deferred, search, provider)
+            }
+            // The cache breakpoint stays on the last eager tool, where it was
+            // before any load: the loaded ones follow it, and every byte sent
+            // before stays as it was.
+            _ => render_members(&members, self.eager_len(), provider),
+        };
+        let mut cache = lock(&self.cache);
+        if cache.len() >= POOL_CACHE_MAX {
+            cache.clear();
+        }
+        cache.insert(key, result.clone());
+        result
+    }
+}
+
+/// Anthropic's native tool search: the sent tools, then the deferred ones with
+/// `defer_loading: true`, then the search tool. `cache_control` goes on the last
+/// sent tool: the deferred ones are not part of the cached prefix.
+fn render_native(
+    members: &[Member<'_>],
+    deferred: &[Member<'_>],
+    search: crate::deferred::NativeSearch,
+    provider: Provider,
+) -> Result<Definitions, SchemaError> {
+    let sent = render_members(members, members.len(), provider)?;
+    let mut parts: Vec<Cow<'_, str>> = Vec::new();
+    let inner = sent.as_str().strip_prefix('[').and_then(|t| t.strip_suffix(']')).unwrap_or_default();
+    if !inner.is_empty() {
+        parts.push(Cow::Borrowed(inner));
+    }
+    for m in deferred {
+        let rendered = match m.description {
+            None => m.entry.rendered(provider)?,
+            Some(d) => d.rendered(m.entry, provider)?,
+        };
+        let open = rendered.strip_suffix('}').unwrap_or(rendered);
+        parts.push(Cow::Owned(format!("{open},\"defer_loading\":true}}")));
+    }
+    parts.push(Cow::Borrowed(search.definition()));
+    Ok(Definitions::from_parts(parts.iter().map(|p| p.as_ref()), false))
+}
+
+/// Renders members (and their advertised aliases) and joins them into one list.
+/// With Anthropic's `cache_control`, the breakpoint goes on the last part of the
+/// first `cached` members.
+pub(super) fn render_members(
+    members: &[Member<'_>],
+    cached: usize,
+    provider: Provider,
+) -> Result<Definitions, SchemaError> {
+    let mut parts: Vec<Cow<'_, str>> = Vec::with_capacity(members.len());
+    let mut breakpoint = 0;
+    for (i, m) in members.iter().enumerate() {
+        let spec = m.entry.spec();
+        let description = m.description.map_or(spec.description.as_ref(), |d| d.text.as_str());
+        parts.push(Cow::Borrowed(match m.description {
+            None => m.entry.rendered(provider)?,
+            Some(d) => d.rendered(m.entry, provider)?,
+        }));
+        for alias in spec.aliases.iter().filter(|a| a.advertised) {
+            parts.push(Cow::Owned(m.entry.render(provider, &alias.name, description)?));
+        }
+        if i < cached.max(1) {
+            breakpoint = parts.len();
+        }
+    }
+    if let Provider::Anthropic { strict: true, .. } = provider {
+        schema::anthropic_strict_budget(&mut parts);
+    }
+    if let (Provider::Anthropic { cache_control: true, .. }, Some(last)) =
+        (provider, breakpoint.checked_sub(1).and_then(|at| parts.get_mut(at)))
+    {
+        *last = Cow::Owned(schema::with_cache_control(last));
+    }
+    Ok(Definitions::from_parts(parts.iter().map(|p| p.as_ref()), provider.is_gemini()))
+}
