@@ -486,3 +486,75 @@ async fn a_session_sends_the_search_then_the_tools_it_loaded_after_the_others() 
     let third = seen[2].body.to_string();
     assert!(third.contains("mcp__notes__read_note got"), "{third}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn anthropic_native_search_blocks_and_thinking_go_back_as_they_came() {
+    use toolwright::deferred::{Budget, Deferral, NativeSearch, ToolSession};
+    let dir = tempfile::tempdir().unwrap();
+    let search_result = json!({
+        "type": "tool_search_tool_result", "tool_use_id": "srvtoolu_1",
+        "content": {"type": "tool_search_tool_search_result",
+                    "tool_references": [{"type": "tool_reference", "tool_name": "mcp__notes__read_note"}]}
+    });
+    let first = sse(&[
+        json!({"type": "message_start", "message": {"id": "msg", "role": "assistant", "content": []}}),
+        json!({"type": "content_block_start", "index": 0, "content_block": {"type": "thinking", "thinking": ""}}),
+        json!({"type": "content_block_delta", "index": 0, "delta": {"type": "thinking_delta", "thinking": "A note tool "}}),
+        json!({"type": "content_block_delta", "index": 0, "delta": {"type": "thinking_delta", "thinking": "may exist."}}),
+        json!({"type": "content_block_delta", "index": 0, "delta": {"type": "signature_delta", "signature": "c2lnbmVk"}}),
+        json!({"type": "content_block_stop", "index": 0}),
+        json!({"type": "content_block_start", "index": 1, "content_block":
+            {"type": "server_tool_use", "id": "srvtoolu_1", "name": "tool_search_tool_regex", "input": {}}}),
+        input_delta(1, r#"{"query": "note"}"#),
+        json!({"type": "content_block_stop", "index": 1}),
+        json!({"type": "content_block_start", "index": 2, "content_block": search_result}),
+        json!({"type": "content_block_stop", "index": 2}),
+        tool_use_start(3, "t1", "mcp__notes__read_note"),
+        input_delta(3, r#"{"q":"notes"}"#),
+        json!({"type": "content_block_stop", "index": 3}),
+        json!({"type": "message_delta", "delta": {"stop_reason": "tool_use"}}),
+        json!({"type": "message_stop"}),
+    ]);
+    let (url, seen) = server(vec![Reply::Stream(first), Reply::Stream(anthropic_text("Done."))]);
+    let registry = Arc::new(toolwright::registry().unwrap());
+    let mut spec = toolwright::ToolSpec::runtime("mcp__notes__read_note", "Read a note.", "test");
+    spec.defer = toolwright::Defer::Always;
+    registry.register(Arc::new(common::runtime_tool::Runtime { spec })).unwrap();
+    let session = ToolSession::new(Deferral::default().budget(Budget::Unlimited).native_anthropic(NativeSearch::Regex));
+    session.install(&registry).unwrap();
+    let executor = Executor::builder(registry).policy(AllowAll).build();
+    let model = HttpModel::new(Api::Anthropic, "test-key", "test-model").with_base_url(&url);
+    let agent = Agent::new(model, Orchestrator::new(Arc::new(executor))).retry(quick());
+    let mut extensions = toolwright::builtin::session();
+    extensions.insert(session);
+    let mut turn = TurnContext::new(dir.path()).with_extensions(extensions);
+    let outcome = agent.run("Read the note.", &mut turn, &mut Log::default()).await.unwrap();
+    assert_eq!(outcome.text, "Done.");
+    let seen = seen.lock().unwrap();
+    // The first request: the deferred tool marked, Anthropic's search tool last.
+    let tools = seen[0].body["tools"].as_array().unwrap();
+    let note = tools.iter().find(|t| t["name"] == "mcp__notes__read_note").unwrap();
+    assert_eq!(note["defer_loading"], json!(true), "{note}");
+    assert_eq!(tools.last().unwrap()["type"], "tool_search_tool_regex_20251119");
+    // The second: the assistant's blocks as they came, the call's result after.
+    let messages = seen[1].body["messages"].as_array().unwrap();
+    let assistant = &messages[messages.len() - 2];
+    assert_eq!(assistant["role"], "assistant");
+    let blocks = assistant["content"].as_array().unwrap();
+    assert_eq!(
+        blocks[0],
+        json!({"type": "thinking", "thinking": "A note tool may exist.", "signature": "c2lnbmVk"}),
+        "{assistant}"
+    );
+    assert_eq!(
+        blocks[1],
+        json!({"type": "server_tool_use", "id": "srvtoolu_1", "name": "tool_search_tool_regex", "input": {"query": "note"}})
+    );
+    assert_eq!(blocks[2], search_result);
+    assert_eq!(blocks[3]["type"], "tool_use");
+    assert_eq!(blocks.len(), 4);
+    let results = messages.last().unwrap()["content"].as_array().unwrap();
+    assert_eq!(results.len(), 1, "only the client's call gets a result: {results:?}");
+    assert_eq!(results[0]["tool_use_id"], "t1");
+    assert!(results[0].to_string().contains("mcp__notes__read_note got"), "{}", results[0]);
+}

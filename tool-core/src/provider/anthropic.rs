@@ -155,12 +155,22 @@ impl StreamDecoder {
     }
 }
 
-/// One response as it streams: its blocks by index (kind, start, accumulated text
-/// or JSON).
+/// One response as it streams: its blocks by index.
 #[derive(Debug, Default)]
 pub(crate) struct Turn {
     decoder: StreamDecoder,
-    blocks: Vec<Option<(String, Value, String)>>,
+    blocks: Vec<Option<Block>>,
+}
+
+/// One content block of a response: how it started, and what its deltas added.
+#[derive(Debug, Clone)]
+struct Block {
+    kind: String,
+    start: Value,
+    /// Text, thinking, or a call's input JSON, as the deltas sent it.
+    accumulated: String,
+    /// A thinking block's signature, which must go back with it unchanged.
+    signature: String,
 }
 
 impl TurnState for Turn {
@@ -178,16 +188,23 @@ impl TurnState for Turn {
                 if !text.is_empty() {
                     items.push(Item::Text(text.clone()));
                 }
-                self.blocks[i] = Some((kind, block.clone(), text));
+                self.blocks[i] =
+                    Some(Block { kind, start: block.clone(), accumulated: text, signature: String::new() });
             }
             (Some("content_block_delta"), Some(i)) => {
                 if let Some(Some(block)) = self.blocks.get_mut(i) {
-                    if let Some(text) = value["delta"]["text"].as_str() {
-                        block.2.push_str(text);
+                    let delta = &value["delta"];
+                    if let Some(text) = delta["text"].as_str() {
+                        block.accumulated.push_str(text);
                         items.push(Item::Text(text.to_owned()));
                     }
-                    if let Some(json) = value["delta"]["partial_json"].as_str() {
-                        block.2.push_str(json);
+                    for key in ["partial_json", "thinking"] {
+                        if let Some(more) = delta[key].as_str() {
+                            block.accumulated.push_str(more);
+                        }
+                    }
+                    if let Some(signature) = delta["signature"].as_str() {
+                        block.signature.push_str(signature);
                     }
                 }
             }
@@ -208,26 +225,49 @@ impl TurnState for Turn {
     }
 
     fn has_output(&self) -> bool {
-        self.blocks.iter().flatten().any(|(kind, _, text)| kind == "tool_use" || !text.is_empty())
+        self.blocks.iter().flatten().any(|b| b.kind == "tool_use" || b.kind == "text" && !b.accumulated.is_empty())
     }
 
+    /// The assistant message to send back: every block as Anthropic needs it in
+    /// the history. Calls get their streamed input; thinking keeps its signature;
+    /// server-side blocks (`server_tool_use`, the tool search's and web search's
+    /// results, redacted thinking) go back as they came, so the server's own tool
+    /// calls and what they loaded stay in the conversation.
     fn assistant_items(&self) -> Vec<Value> {
-        let content: Vec<Value> = self
-            .blocks
-            .iter()
-            .flatten()
-            .filter_map(|(kind, start, accumulated)| match kind.as_str() {
-                // Anthropic refuses an empty text block.
-                "text" if !accumulated.is_empty() => Some(json!({"type": "text", "text": accumulated})),
-                "tool_use" => Some(json!({
-                    "type": "tool_use", "id": start["id"], "name": start["name"], "input": input_object(accumulated),
-                })),
-                _ => None,
-            })
-            .collect();
+        let content: Vec<Value> = self.blocks.iter().flatten().filter_map(Block::for_history).collect();
         if content.is_empty() {
             return Vec::new();
         }
         vec![json!({"role": "assistant", "content": content})]
+    }
+}
+
+impl Block {
+    fn for_history(&self) -> Option<Value> {
+        let mut block = self.start.clone();
+        match self.kind.as_str() {
+            // Anthropic refuses an empty text block.
+            "text" if self.accumulated.is_empty() => return None,
+            "text" => return Some(json!({"type": "text", "text": self.accumulated})),
+            "tool_use" => {
+                return Some(json!({
+                    "type": "tool_use", "id": self.start["id"], "name": self.start["name"],
+                    "input": input_object(&self.accumulated),
+                }));
+            }
+            // A server tool's input streams like a call's, or comes whole at the start.
+            "server_tool_use" | "mcp_tool_use" if !self.accumulated.is_empty() => {
+                block["input"] = input_object(&self.accumulated);
+            }
+            "thinking" => {
+                block["thinking"] = json!(self.accumulated);
+                if !self.signature.is_empty() {
+                    block["signature"] = json!(self.signature);
+                }
+            }
+            "" => return None,
+            _ => {}
+        }
+        Some(block)
     }
 }
