@@ -52,3 +52,37 @@ pub async fn toolwright_call(ex: &Executor, turn: &TurnContext, call: &ToolCall)
 pub fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap()
 }
+
+/// The hand-written limit: match the name, parse, call, the output as JSON text.
+pub async fn hand_match(name: &str, input: &str, cx: &ToolContext) -> String {
+    let out = match name {
+        "noop" => match serde_json::from_str::<Noop>(input) {
+            Ok(args) => args.call(cx).await.map_err(|e| e.to_string()),
+            Err(e) => Err(e.to_string()),
+        },
+        other => Err(format!("unknown tool {other}")),
+    };
+    serde_json::to_string(&out.unwrap_or_else(|e| e)).unwrap()
+}
+
+/// `Executor::execute` alone, its output's text as JSON text.
+pub async fn execute_text(ex: &Executor, turn: &TurnContext, call: &ToolCall) -> String {
+    let result = ex.execute(call, turn).await;
+    json_text(&result.output)
+}
+
+/// `Registry::resolve` + `call_raw`, the output's text as JSON text.
+pub async fn resolve_call(registry: &Registry, name: &str, input: &str, cx: &ToolContext) -> String {
+    let output = match registry.resolve(name) {
+        Ok(resolved) => toolwright::call_raw(resolved.tool().as_ref(), input.as_bytes(), cx).await,
+        Err(e) => toolwright::ToolOutput::error(e.to_string()),
+    };
+    json_text(&output)
+}
+
+fn json_text(output: &toolwright::ToolOutput) -> String {
+    match output.content.as_slice() {
+        [toolwright::Content::Text(text)] => serde_json::to_string(text).unwrap(),
+        _ => serde_json::to_string(&output.text_content()).unwrap(),
+    }
+}
