@@ -424,6 +424,8 @@ impl Executor {
 
         let timeout = self.timeouts.get(name).copied().or(spec.timeout).unwrap_or(self.default_timeout);
         let failure = match guarded(&cx, prepared.call(&cx), Some(timeout), self.grace).await {
+            // Without post-tool hooks there is nothing to show the output to.
+            Ok(Ok(output)) if self.post_hooks.is_empty() => return Ok(output),
             Ok(Ok(output)) => {
                 let hook_call = self.hook_call(name, spec, call_id, &input, &cx);
                 return self.post_hooks(&cx, &hook_call, output, progress).await;
