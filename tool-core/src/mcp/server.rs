@@ -396,7 +396,10 @@ impl ServerHandler for McpServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        self.call(request, context).await
+        // Boxed: rmcp spawns a task per request holding this future, and moves it
+        // (into the task, into its stage) by value; unboxed, the whole pipeline's
+        // state went with it, copied several times per call.
+        Box::pin(self.call(request, context)).await
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
