@@ -223,3 +223,46 @@ fn a_tool_without_parameters_takes_nothing_null_or_an_empty_object() {
     let err = tool.prepare(b"[]").err().unwrap().to_string();
     assert!(err.starts_with("expected an empty object"), "{err}");
 }
+
+/// One label of [`Labels`]: constrained here, not on `Labels`'s own fields.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+#[allow(dead_code)]
+struct Label {
+    /// The label's text.
+    #[schemars(length(min = 1, max = 8))]
+    text: String,
+}
+
+/// Labels issues (its constraints are in a nested type, so it parses the text once
+/// after the check, instead of building itself from the checked tree).
+#[tool(pure)]
+struct Labels {
+    /// The labels to add.
+    labels: Vec<Label>,
+}
+
+impl Tool for Labels {
+    type Output = String;
+    async fn call(self, _cx: &ToolContext) -> Result<String, ToolError> {
+        Ok(self.labels.iter().map(|l| l.text.as_str()).collect::<Vec<_>>().join(","))
+    }
+}
+
+#[test]
+fn constraints_in_nested_types_are_checked_on_either_parse() {
+    let registry = std::sync::Arc::new(Registry::builder().register::<Labels>().build().unwrap());
+    let executor = Executor::builder(std::sync::Arc::clone(&registry)).policy(toolwright::permission::AllowAll).build();
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let turn = TurnContext::new(".");
+    let run = |name: &str, input: &str| rt.block_on(executor.execute(&ToolCall::new("c1", name, input), &turn));
+    let long = run("labels", r#"{"labels": [{"text": "bug"}, {"text": "much-too-long"}]}"#);
+    assert_eq!(long.error, Some(ErrorKind::InvalidInput), "{}", long.output.text_content());
+    assert!(long.output.text_content().contains("labels[1].text"), "{}", long.output.text_content());
+    let ok = run("labels", r#"{"labels": [{"text": "bug"}, {"text": "ui"}]}"#);
+    assert_eq!(ok.error, None, "{}", ok.output.text_content());
+    assert_eq!(ok.output.text_content(), "bug,ui");
+    // A wrong type after a passing check is still explained where it is.
+    let typed = run("labels", r#"{"labels": [{"text": 3}]}"#);
+    assert_eq!(typed.error, Some(ErrorKind::InvalidInput));
+    assert!(typed.output.text_content().contains("labels[0].text"), "{}", typed.output.text_content());
+}

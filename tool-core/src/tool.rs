@@ -39,6 +39,15 @@ pub trait ToolInfo: JsonSchema + DeserializeOwned {
     fn declared_access(&self) -> Accesses {
         Accesses::undeclared()
     }
+
+    /// Parses and checks a call's input. `#[tool]` overrides it for structs whose
+    /// fields carry `#[schemars(..)]` constraints, to build them from the checked
+    /// tree ([`Validator::parse_walked`](crate::validate::Validator::parse_walked));
+    /// others parse the text once, which keeps their generated code small.
+    #[doc(hidden)]
+    fn parse_input(validator: &crate::validate::Validator, raw: &[u8]) -> Result<Self, InputError> {
+        validator.parse::<Self>(raw)
+    }
 }
 
 /// A tool: its struct is the model's input, and `call` does the work.
@@ -246,8 +255,8 @@ impl<T: Tool> DynTool for TypedTool<T> {
 
     fn prepare(&self, raw_input: &[u8]) -> Result<Box<dyn PreparedCall>, InputError> {
         // The schema the model is shown is the one the input is held to.
-        let validator = self.validator.get_or_init(|| crate::validate::Validator::new(&self.input_schema()));
-        Ok(Box::new(Prepared(validator.parse::<T>(raw_input)?)))
+        let validator = validator_of(&self.validator, crate::schema::input_schema_of::<T>);
+        Ok(Box::new(Prepared(T::parse_input(validator, raw_input)?)))
     }
 
     fn is_enabled(&self, turn: &TurnContext) -> bool {
@@ -261,6 +270,13 @@ impl<T: Tool> DynTool for TypedTool<T> {
     fn partial_input(&self) -> Option<crate::partial::PartialInputFn> {
         T::PARTIAL_INPUT
     }
+}
+
+/// The validator in `cell`, compiled from `schema` on first use. Not generic (a
+/// function pointer, not a closure): every `#[tool]` would otherwise instantiate the
+/// `OnceLock` machinery for itself.
+fn validator_of(cell: &OnceLock<crate::validate::Validator>, schema: fn() -> Value) -> &crate::validate::Validator {
+    cell.get_or_init(|| crate::validate::Validator::new(&schema()))
 }
 
 struct Prepared<T>(T);

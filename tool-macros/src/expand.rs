@@ -232,6 +232,18 @@ fn spec_and_info(container: &Container, spec: &SpecValues, krate: &Path, placeho
         None => quote!(::core::option::Option::None),
     };
     let declared_access = (!placeholder).then(|| declared_access(container, spec, &p));
+    // Constrained inputs are built from the tree the check walked (one parse);
+    // others keep the default, which instantiates one deserializer, not two.
+    let parse_input = (!placeholder && container.has_constraints()).then(|| {
+        quote! {
+            fn parse_input(
+                __validator: &#p::Validator,
+                __raw: &[u8],
+            ) -> ::core::result::Result<Self, #p::InputError> {
+                __validator.parse_walked::<Self>(__raw)
+            }
+        }
+    });
     let defer = if spec.defer { quote!(#p::Defer::Always) } else { quote!(#p::Defer::Never) };
     quote! {
         static __TOOLWRIGHT_SPEC: #p::ToolSpec = #p::ToolSpec {
@@ -258,6 +270,7 @@ fn spec_and_info(container: &Container, spec: &SpecValues, krate: &Path, placeho
             const SPEC: &'static #p::ToolSpec = &__TOOLWRIGHT_SPEC;
             #partial_input
             #declared_access
+            #parse_input
         }
     }
 }

@@ -40,6 +40,9 @@ pub(crate) struct Field {
     pub(crate) ty: syn::Type,
     /// `#[access(kind)]`, where it was written.
     pub(crate) access: Vec<(AccessKind, Span)>,
+    /// Carries `#[schemars(..)]` (a length, a range, a pattern, ...): the input is
+    /// checked against constraints serde does not know.
+    pub(crate) constrained: bool,
 }
 
 /// The shape of the tool's input.
@@ -121,6 +124,11 @@ impl<'a> Container<'a> {
         };
         fields.iter().filter(|f| !f.access.is_empty())
     }
+
+    /// Whether a field carries `#[schemars(..)]` constraints.
+    pub(crate) fn has_constraints(&self) -> bool {
+        matches!(&self.shape, Some(Shape::Named(fields)) if fields.iter().any(|f| f.constrained))
+    }
 }
 
 impl Field {
@@ -159,6 +167,7 @@ impl Field {
         }
         Field {
             flatten: has_word(&field.attrs, "serde", &["flatten"]),
+            constrained: field.attrs.iter().any(|a| a.path().is_ident("schemars")),
             ident: field.ident.clone(),
             ty: field.ty.clone(),
             access,

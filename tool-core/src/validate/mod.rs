@@ -273,27 +273,55 @@ impl Validator {
 
     /// Parses `raw` into `T` and holds it to the schema. Empty input (or `null`) counts
     /// as `{}`.
+    ///
+    /// Only the last step is generic: every `#[tool]` instantiates it, so it is one
+    /// `serde_json::from_slice::<T>` (a constrained input is walked first, as a
+    /// borrowed tree, then parsed again into `T`). Building `T` from the tree instead
+    /// ([`parse_walked`](Self::parse_walked)) instantiates a second deserializer per
+    /// tool: about half of a plain tool crate's generated code.
     pub fn parse<T: DeserializeOwned>(&self, raw: &[u8]) -> Result<T, InputError> {
+        let raw = self.admit(raw)?;
+        serde_json::from_slice::<T>(raw).map_err(|err| self.typed_error(raw, &err))
+    }
+
+    /// [`parse`](Self::parse), but a constrained input is built into `T` from the
+    /// tree the walk read, without reading the text again (what `#[tool]` uses for a
+    /// struct whose fields carry `#[schemars(..)]` constraints: faster per call, at
+    /// the price of a second deserializer in the tool's code).
+    pub fn parse_walked<T: DeserializeOwned>(&self, raw: &[u8]) -> Result<T, InputError> {
+        if !self.walk {
+            return self.parse(raw);
+        }
+        let raw = self.object_if_wanted(raw)?;
+        let value: Json<'_> = serde_json::from_slice(raw).map_err(|err| syntax(raw, &err))?;
+        self.visit(self.root, &value, &Seg::Root).map_err(Violation::into_error)?;
+        // A type serde_json alone can build (a `RawValue` field) is parsed from the text.
+        T::deserialize(&value).or_else(|_| serde_json::from_slice::<T>(raw).map_err(|err| self.typed_error(raw, &err)))
+    }
+
+    /// The input as it will be parsed, once it is an object where the schema wants
+    /// one and, with constraints, it holds to them.
+    fn admit<'r>(&self, raw: &'r [u8]) -> Result<&'r [u8], InputError> {
+        let raw = self.object_if_wanted(raw)?;
+        if self.walk {
+            let value: Json<'_> = serde_json::from_slice(raw).map_err(|err| syntax(raw, &err))?;
+            self.visit(self.root, &value, &Seg::Root).map_err(Violation::into_error)?;
+        }
+        Ok(raw)
+    }
+
+    /// `raw`, with empty input as `{}`, unless the schema wants an object and it is
+    /// something else: a derived struct takes an array by position.
+    fn object_if_wanted<'r>(&self, raw: &'r [u8]) -> Result<&'r [u8], InputError> {
         let raw = empty_as_object(raw);
-        // A derived struct takes an array by position; the schema says object.
         if self.root_object && raw.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
             return Err(self.explain(raw, None));
         }
-        if self.walk {
-            // One parse into a borrowed tree, the walk over it, and the type built from
-            // the tree (a type serde_json alone can build, a `RawValue` field, is
-            // parsed from the text instead).
-            let value: Json<'_> = serde_json::from_slice(raw).map_err(|err| syntax(raw, &err))?;
-            self.visit(self.root, &value, &Seg::Root).map_err(Violation::into_error)?;
-            if let Ok(parsed) = T::deserialize(&value) {
-                return Ok(parsed);
-            }
-        }
-        match serde_json::from_slice::<T>(raw) {
-            Ok(value) => Ok(value),
-            Err(err) if err.is_syntax() || err.is_eof() => Err(syntax(raw, &err)),
-            Err(err) => Err(self.explain(raw, Some(&err))),
-        }
+        Ok(raw)
+    }
+
+    fn typed_error(&self, raw: &[u8], err: &serde_json::Error) -> InputError {
+        if err.is_syntax() || err.is_eof() { syntax(raw, err) } else { self.explain(raw, Some(err)) }
     }
 
     /// Holds `raw` to the schema, without parsing it into a type (for a tool that
