@@ -55,17 +55,56 @@ fn ok(out: ToolOutput) -> String {
     out.text_content()
 }
 
-/// Median of `n` timed runs of `f`.
-fn median(n: usize, mut f: impl FnMut()) -> Duration {
-    let mut times: Vec<Duration> = (0..n)
-        .map(|_| {
+/// `rounds` rounds of one run of `a` and one of `b`, which goes first alternating
+/// round by round, so machine noise hits both alike: the medians of each, and the
+/// median and quartiles of the per-round ratios `a / b`.
+struct Alternated {
+    a: Duration,
+    b: Duration,
+    ratio: f64,
+    quartiles: (f64, f64),
+}
+
+impl Alternated {
+    fn run(rounds: usize, mut a: impl FnMut(), mut b: impl FnMut()) -> Alternated {
+        let time = |f: &mut dyn FnMut()| {
             let start = Instant::now();
             f();
             start.elapsed()
-        })
-        .collect();
-    times.sort();
-    times[n / 2]
+        };
+        let (mut ta, mut tb) = (Vec::with_capacity(rounds), Vec::with_capacity(rounds));
+        for round in 0..rounds {
+            if round % 2 == 0 {
+                ta.push(time(&mut a));
+                tb.push(time(&mut b));
+            } else {
+                tb.push(time(&mut b));
+                ta.push(time(&mut a));
+            }
+        }
+        let mut ratios: Vec<f64> = ta.iter().zip(&tb).map(|(x, y)| x.as_secs_f64() / y.as_secs_f64()).collect();
+        ratios.sort_by(f64::total_cmp);
+        ta.sort();
+        tb.sort();
+        Alternated {
+            a: ta[rounds / 2],
+            b: tb[rounds / 2],
+            ratio: ratios[rounds / 2],
+            quartiles: (ratios[rounds / 4], ratios[3 * rounds / 4]),
+        }
+    }
+
+    /// `a {..} ms, b {..} ms, ratio {..} (quartiles ..)`, with the sides' names.
+    fn line(&self, a: &str, b: &str) -> String {
+        format!(
+            "{a} {:.1} ms, {b} {:.1} ms, ratio {:.2} (per-round quartiles {:.2}-{:.2})",
+            self.a.as_secs_f64() * 1e3,
+            self.b.as_secs_f64() * 1e3,
+            self.ratio,
+            self.quartiles.0,
+            self.quartiles.1
+        )
+    }
 }
 
 const PATTERN: &str = r"unsafe\s+fn\s+\w+";
@@ -94,13 +133,8 @@ fn grep_vs_rg(c: &mut Criterion) {
     }
     group.finish();
     if rg_available {
-        let (a, b) = (median(9, || drop(ours())), median(9, || drop(rg())));
-        println!(
-            "grep/interleaved: toolwright {:.1} ms, rg {:.1} ms, ratio {:.2} ({found} files match)",
-            a.as_secs_f64() * 1e3,
-            b.as_secs_f64() * 1e3,
-            a.as_secs_f64() / b.as_secs_f64()
-        );
+        let alternated = Alternated::run(15, || drop(ours()), || drop(rg()));
+        println!("grep/interleaved: {} ({found} files match)", alternated.line("toolwright", "rg"));
     } else {
         println!("grep: `rg` is not on the PATH; install it (`cargo install ripgrep`) for the comparison");
     }
@@ -122,19 +156,14 @@ fn glob_vs_find(c: &mut Criterion) {
     group.bench_function("toolwright_glob", |b| b.iter(ours));
     group.bench_function("baseline_find", |b| b.iter(find));
     group.finish();
-    let (a, b) = (
-        median(9, || drop(ours())),
-        median(9, || {
+    let alternated = Alternated::run(
+        15,
+        || drop(ours()),
+        || {
             find();
-        }),
+        },
     );
-    println!(
-        "glob/interleaved: toolwright {:.1} ms, find {:.1} ms, ratio {:.2} (find matches {} files)",
-        a.as_secs_f64() * 1e3,
-        b.as_secs_f64() * 1e3,
-        a.as_secs_f64() / b.as_secs_f64(),
-        find()
-    );
+    println!("glob/interleaved: {} (find matches {} files)", alternated.line("toolwright", "find"), find());
 }
 
 /// A file of `lines` numbered lines of 64 bytes (plus any bytes to reach `size`).
@@ -174,14 +203,8 @@ fn read_deep(c: &mut Criterion) {
         group.bench_function(name, |b| b.iter(|| read(name)));
     }
     group.finish();
-    let small = median(9, || read(sizes[0].0));
-    let large = median(9, || read(sizes[1].0));
-    println!(
-        "read/interleaved: 128 MB file {:.1} ms, 1 GB file {:.1} ms, ratio {:.2}",
-        small.as_secs_f64() * 1e3,
-        large.as_secs_f64() * 1e3,
-        large.as_secs_f64() / small.as_secs_f64()
-    );
+    let alternated = Alternated::run(15, || read(sizes[1].0), || read(sizes[0].0));
+    println!("read/interleaved: {}", alternated.line("1 GB file", "128 MB file"));
 }
 
 criterion_group!(benches, grep_vs_rg, glob_vs_find, read_deep);
