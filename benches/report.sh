@@ -1,18 +1,41 @@
 #!/usr/bin/env bash
-# Every benchmark in one go, on this machine, for the summary table in BENCHMARKS.md:
-# the criterion benches, the callgrind instruction count, and the macro's compile
-# time. Logs go to target/bench-report/. Takes about 25 minutes on 2 cores.
+# Every benchmark in one go, RUNS times (default 3), for BENCHMARKS.md: each
+# criterion bench (their interleaved loops print after criterion's figures) and the
+# callgrind instruction counts go to target/bench-report/run<N>/, then
+# benches/summarize.py prints every figure as the median of the runs with its
+# spread; the macro's compile time runs once with RUNS rounds that rotate the
+# families (its own medians and spreads). Takes about 25 minutes a run on 2 cores.
 # Needs valgrind (instructions), ripgrep (`cargo install ripgrep`, for the grep
 # comparison; without it that row is skipped with a message) and python3.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=target/bench-report
-mkdir -p "$out"
-for bench in foundation pipeline orchestration builtin_tools permissions mcp bounded tool_search; do
-    echo "== cargo bench --bench $bench"
-    cargo bench --bench "$bench" 2>&1 | tee "$out/$bench.log" | grep -E "^[a-z_/0-9 ]+time:|^\S.*$" | grep -E "time:|ratio|toolwright|baseline|bounded/|first request|ranking|prefix" || true
+runs=${RUNS:-3}
+benches=${BENCHES:-"foundation pipeline orchestration builtin_tools permissions confined_open validation sandbox mcp bounded tool_search"}
+rm -rf "$out"
+for run in $(seq 1 "$runs"); do
+    dir="$out/run$run"
+    mkdir -p "$dir"
+    for bench in $benches; do
+        echo "== run $run/$runs: cargo bench --bench $bench"
+        cargo bench --bench "$bench" > "$dir/$bench.log" 2>&1
+    done
+    echo "== run $run/$runs: bash benches/instructions.sh"
+    bash benches/instructions.sh > "$dir/instructions.log" 2>&1
 done
-echo "== bash benches/instructions.sh"
-bash benches/instructions.sh 2>&1 | tee "$out/instructions.log"
-echo "== python3 benches/compile_time.py 100 3"
-python3 benches/compile_time.py 100 3 2>&1 | tee "$out/compile_time.log"
+if [ -z "${SKIP_COMPILE:-}" ]; then
+    echo "== python3 benches/compile_time.py 100 $runs"
+    python3 benches/compile_time.py 100 "$runs" > "$out/compile_time.log" 2>&1
+fi
+{
+    echo "# Benchmark report, $(date -u +%Y-%m-%d), $(nproc) cores, $runs runs"
+    echo
+    echo "Command: bash benches/report.sh (RUNS=$runs)"
+    echo
+    python3 benches/summarize.py "$out"
+    if [ -f "$out/compile_time.log" ]; then
+        echo "### compile time (python3 benches/compile_time.py 100 $runs)"
+        echo
+        grep -E '^\||^#\[tool\]|^facade|^rmcp per|^incremental' "$out/compile_time.log"
+    fi
+} | tee "$out/summary.md"
