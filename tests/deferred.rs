@@ -255,6 +255,9 @@ impl DynTool for Local {
     fn description(&self, turn: &TurnContext) -> std::borrow::Cow<'_, str> {
         format!("List the files of the project at {}.", turn.cwd().display()).into()
     }
+    fn is_enabled(&self, turn: &TurnContext) -> bool {
+        turn.cwd() != std::path::Path::new("/srv/off")
+    }
     fn prepare(&self, _raw: &[u8]) -> Result<Box<dyn PreparedCall>, InputError> {
         Ok(Box::new(Answer(self.0.name.to_string())))
     }
@@ -298,6 +301,17 @@ fn the_session_follows_registry_changes_profiles_and_turns() {
         let sent: Vec<&str> = pool.names().collect();
         assert_eq!(&sent[sent.len() - 2..], ["mcp__mail__send_email", "mcp__files__list_project"]);
     }
+
+    // A loaded tool not enabled in a turn is neither sent nor callable there.
+    let mut extensions = Extensions::new();
+    extensions.insert(session.clone());
+    let off = TurnContext::new("/srv/off").with_extensions(extensions).with_provider(ANTHROPIC);
+    let pool = registry.pool(&off, &Profile::main_agent(), &[]);
+    assert!(!pool.contains("mcp__files__list_project") && !pool.callable("mcp__files__list_project"));
+    assert!(!pool.needs_search("mcp__files__list_project"));
+    assert!(!pool.deferred_names().any(|n| n == "mcp__files__list_project"));
+    let result = run(&executor, &pool, &off, "mcp__files__list_project", json!({}));
+    assert_eq!(result.error, Some(toolwright::ErrorKind::Denied), "{}", result.output.text_content());
 
     // Other profiles and deny rules of the same session split on their own.
     let plan = registry.pool(&here, &Profile::plan(), &[]);

@@ -61,15 +61,23 @@ impl Registry {
             }
             members.push(member);
         }
+        // Loaded tools not enabled in this turn are neither sent nor callable.
+        let mut switched_off = Vec::new();
         if split.native.is_none() {
             for name in session.loaded_shared() {
-                let Some((_, held)) = split.deferred(&name) else { continue };
-                members.extend(PoolMember::offered(Arc::clone(&held.entry), turn, Offer::Loaded));
+                let Some((shared, held)) = split.deferred(&name) else { continue };
+                match PoolMember::offered(Arc::clone(&held.entry), turn, Offer::Loaded) {
+                    Some(member) => members.push(member),
+                    None => switched_off.push(Arc::clone(shared)),
+                }
             }
         }
         let seed = split.deferred_hash;
         let native = split.native;
-        self.finish_pool(members, Some((split, session.clone())), seed, native, profile)
+        let mut pool = self.finish_pool(members, Some((split, session.clone())), seed, native, profile);
+        pool.held -= switched_off.len();
+        pool.switched_off = switched_off;
+        pool
     }
 
     fn finish_pool(
@@ -93,6 +101,7 @@ impl Registry {
             members,
             split,
             held,
+            switched_off: Vec::new(),
             native,
             session,
             names,
@@ -318,6 +327,8 @@ pub struct ToolPool {
     split: Option<Arc<Split>>,
     /// How many deferred tools are held back.
     held: usize,
+    /// Loaded tools not enabled in this turn.
+    switched_off: Vec<Arc<str>>,
     native: Option<NativeSearch>,
     session: Option<ToolSession>,
     /// The names of `members`.
@@ -374,7 +385,10 @@ impl ToolPool {
 
     fn held_members(&self) -> impl Iterator<Item = &PoolMember> {
         let deferred = self.split.as_ref().map_or(&[][..], |split| &split.deferred);
-        deferred.iter().filter(|m| self.native.is_some() || !self.names.contains(m.entry.spec().name.as_ref()))
+        deferred.iter().filter(|m| {
+            let name = m.entry.spec().name.as_ref();
+            self.native.is_some() || !self.names.contains(name) && !self.is_switched_off(name)
+        })
     }
 
     /// How many of the sent tools are eager (the loaded ones follow them).
@@ -395,7 +409,11 @@ impl ToolPool {
     }
 
     fn holds_back(&self, name: &str) -> bool {
-        self.split.as_ref().is_some_and(|split| split.defers(name))
+        self.split.as_ref().is_some_and(|split| split.defers(name)) && !self.is_switched_off(name)
+    }
+
+    fn is_switched_off(&self, name: &str) -> bool {
+        self.switched_off.iter().any(|n| **n == *name)
     }
 
     fn loaded_since(&self, name: &str) -> bool {
