@@ -15,9 +15,6 @@ use std::collections::HashSet;
 use std::fmt;
 use std::sync::{Arc, OnceLock};
 
-/// The provider a session's pool is split for when the turn names none.
-const DEFAULT_PROVIDER: Provider = Provider::Anthropic { strict: false, cache_control: false };
-
 impl Registry {
     /// The tools offered in one turn: link-time tools sorted by name, then runtime
     /// tools sorted, minus those `denied` (bare-name deny rules), those the profile
@@ -37,7 +34,7 @@ impl Registry {
         let (generation, admitted) = self.admitted(profile, denied);
         let members = admitted.into_iter().filter_map(|entry| PoolMember::offered(entry, turn, Offer::Eager)).collect();
         let seed = names::fnv1a_bytes(0xcbf2_9ce4_8422_2325, &generation.to_le_bytes());
-        self.finish_pool(members, None, seed, None, profile)
+        self.finish_pool(members, None, seed, profile)
     }
 
     fn session_pool(
@@ -47,7 +44,7 @@ impl Registry {
         denied: &[ToolPattern],
         session: &ToolSession,
     ) -> ToolPool {
-        let provider = turn.provider().unwrap_or(DEFAULT_PROVIDER);
+        let provider = turn.provider().unwrap_or(Provider::ANTHROPIC);
         let generation = self.generation();
         let split = session.split(
             |split| split.key.is_for(self, generation, provider, profile, denied),
@@ -73,46 +70,9 @@ impl Registry {
             }
         }
         let seed = split.deferred_hash;
-        let native = split.native;
-        let mut pool = self.finish_pool(members, Some((split, session.clone())), seed, native, profile);
-        pool.held -= switched_off.len();
-        pool.switched_off = switched_off;
-        pool
+        self.finish_pool(members, Some((split, session.clone(), switched_off)), seed, profile)
     }
 
-    fn finish_pool(
-        &self,
-        members: Vec<PoolMember>,
-        deferral: Option<(Arc<Split>, ToolSession)>,
-        seed: u64,
-        native: Option<NativeSearch>,
-        profile: &Profile,
-    ) -> ToolPool {
-        let mut fingerprint = seed;
-        for m in &members {
-            fingerprint = mix(m.hashed(fingerprint), m.state as u64);
-        }
-        let names: HashSet<Box<str>> = members.iter().map(|m| Box::<str>::from(m.entry.spec().name.as_ref())).collect();
-        let (split, session) = deferral.unzip();
-        // The loaded ones are the split's, each once: the rest are held back.
-        let loaded = members.iter().filter(|m| m.state == Offer::Loaded).count();
-        let held = split.as_ref().map_or(0, |split| split.deferred.len() - loaded);
-        ToolPool {
-            members,
-            split,
-            held,
-            switched_off: Vec::new(),
-            native,
-            session,
-            names,
-            read_only_only: profile.read_only_only,
-            fingerprint,
-            cache: Arc::clone(&self.pools),
-        }
-    }
-}
-
-impl Registry {
     /// The generation and the tools the profile and the deny rules let in, in
     /// registry order. Taken under the read lock and returned with it released:
     /// tools are asked and rendered with the registry free, as a tool may change it.
@@ -120,6 +80,41 @@ impl Registry {
         let overlay = self.read_overlay();
         let entries = self.statics.iter().chain(overlay.tools.values());
         (overlay.generation, entries.filter(|entry| lets_in(entry, profile, denied)).cloned().collect())
+    }
+
+    fn finish_pool(
+        &self,
+        members: Vec<PoolMember>,
+        deferral: Option<(Arc<Split>, ToolSession, Vec<Arc<str>>)>,
+        seed: u64,
+        profile: &Profile,
+    ) -> ToolPool {
+        let mut fingerprint = seed;
+        for m in &members {
+            fingerprint = mix(m.hashed(fingerprint), m.state as u64);
+        }
+        let names: HashSet<Box<str>> = members.iter().map(|m| Box::<str>::from(m.entry.spec().name.as_ref())).collect();
+        let (split, session, switched_off) = match deferral {
+            Some((split, session, off)) => (Some(split), Some(session), off),
+            None => (None, None, Vec::new()),
+        };
+        let native = split.as_ref().and_then(|split| split.native);
+        // The loaded ones are the split's, each once, sent or switched off: the
+        // rest are held back.
+        let loaded = members.iter().filter(|m| m.state == Offer::Loaded).count() + switched_off.len();
+        let held = split.as_ref().map_or(0, |split| split.deferred.len() - loaded);
+        ToolPool {
+            members,
+            split,
+            held,
+            switched_off,
+            native,
+            session,
+            names,
+            read_only_only: profile.read_only_only,
+            fingerprint,
+            cache: Arc::clone(&self.pools),
+        }
     }
 }
 

@@ -293,8 +293,7 @@ impl Validator {
             return self.parse(raw);
         }
         let raw = self.object_if_wanted(raw)?;
-        let value: Json<'_> = serde_json::from_slice(raw).map_err(|err| syntax(raw, &err))?;
-        self.visit(self.root, &value, &Seg::Root).map_err(Violation::into_error)?;
+        let value = self.walked(raw)?;
         // A type serde_json alone can build (a `RawValue` field) is parsed from the text.
         T::deserialize(&value).or_else(|_| serde_json::from_slice::<T>(raw).map_err(|err| self.typed_error(raw, &err)))
     }
@@ -304,10 +303,16 @@ impl Validator {
     fn admit<'r>(&self, raw: &'r [u8]) -> Result<&'r [u8], InputError> {
         let raw = self.object_if_wanted(raw)?;
         if self.walk {
-            let value: Json<'_> = serde_json::from_slice(raw).map_err(|err| syntax(raw, &err))?;
-            self.visit(self.root, &value, &Seg::Root).map_err(Violation::into_error)?;
+            self.walked(raw)?;
         }
         Ok(raw)
+    }
+
+    /// `raw` as a borrowed tree, held to the schema's constraints.
+    fn walked<'r>(&self, raw: &'r [u8]) -> Result<Json<'r>, InputError> {
+        let value: Json<'_> = serde_json::from_slice(raw).map_err(|err| syntax(raw, &err))?;
+        self.visit(self.root, &value, &Seg::Root).map_err(Violation::into_error)?;
+        Ok(value)
     }
 
     /// `raw`, with empty input as `{}`, unless the schema wants an object and it is
@@ -327,9 +332,7 @@ impl Validator {
     /// Holds `raw` to the schema, without parsing it into a type (for a tool that
     /// takes its input as JSON). Empty input counts as `{}`.
     pub fn check(&self, raw: &[u8]) -> Result<(), InputError> {
-        let raw = empty_as_object(raw);
-        let value: Json<'_> = serde_json::from_slice(raw).map_err(|err| syntax(raw, &err))?;
-        self.visit(self.root, &value, &Seg::Root).map_err(Violation::into_error)
+        self.walked(empty_as_object(raw)).map(drop)
     }
 
     /// Why `raw` does not fit: the walk's first violation, or serde's own message
