@@ -211,7 +211,8 @@ impl Executor {
 
     async fn run(&self, call: &ToolCall, turn: &TurnContext, pool: Option<&ToolPool>) -> ToolResult {
         let staged = self.stage(call, turn, pool);
-        self.finish(staged).await
+        // Staging just looked at the turn's token, with nothing awaited since.
+        self.finish_checked(staged, false).await
     }
 
     /// Resolves, parses (once) and validates a call, and learns its flags for this
@@ -298,13 +299,19 @@ impl Executor {
     /// Runs a staged call to its one result: permission, hooks, the call, post-hooks
     /// and the output limit.
     pub(crate) async fn finish(&self, staged: Staged<'_>) -> ToolResult {
+        self.finish_checked(staged, true).await
+    }
+
+    /// [`finish`](Self::finish); `recheck` says whether the turn may have been
+    /// cancelled since the call was staged.
+    async fn finish_checked(&self, staged: Staged<'_>, recheck: bool) -> ToolResult {
         let Staged { call, start, span, mut progress, ready } = staged;
         let attempt = match ready {
             Err(failure) => Err(failure),
             // Wrapping the (large) attempt future costs a copy of it; only pay when a
             // subscriber is listening.
-            Ok(ready) if span.is_disabled() => self.attempt(ready, &mut progress).await,
-            Ok(ready) => self.attempt(ready, &mut progress).instrument(span.clone()).await,
+            Ok(ready) if span.is_disabled() => self.attempt(ready, &mut progress, recheck).await,
+            Ok(ready) => self.attempt(ready, &mut progress, recheck).instrument(span.clone()).await,
         };
         self.result(call, start, &span, progress, attempt).await
     }
@@ -347,13 +354,13 @@ impl Executor {
         ToolResult { call_id, tool, output, error, summary: progress.summary, truncated, duration }
     }
 
-    async fn attempt(&self, ready: Ready<'_>, progress: &mut Learned) -> Result<ToolOutput, Failure> {
+    async fn attempt(&self, ready: Ready<'_>, progress: &mut Learned, recheck: bool) -> Result<ToolOutput, Failure> {
         let Ready { resolved, cx, mut input, mut prepared, mut flags, mut access, pool } = ready;
         let tool = resolved.tool();
         let spec = tool.spec();
         let name = resolved.name();
         let call_id = cx.call_id();
-        if cx.turn_cancellation().is_cancelled() {
+        if recheck && cx.turn_cancellation().is_cancelled() {
             return Err(Failure::new(ErrorKind::Cancelled, format!("{name}: cancelled before it started")));
         }
         // Pre-tool hooks run together, before the permission check; their outcomes
