@@ -1,21 +1,21 @@
 //! The contexts a turn and a call run with: working directory, cancellation, typed
 //! shared state (extensions) and progress.
 
-use serde_json::Value;
+use crate::progress::{Progress, ProgressEvent, ProgressSink};
 use std::any::{Any, TypeId};
-use std::collections::HashMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
-use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 /// Typed shared state, one value per type: a todo list, a file-read cache, an HTTP
 /// client. Values are shared between calls; put a `Mutex` inside for mutable state.
+///
+/// A list, not a hash map: a turn holds a handful of values, and a scan of a few
+/// `TypeId`s is cheaper than hashing one (the MCP server builds a set per call).
 #[derive(Default, Clone)]
 pub struct Extensions {
-    map: HashMap<TypeId, Arc<dyn Any + Send + Sync>>,
+    values: Vec<(TypeId, Arc<dyn Any + Send + Sync>)>,
 }
 
 impl Extensions {
@@ -26,93 +26,24 @@ impl Extensions {
 
     /// Adds (or replaces) the value of type `T`.
     pub fn insert<T: Send + Sync + 'static>(&mut self, value: T) {
-        self.map.insert(TypeId::of::<T>(), Arc::new(value));
+        let id = TypeId::of::<T>();
+        let value: Arc<dyn Any + Send + Sync> = Arc::new(value);
+        match self.values.iter_mut().find(|(held, _)| *held == id) {
+            Some(slot) => slot.1 = value,
+            None => self.values.push((id, value)),
+        }
     }
 
     /// The value of type `T`, if there is one.
     pub fn get<T: Send + Sync + 'static>(&self) -> Option<&T> {
-        self.map.get(&TypeId::of::<T>()).and_then(|v| v.downcast_ref::<T>())
+        let id = TypeId::of::<T>();
+        self.values.iter().find(|(held, _)| *held == id).and_then(|(_, v)| v.downcast_ref::<T>())
     }
 }
 
 impl fmt::Debug for Extensions {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Extensions({} values)", self.map.len())
-    }
-}
-
-/// One progress report from a running call.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct Progress {
-    /// What is happening, for a human.
-    pub message: String,
-    /// Work done so far, in the unit of `total`.
-    pub progress: Option<f64>,
-    /// Total work, if known.
-    pub total: Option<f64>,
-    /// Tool-specific detail.
-    pub data: Option<Value>,
-}
-
-impl Progress {
-    /// A progress message.
-    pub fn message(message: impl Into<String>) -> Self {
-        Progress { message: message.into(), ..Progress::default() }
-    }
-
-    /// `done` of `total`, with a message.
-    pub fn fraction(message: impl Into<String>, done: f64, total: f64) -> Self {
-        Progress { message: message.into(), progress: Some(done), total: Some(total), data: None }
-    }
-}
-
-impl From<&str> for Progress {
-    fn from(message: &str) -> Self {
-        Progress::message(message)
-    }
-}
-
-impl From<String> for Progress {
-    fn from(message: String) -> Self {
-        Progress::message(message)
-    }
-}
-
-/// A progress report tagged with the call it came from.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ProgressEvent {
-    /// The provider's call id.
-    pub call_id: String,
-    /// The tool's name.
-    pub tool: String,
-    /// The report.
-    pub progress: Progress,
-}
-
-/// Where progress goes: a bounded channel that never blocks a tool. When the
-/// subscriber falls behind, reports are dropped and counted.
-#[derive(Debug, Clone)]
-pub struct ProgressSink {
-    sender: mpsc::Sender<ProgressEvent>,
-    dropped: Arc<AtomicU64>,
-}
-
-impl ProgressSink {
-    /// A sink and its subscriber end, holding up to `capacity` undelivered reports.
-    pub fn channel(capacity: usize) -> (ProgressSink, mpsc::Receiver<ProgressEvent>) {
-        let (sender, receiver) = mpsc::channel(capacity.max(1));
-        (ProgressSink { sender, dropped: Arc::new(AtomicU64::new(0)) }, receiver)
-    }
-
-    fn send(&self, event: ProgressEvent) {
-        if self.sender.try_send(event).is_err() {
-            self.dropped.fetch_add(1, Ordering::Relaxed);
-        }
-    }
-
-    /// How many reports were dropped because the subscriber was full or gone.
-    pub fn dropped(&self) -> u64 {
-        self.dropped.load(Ordering::Relaxed)
+        write!(f, "Extensions({} values)", self.values.len())
     }
 }
 
@@ -145,6 +76,19 @@ impl TurnContext {
                 provider: None,
             }),
         }
+    }
+
+    #[cfg(feature = "mcp")]
+    /// A turn from all of its parts at once (the MCP server makes one per call; going
+    /// through [`new`](Self::new) would make a cancellation token only to replace it).
+    pub(crate) fn from_parts(
+        cwd: PathBuf,
+        cancel: CancellationToken,
+        extensions: Extensions,
+        progress: Option<ProgressSink>,
+        provider: Option<crate::schema::Provider>,
+    ) -> Self {
+        TurnContext { shared: Arc::new(TurnShared { cwd, cancel, extensions, progress, provider }) }
     }
 
     fn edit(mut self, f: impl FnOnce(&mut TurnShared)) -> Self {

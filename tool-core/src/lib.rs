@@ -51,6 +51,7 @@ mod output;
 pub mod partial;
 pub mod permission;
 mod pipeline;
+pub mod progress;
 pub mod provider;
 mod registry;
 pub mod sandbox;
@@ -68,14 +69,13 @@ pub mod validate;
 pub mod __private;
 
 pub use call::{ErrorKind, ToolCall, ToolResult};
-pub use context::{
-    ContextModifier, Extensions, Progress, ProgressEvent, ProgressSink, SessionInfo, ToolContext, TurnContext, TurnEdit,
-};
+pub use context::{ContextModifier, Extensions, SessionInfo, ToolContext, TurnContext, TurnEdit};
 pub use error::{DuplicateName, InputError, RegistryError, SchemaError, ToolError};
 pub use input::parse_input;
 pub use orchestrate::{CallEvent, Orchestrator};
 pub use output::{Content, IntoToolOutput, Json, ToolOutput};
 pub use pipeline::{DEFAULT_GRACE, DEFAULT_OUTPUT_LIMIT, DEFAULT_TIMEOUT, Executor, ExecutorBuilder};
+pub use progress::{Progress, ProgressEvent, ProgressReceiver, ProgressSink};
 pub use registry::{
     OverlayStats, Profile, Registry, RegistryBuilder, Resolved, ToolDescriptor, ToolPattern, ToolPool, UnknownTool,
     linked_tools,

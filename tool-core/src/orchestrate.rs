@@ -56,7 +56,7 @@ pub enum CallEvent<'a> {
         /// Its index in the turn.
         index: usize,
         /// The tool's report.
-        progress: &'a crate::context::Progress,
+        progress: &'a crate::progress::Progress,
     },
     /// A call has its result.
     Finished {

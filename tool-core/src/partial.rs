@@ -23,7 +23,7 @@
 //! assert!(scan.advance(&input).is_none()); // short strings are not offered per fragment
 //! ```
 
-use crate::context::Progress;
+use crate::progress::Progress;
 use crate::tool::Tool;
 use serde::Deserialize;
 use serde::de::DeserializeOwned;

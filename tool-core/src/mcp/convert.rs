@@ -1,7 +1,7 @@
 //! Between toolwright's types and MCP's: results, flags, schemas and progress.
 
-use crate::context::Progress;
 use crate::output::{Content, ToolOutput};
+use crate::progress::Progress;
 use crate::spec::Flags;
 use rmcp::model::{CallToolResult, ContentBlock, ProgressNotificationParam, ResourceContents, ToolAnnotations};
 use serde_json::{Map, Value};

@@ -4,9 +4,10 @@
 use super::convert::to_call_tool_result;
 use super::limits::MessageLimits;
 use crate::call::ToolCall;
-use crate::context::{Extensions, ProgressSink, TurnContext};
+use crate::context::{Extensions, TurnContext};
 use crate::permission::{Approval, Approver, PermissionRequest};
 use crate::pipeline::Executor;
+use crate::progress::ProgressSink;
 use crate::registry::Registry;
 use crate::schema::Provider;
 use crate::tool::BoxFuture;
@@ -306,22 +307,27 @@ impl McpServer {
                 .map_err(|e| ErrorData::invalid_params(format!("arguments: {e}"), None))?,
             None => String::new(),
         };
-        let call = ToolCall::new(format!("mcp-{}", request_id_text(&context.id)), request.name.as_ref(), input);
+        let call = ToolCall::new(call_id_of(&context.id), request.name.as_ref(), input);
         let mut extensions = (self.extensions)();
         extensions.insert(McpPeer(context.peer.clone()));
         if let Some(session) = &self.session {
             extensions.insert(session.clone());
         }
         let loaded_before = self.session.as_ref().map(|s| s.loaded().len());
-        let turn =
-            TurnContext::new(self.cwd.as_path()).with_cancellation(context.ct.clone()).with_extensions(extensions);
-        let Some(token) = context.meta.get_progress_token() else {
+        let token = context.meta.get_progress_token();
+        let (sink, reports) = match token {
+            Some(_) => {
+                let (sink, reports) = ProgressSink::channel(64);
+                (Some(sink), Some(reports))
+            }
+            None => (None, None),
+        };
+        let turn = TurnContext::from_parts(PathBuf::clone(&self.cwd), context.ct.clone(), extensions, sink, None);
+        let (Some(token), Some(mut reports)) = (token, reports) else {
             let result = self.executor.execute(&call, &turn).await;
             self.tell_if_loaded(loaded_before, &context.peer).await;
             return Ok(to_call_tool_result(result.output).into());
         };
-        let (sink, mut reports) = ProgressSink::channel(64);
-        let turn = turn.with_progress(sink);
         let peer = &context.peer;
         let forward = async move {
             // MCP wants `progress` to grow; reports without a number count up.
@@ -362,10 +368,24 @@ impl McpServer {
     }
 }
 
-fn request_id_text(id: &rmcp::model::RequestId) -> String {
+/// The call id of a request, `mcp-` and its JSON-RPC id, built in place (no
+/// formatting machinery, one allocation for a number).
+fn call_id_of(id: &rmcp::model::RequestId) -> Arc<str> {
+    const PREFIX: &str = "mcp-";
     match id {
-        rmcp::model::NumberOrString::Number(n) => n.to_string(),
-        rmcp::model::NumberOrString::String(s) => s.to_string(),
+        rmcp::model::NumberOrString::Number(n) => {
+            let mut digits = itoa::Buffer::new();
+            let digits = digits.format(*n);
+            let mut text = [0u8; PREFIX.len() + 20];
+            let end = PREFIX.len() + digits.len();
+            text[..PREFIX.len()].copy_from_slice(PREFIX.as_bytes());
+            text[PREFIX.len()..end].copy_from_slice(digits.as_bytes());
+            match std::str::from_utf8(&text[..end]) {
+                Ok(text) => Arc::from(text),
+                Err(_) => Arc::from(format!("{PREFIX}{n}")),
+            }
+        }
+        rmcp::model::NumberOrString::String(s) => Arc::from(format!("{PREFIX}{s}")),
     }
 }
 
