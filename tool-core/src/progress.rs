@@ -259,8 +259,13 @@ mod tests {
         assert_eq!(sink.dropped(), 1);
     }
 
-    #[tokio::test]
-    async fn a_waiting_receiver_wakes_for_a_report_and_for_the_end() {
+    #[test]
+    fn a_waiting_receiver_wakes_for_a_report_and_for_the_end() {
+        let runtime = tokio::runtime::Builder::new_current_thread().enable_time().build().unwrap();
+        runtime.block_on(waits_and_wakes());
+    }
+
+    async fn waits_and_wakes() {
         let (sink, mut reports) = ProgressSink::channel(8);
         let waiter = tokio::spawn(async move {
             let first = reports.recv().await.map(|e| e.progress.message);
