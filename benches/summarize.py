@@ -22,7 +22,7 @@ NUMBER = re.compile(r"(?<![\w/.])\d[\d,]*(?:\.\d+)?(?!\w*_)")
 CRITERION = re.compile(r"^(\S+)?\s*time:\s+\[\S+ \S+ (\S+) (\S+) \S+ \S+\]")
 UNITS = {"ps": 1e-3, "ns": 1.0, "µs": 1e3, "us": 1e3, "ms": 1e6, "s": 1e9}
 # Lines that say what something costs or how it compares; progress chatter is not.
-FIGURE = re.compile(r"ratio|interleaved|instructions|toolwright|baseline|first request|ranking|prefix|per tool|"
+FIGURE = re.compile(r"ratio|interleaved|instructions|toolwright|baseline|first request|ranking|prefix|per tool|confined|"
                     r"fixed cost|incremental|^\| \w|bounded/|growth|target")
 
 
@@ -36,17 +36,21 @@ def read(path):
         line = raw.rstrip("\n")
         m = CRITERION.match(line)
         if m:
-            name = m.group(1) or last_name
+            # A time belongs to the name just before it, never to an older one.
+            name, last_name = m.group(1) or last_name, None
             if name:
                 criterion[name] = number(m.group(2)) * UNITS.get(m.group(3), 1.0)
             continue
-        if re.match(r"^[a-z_]+/\S+$", line.strip()):
+        if re.match(r"^[A-Za-z_][\w.-]*/\S+$", line.strip()):
             last_name = line.strip()
             continue
-        if not FIGURE.search(line) or not NUMBER.search(line) or line.startswith(("Benchmarking", "Found", "  ")):
+        if not FIGURE.search(line) or not NUMBER.search(line) or line.startswith(("Benchmarking", "Found", "Warning", "  ")):
             continue
-        key = NUMBER.sub("{}", line)
-        lines.setdefault(key, [number(n) for n in NUMBER.findall(line)])
+        # Lines alike but for their numbers (`with 10 tools`, `with 1000 tools`; `round
+        # 1`, `round 2`) are told apart by their order in the log.
+        text = NUMBER.sub("{}", line)
+        seen = sum(1 for t, _ in lines if t == text)
+        lines[(text, seen)] = [number(n) for n in NUMBER.findall(line)]
     return criterion, lines
 
 
@@ -87,7 +91,7 @@ def main():
             rows = [lines[key] for _, lines in per_run if key in lines]
             columns = list(zip(*rows))
             parts = iter(spread(list(col), lambda v: f"{v:,.3f}".rstrip("0").rstrip(".")) for col in columns)
-            print("- " + re.sub(r"\{\}", lambda _: next(parts, "?"), key) + (f" ({len(rows)} runs)" if len(rows) != len(per_run) else ""))
+            print("- " + re.sub(r"\{\}", lambda _: next(parts, "?"), key[0]) + (f" ({len(rows)} runs)" if len(rows) != len(per_run) else ""))
         print()
 
 
