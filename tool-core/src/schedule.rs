@@ -30,6 +30,46 @@ use tokio::sync::{mpsc, oneshot};
 /// How many ready inputs are taken in one go before the calls are looked at again.
 const DRAIN_LIMIT: usize = 4096;
 
+/// The streamed calls still open: the stream's slot number to the call's index.
+///
+/// Every fragment looks its call up, and fragments come in runs for one call, so
+/// the last lookup is kept in front of the map: hashing the key with SipHash was a
+/// third of a fragment's cost. (SipHash stays behind it: the slot numbers come from
+/// the stream.)
+#[derive(Default)]
+pub(crate) struct OpenSlots {
+    map: HashMap<usize, usize>,
+    last: Option<(usize, usize)>,
+}
+
+impl OpenSlots {
+    fn get(&mut self, slot: usize) -> Option<usize> {
+        if let Some((held, index)) = self.last
+            && held == slot
+        {
+            return Some(index);
+        }
+        let index = *self.map.get(&slot)?;
+        self.last = Some((slot, index));
+        Some(index)
+    }
+
+    fn insert(&mut self, slot: usize, index: usize) -> Option<usize> {
+        self.last = None;
+        self.map.insert(slot, index)
+    }
+
+    fn remove(&mut self, slot: usize) -> Option<usize> {
+        self.last = None;
+        self.map.remove(&slot)
+    }
+
+    fn drain(&mut self) -> impl Iterator<Item = usize> + '_ {
+        self.last = None;
+        self.map.drain().map(|(_, index)| index)
+    }
+}
+
 /// What arrives for the scheduler.
 pub(crate) enum Incoming<'c> {
     /// A step of a streamed message.
@@ -256,7 +296,7 @@ impl Orchestrator {
         let token = turn.cancellation().clone();
         let mut cancelled = Box::pin(token.clone().cancelled_owned());
         let mut slots: Vec<Slot<'s>> = Vec::new();
-        let mut open: HashMap<usize, usize> = HashMap::new();
+        let mut open = OpenSlots::default();
         let mut results: Vec<Option<ToolResult>> = Vec::new();
         let mut tasks = Tasks::new();
         let (mut next_to_start, mut applied, mut generation) = (0usize, 0usize, 0u64);
@@ -371,7 +411,7 @@ impl Orchestrator {
                 // was never closed, so its input is not known to be complete. It is
                 // answered, never run.
                 source_open = false;
-                let mut left_open: Vec<usize> = open.drain().map(|(_, i)| i).collect();
+                let mut left_open: Vec<usize> = open.drain().collect();
                 left_open.sort_unstable();
                 for index in left_open {
                     cut_slot(&mut slots, &mut tasks, index, token.is_cancelled(), &mut observe);
@@ -480,7 +520,7 @@ impl Orchestrator {
         input: Incoming<'c>,
         executor: &'s Executor,
         slots: &mut Vec<Slot<'s>>,
-        open: &mut HashMap<usize, usize>,
+        open: &mut OpenSlots,
         results: &mut Vec<Option<ToolResult>>,
         tasks: &mut Tasks<'s>,
         turn: &TurnContext,
@@ -506,7 +546,7 @@ impl Orchestrator {
                 results.push(None);
             }
             Incoming::Stream(StreamEvent::Delta { slot, json }) => {
-                if let Some(&index) = open.get(&slot)
+                if let Some(index) = open.get(slot)
                     && let Slot::Streaming { id, input, watch, .. } = &mut slots[index]
                 {
                     input.push_str(&json);
@@ -520,7 +560,7 @@ impl Orchestrator {
                 }
             }
             Incoming::Stream(StreamEvent::End { slot }) => {
-                if let Some(index) = open.remove(&slot)
+                if let Some(index) = open.remove(slot)
                     && let Slot::Streaming { id, name, input, .. } =
                         std::mem::replace(&mut slots[index], Slot::Started { call: placeholder() })
                 {
@@ -532,7 +572,7 @@ impl Orchestrator {
                 }
             }
             Incoming::Stream(StreamEvent::Cut { slot }) => {
-                if let Some(index) = open.remove(&slot) {
+                if let Some(index) = open.remove(slot) {
                     cut_slot(slots, tasks, index, false, observe);
                 }
             }
@@ -661,4 +701,30 @@ fn watch_partial_input(executor: &Executor, name: &str, pool: Option<&ToolPool>)
         return None;
     }
     Some(Box::new(Watch { hook, tool: resolved.shared_name(), scan: PartialObject::new() }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::OpenSlots;
+
+    #[test]
+    fn the_kept_lookup_never_outlives_a_change() {
+        let mut open = OpenSlots::default();
+        assert_eq!(open.insert(0, 10), None);
+        assert_eq!(open.insert(1, 11), None);
+        // Fragments of two calls interleaved, then a run of one.
+        for _ in 0..3 {
+            assert_eq!(open.get(0), Some(10));
+            assert_eq!(open.get(1), Some(11));
+        }
+        assert_eq!(open.get(1), Some(11));
+        // A replayed start in slot 1 moves it to a new call; its end removes it.
+        assert_eq!(open.insert(1, 12), Some(11));
+        assert_eq!(open.get(1), Some(12));
+        assert_eq!(open.remove(1), Some(12));
+        assert_eq!(open.get(1), None);
+        assert_eq!(open.get(0), Some(10));
+        assert_eq!(open.drain().collect::<Vec<_>>(), vec![10]);
+        assert_eq!(open.get(0), None);
+    }
 }
