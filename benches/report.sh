@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
 # Every benchmark in one go, RUNS times (default 3), for BENCHMARKS.md: each
 # criterion bench (their interleaved loops print after criterion's figures) and the
-# callgrind instruction counts go to target/bench-report/run<N>/, then
+# callgrind instruction counts (the pipeline and an MCP call) go to
+# target/bench-report/run<N>/ (OUT= picks another directory), then
 # benches/summarize.py prints every figure as the median of the runs with its
 # spread; the macro's compile time runs once with RUNS rounds that rotate the
-# families (its own medians and spreads). Takes about 25 minutes a run on 2 cores.
+# families (its own medians and spreads). Takes about 12 minutes a run on 2 cores
+# (25 on a slower machine), the compile benchmark 5 more.
 # Needs valgrind (instructions), ripgrep (`cargo install ripgrep`, for the grep
 # comparison; without it that row is skipped with a message) and python3.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-out=target/bench-report
+out=${OUT:-target/bench-report}
 runs=${RUNS:-3}
 benches=${BENCHES:-"foundation pipeline orchestration builtin_tools permissions confined_open validation sandbox mcp bounded tool_search"}
 rm -rf "$out"
