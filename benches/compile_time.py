@@ -7,6 +7,9 @@ run.
   floor   plain `#[derive(Deserialize, JsonSchema)]` structs and a hand-written `match`
   tw0, floor0   the same with no tools: the fixed cost of each (the facade's
                 built-ins, the linking), counted apart from the per-tool cost
+  twmcp   the tw crate on the facade with only its `mcp` feature (no built-in tools,
+          no agent clients): what a user who serves tools over MCP, as rmcp's
+          crate does, links
 
 "clean" rebuilds only the generated crate (`cargo clean -p`; dependencies stay
 built, as in a real project), "incremental" rebuilds after a one-line edit. Each
@@ -38,7 +41,7 @@ def fields(i):
     return [("path", "String", f"Path for tool {i}."), ("limit", "Option<u32>", "How many at most."), ("verbose", "bool", "Say more.")]
 
 
-def tw_crate(n):
+def tw_crate(n, features=None):
     out = ["use toolwright::prelude::*;\n"]
     for i in range(n):
         out.append(f"/// Tool number {i}: does a small thing with a path.\n#[tool(read_only)]\npub struct Tool{i:03} {{\n")
@@ -48,7 +51,8 @@ def tw_crate(n):
                    f"    async fn call(self, _cx: &ToolContext) -> Result<String, ToolError> {{\n"
                    f"        Ok(format!(\"{i} {{}} {{:?}} {{}}\", self.path, self.limit, self.verbose))\n    }}\n}}\n\n")
     out.append("fn main() {\n    let registry = Registry::from_inventory().unwrap();\n    println!(\"{}\", registry.len());\n}\n")
-    return "".join(out), {"toolwright": {"path": ROOT}}
+    facade = {"path": ROOT} if features is None else {"path": ROOT, "default-features": False, "features": features}
+    return "".join(out), {"toolwright": facade}
 
 
 def args_struct(i, derives):
@@ -126,7 +130,7 @@ def cargo(path, *args):
 def main():
     crates = {
         "floor": floor_crate(N), "tw": tw_crate(N), "rmcp": rmcp_crate(N),
-        "floor0": floor_crate(0), "tw0": tw_crate(0),
+        "floor0": floor_crate(0), "tw0": tw_crate(0), "twmcp": tw_crate(N, ["mcp"]),
     }
     paths = {name: write_crate(name, *crate) for name, crate in crates.items()}
     for name, path in paths.items():
@@ -149,7 +153,7 @@ def main():
     spread = lambda v: f"{min(v):.2f}-{max(v):.2f}"
     print(f"\n| crate ({N} tools, binary) | clean, median (spread) | incremental, median (spread) | vs rmcp (clean / incremental) |")
     print("|---|---|---|---|")
-    for name in ["floor0", "floor", "tw0", "tw", "rmcp"]:
+    for name in ["floor0", "floor", "tw0", "tw", "twmcp", "rmcp"]:
         (c, i) = med[name]
         print(f"| {name} | {c:.2f} s ({spread(clean[name])}) | {i:.2f} s ({spread(incremental[name])}) | "
               f"{c / med['rmcp'][0]:.2f}x / {i / med['rmcp'][1]:.2f}x |")
@@ -162,6 +166,7 @@ def main():
     print(f"rmcp per tool over the floor (clean, no fixed cost taken out): {statistics.median(rmcp_rounds):+.1f} ms median "
           f"({min(rmcp_rounds):+.1f} to {max(rmcp_rounds):+.1f})")
     print(f"incremental, tw against rmcp: {med['tw'][1] / med['rmcp'][1]:.2f}x; target at most 1x")
+    print(f"incremental, twmcp (the facade with only `mcp`) against rmcp: {med['twmcp'][1] / med['rmcp'][1]:.2f}x")
 
 
 if __name__ == "__main__":
