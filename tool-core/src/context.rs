@@ -431,3 +431,20 @@ impl Default for SessionInfo {
         SessionInfo::new()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Extensions;
+
+    #[test]
+    fn an_extension_is_replaced_by_one_of_its_type_and_others_stay() {
+        let mut extensions = Extensions::new();
+        extensions.insert(1u32);
+        extensions.insert("text");
+        extensions.insert(2u32);
+        assert_eq!(extensions.get::<u32>(), Some(&2));
+        assert_eq!(extensions.get::<&str>(), Some(&"text"));
+        assert_eq!(extensions.get::<u64>(), None);
+        assert_eq!(format!("{extensions:?}"), "Extensions(2 values)");
+    }
+}

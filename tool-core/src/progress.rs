@@ -10,7 +10,7 @@
 use serde_json::Value;
 use std::collections::VecDeque;
 use std::fmt;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use tokio::sync::Notify;
 
@@ -103,7 +103,7 @@ struct Queue {
     /// Live `ProgressSink` clones; the receiver sees the end when it reaches zero.
     senders: AtomicUsize,
     /// Whether the receiver is gone (then every report is dropped).
-    receiving: std::sync::atomic::AtomicBool,
+    receiving: AtomicBool,
     dropped: AtomicU64,
     /// Wakes the receiver: a report arrived or the last sink went.
     ready: Notify,
@@ -123,7 +123,7 @@ impl ProgressSink {
             items: Mutex::new(VecDeque::new()),
             capacity: capacity.max(1),
             senders: AtomicUsize::new(1),
-            receiving: std::sync::atomic::AtomicBool::new(true),
+            receiving: AtomicBool::new(true),
             dropped: AtomicU64::new(0),
             ready: Notify::new(),
         });

@@ -315,13 +315,7 @@ impl McpServer {
         }
         let loaded_before = self.session.as_ref().map(|s| s.loaded().len());
         let token = context.meta.get_progress_token();
-        let (sink, reports) = match token {
-            Some(_) => {
-                let (sink, reports) = ProgressSink::channel(64);
-                (Some(sink), Some(reports))
-            }
-            None => (None, None),
-        };
+        let (sink, reports) = token.is_some().then(|| ProgressSink::channel(64)).unzip();
         let turn = TurnContext::from_parts(PathBuf::clone(&self.cwd), context.ct.clone(), extensions, sink, None);
         let (Some(token), Some(mut reports)) = (token, reports) else {
             let result = self.executor.execute(&call, &turn).await;
@@ -368,25 +362,14 @@ impl McpServer {
     }
 }
 
-/// The call id of a request, `mcp-` and its JSON-RPC id, built in place (no
-/// formatting machinery, one allocation for a number).
+/// The call id of a request: `mcp-` and its JSON-RPC id (a number through itoa,
+/// not the formatting machinery).
 fn call_id_of(id: &rmcp::model::RequestId) -> Arc<str> {
-    const PREFIX: &str = "mcp-";
-    match id {
-        rmcp::model::NumberOrString::Number(n) => {
-            let mut digits = itoa::Buffer::new();
-            let digits = digits.format(*n);
-            let mut text = [0u8; PREFIX.len() + 20];
-            let end = PREFIX.len() + digits.len();
-            text[..PREFIX.len()].copy_from_slice(PREFIX.as_bytes());
-            text[PREFIX.len()..end].copy_from_slice(digits.as_bytes());
-            match std::str::from_utf8(&text[..end]) {
-                Ok(text) => Arc::from(text),
-                Err(_) => Arc::from(format!("{PREFIX}{n}")),
-            }
-        }
-        rmcp::model::NumberOrString::String(s) => Arc::from(format!("{PREFIX}{s}")),
-    }
+    let id = match id {
+        rmcp::model::NumberOrString::Number(n) => ["mcp-", itoa::Buffer::new().format(*n)].concat(),
+        rmcp::model::NumberOrString::String(s) => ["mcp-", s.as_ref()].concat(),
+    };
+    Arc::from(id)
 }
 
 impl ServerHandler for McpServer {
@@ -433,5 +416,18 @@ impl ServerHandler for McpServer {
                 }
             }
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::call_id_of;
+    use rmcp::model::NumberOrString;
+
+    #[test]
+    fn a_call_id_is_mcp_and_the_request_id() {
+        assert_eq!(&*call_id_of(&NumberOrString::Number(7)), "mcp-7");
+        assert_eq!(&*call_id_of(&NumberOrString::Number(i64::MIN)), "mcp--9223372036854775808");
+        assert_eq!(&*call_id_of(&NumberOrString::String("req-1".into())), "mcp-req-1");
     }
 }
