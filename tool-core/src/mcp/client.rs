@@ -302,8 +302,7 @@ impl Server {
         &self,
     ) -> Result<(RunningService<RoleClient, Handler>, Peer<RoleClient>, Option<ProcessGroup>), String> {
         let handler = Handler { server: self.me.clone() };
-        let mut group = None;
-        let service = match &self.config.transport {
+        let (service, group) = match &self.config.transport {
             ServerTransport::Stdio { command, args, env, cwd } => {
                 let mut cmd = tokio::process::Command::new(command);
                 // A group of its own: stopping the server stops what it started
@@ -315,7 +314,7 @@ impl Server {
                 cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).kill_on_drop(true);
                 let mut child = cmd.spawn().map_err(|e| format!("starting `{command}`: {e}"))?;
                 // Killed if this start is abandoned (a connect timeout drops it).
-                group = Some(ProcessGroup::adopt(child.id()));
+                let group = ProcessGroup::adopt(child.id());
                 let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
                     return Err(format!("starting `{command}`: its standard streams are not pipes"));
                 };
@@ -336,8 +335,16 @@ impl Server {
                     LineTransport::<RoleClient, _, _>::new(stdout, stdin, MessageLimits::default().any_depth())
                         .with_warnings(warn)
                         .with_write_timeout(self.options.write_timeout);
-                handler.serve(transport).await.map_err(|e| e.to_string())?
+                (handler.serve(transport).await.map_err(|e| e.to_string())?, Some(group))
             }
+            #[cfg(not(feature = "mcp-http"))]
+            ServerTransport::Http { url, .. } => {
+                return Err(format!(
+                    "`{url}` is a streamable HTTP server: this build has no HTTP transport (enable toolwright's \
+                     `mcp-http` feature)"
+                ));
+            }
+            #[cfg(feature = "mcp-http")]
             ServerTransport::Http { url, headers } => {
                 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
                 // reqwest's rustls needs a process-wide crypto provider; ring is ours.
@@ -351,7 +358,7 @@ impl Server {
                 }
                 let config = StreamableHttpClientTransportConfig::with_uri(url.as_str()).custom_headers(custom);
                 let transport = rmcp::transport::StreamableHttpClientTransport::from_config(config);
-                handler.serve(transport).await.map_err(|e| e.to_string())?
+                (handler.serve(transport).await.map_err(|e| e.to_string())?, None)
             }
         };
         let peer = service.peer().clone();

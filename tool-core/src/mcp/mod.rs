@@ -1,8 +1,9 @@
 //! MCP both ways, through [rmcp](https://docs.rs/rmcp), the official Rust SDK
-//! (cargo feature `mcp`).
+//! (cargo feature `mcp`; streamable HTTP with `mcp-http`).
 //!
-//! - [`McpServer`] serves a registry over stdio or streamable HTTP; calls run
-//!   through the same [`Executor`](crate::Executor) pipeline as a model's calls.
+//! - [`McpServer`] serves a registry over stdio (or, with `mcp-http`, streamable
+//!   HTTP); calls run through the same [`Executor`](crate::Executor) pipeline as a
+//!   model's calls.
 //! - [`McpMounts`] connects the servers of an `mcpServers` config and registers
 //!   their tools as runtime tools `mcp__<server>__<tool>`.
 //!
@@ -11,6 +12,7 @@
 mod client;
 mod config;
 mod convert;
+#[cfg(feature = "mcp-http")]
 mod http;
 mod limits;
 mod lines;

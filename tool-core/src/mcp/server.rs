@@ -17,7 +17,6 @@ use rmcp::model::{
 };
 use rmcp::service::{NotificationContext, RequestContext, RoleServer};
 use rmcp::{ErrorData, Peer, ServerHandler, ServiceExt};
-use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -244,7 +243,8 @@ impl McpServer {
 
     /// Serves streamable HTTP at `addr` (such as `127.0.0.1:8080`), endpoint `/mcp`,
     /// until the process ends. Only loopback hosts are accepted in `Host` headers.
-    pub async fn serve_http(self, addr: SocketAddr) -> Result<(), ServeError> {
+    #[cfg(feature = "mcp-http")]
+    pub async fn serve_http(self, addr: std::net::SocketAddr) -> Result<(), ServeError> {
         let listener = tokio::net::TcpListener::bind(addr)
             .await
             .map_err(|source| ServeError::Io { context: format!("binding {addr}"), source })?;
@@ -252,6 +252,7 @@ impl McpServer {
     }
 
     /// Serves streamable HTTP on a listener that is already bound (port 0 in tests).
+    #[cfg(feature = "mcp-http")]
     pub async fn serve_http_on(self, listener: tokio::net::TcpListener) -> Result<(), ServeError> {
         let limits = self.limits;
         super::http::serve(self, listener, limits).await
