@@ -1,13 +1,15 @@
 //! Per-call overhead of `Executor::execute` for a no-op tool with no hooks, against a
 //! hand-written `match name { .. }` + `serde_json` parse + result rendering, and how it
-//! grows from 10 to 10,000 registered tools.
+//! grows from 10 to 10,000 registered tools; and, without the rendering, `execute`
+//! alone and `Registry::resolve` + `call_raw` against the hand-written match alone
+//! (issue 21's ratios, in wall clock beside `benches/instructions.sh`'s counts).
 //!
 //! Run: `cargo bench --bench pipeline`. Results: BENCHMARKS.md.
 #![allow(missing_docs)]
 
 mod common;
 
-use common::{INPUT, Noop, baseline, runtime, toolwright_call};
+use common::{INPUT, Noop, baseline, execute_text, hand_match, resolve_call, runtime, toolwright_call};
 use criterion::{Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
 use std::sync::Arc;
@@ -67,15 +69,20 @@ fn per_call(c: &mut Criterion) {
     interleaved();
 }
 
+/// Calls per timed block, and rounds of blocks, in the interleaved loops.
+const BLOCK: usize = 200;
+const ROUNDS: usize = 600;
+
+/// What the interleaved loops run with: a runtime, a call context for the
+/// hand-written side, a turn and the call for toolwright's.
+fn fixture() -> (tokio::runtime::Runtime, ToolContext, TurnContext, ToolCall) {
+    (runtime(), ToolContext::new("."), TurnContext::new("."), ToolCall::new("toolu_01", "noop", INPUT))
+}
+
 /// Blocks of baseline and toolwright calls alternate in one loop, so machine noise
 /// hits both alike.
 fn interleaved() {
-    const BLOCK: usize = 200;
-    const ROUNDS: usize = 600;
-    let rt = runtime();
-    let base_cx = ToolContext::new(".");
-    let turn = TurnContext::new(".");
-    let call = ToolCall::new("toolu_01", "noop", INPUT);
+    let (rt, base_cx, turn, call) = fixture();
     let executors: Vec<(usize, Executor)> = [10, 1_000, 10_000].into_iter().map(|n| (n, executor(n))).collect();
     let mut base = Duration::ZERO;
     let mut ours = vec![Duration::ZERO; executors.len()];
@@ -107,6 +114,53 @@ fn interleaved() {
         );
     }
     println!("execute/interleaved: growth 10 -> 10,000 tools {:.3}", ns(ours[2]) / ns(ours[0]));
+    against_hand();
+}
+
+/// `execute` alone and `resolve` + `call_raw`, each with its output as JSON text,
+/// against the hand-written match with the same: blocks alternate in one loop, in an
+/// order that rotates round by round; the ratio of the totals and the per-round spread.
+fn against_hand() {
+    let (rt, cx, turn, call) = fixture();
+    let ex = executor(10);
+    let registry = Arc::clone(ex.registry());
+    assert_eq!(rt.block_on(hand_match("noop", INPUT, &cx)), rt.block_on(execute_text(&ex, &turn, &call)));
+    assert_eq!(rt.block_on(hand_match("noop", INPUT, &cx)), rt.block_on(resolve_call(&registry, "noop", INPUT, &cx)));
+    // [hand, execute, resolve + call_raw], per round.
+    let mut rounds = vec![[Duration::ZERO; 3]; ROUNDS];
+    rt.block_on(async {
+        for (round, times) in rounds.iter_mut().enumerate() {
+            for side in (0..3).cycle().skip(round % 3).take(3) {
+                let start = Instant::now();
+                for _ in 0..BLOCK {
+                    match side {
+                        0 => black_box(hand_match(black_box("noop"), black_box(INPUT), &cx).await),
+                        1 => black_box(execute_text(&ex, &turn, black_box(&call)).await),
+                        _ => black_box(resolve_call(&registry, black_box("noop"), black_box(INPUT), &cx).await),
+                    };
+                }
+                times[side] += start.elapsed();
+            }
+        }
+    });
+    let per_call =
+        |side: usize| rounds.iter().map(|t| t[side]).sum::<Duration>().as_nanos() as f64 / (BLOCK * ROUNDS) as f64;
+    let quartiles = |side: usize| {
+        let mut ratios: Vec<f64> = rounds.iter().map(|t| t[side].as_secs_f64() / t[0].as_secs_f64()).collect();
+        ratios.sort_by(f64::total_cmp);
+        (ratios[ROUNDS / 4], ratios[ROUNDS / 2], ratios[3 * ROUNDS / 4])
+    };
+    let hand = per_call(0);
+    println!("against_hand/interleaved: hand-written match {hand:.1} ns/call");
+    for (side, what, target) in [(1, "execute alone", 2.0), (2, "resolve + call_raw", 1.3)] {
+        let (q1, median, q3) = quartiles(side);
+        println!(
+            "against_hand/interleaved: {what} {:.1} ns/call, ratio {:.2} (per-round median {median:.2}, \
+             quartiles {q1:.2}-{q3:.2}; target at most {target}x)",
+            per_call(side),
+            per_call(side) / hand
+        );
+    }
 }
 
 criterion_group!(benches, per_call);
