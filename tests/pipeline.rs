@@ -155,6 +155,64 @@ async fn success_routes_aliases_and_quirky_names() {
 }
 
 #[tokio::test]
+async fn a_call_that_fails_before_it_runs_names_the_tool_it_resolved_to() {
+    let ex = Executor::new(registry());
+    // Bad input through an alias: the result names the tool, not the alias.
+    let r = ex.execute(&ToolCall::new("call_7", "say", r#"{"text": 1}"#), &turn()).await;
+    assert_eq!((&*r.tool, &*r.call_id, r.error), ("echo", "call_7", Some(ErrorKind::InvalidInput)));
+    // Rejected by the tool's own check.
+    let r = ex.execute(&ToolCall::new("call_8", "say", r#"{"text": "forbidden"}"#), &turn()).await;
+    assert_eq!((&*r.tool, &*r.call_id, r.error), ("echo", "call_8", Some(ErrorKind::Rejected)));
+    // Never resolved: the name as called.
+    let r = ex.execute(&ToolCall::new("call_9", "nope", "{}"), &turn()).await;
+    assert_eq!((&*r.tool, &*r.call_id, r.error), ("nope", "call_9", Some(ErrorKind::UnknownTool)));
+}
+
+/// Cancels the turn while it runs, and lets the call through.
+struct CancelsTheTurn(tokio_util::sync::CancellationToken);
+impl PreToolHook for CancelsTheTurn {
+    fn name(&self) -> &str {
+        "cancels"
+    }
+    fn before<'a>(&'a self, _call: &'a HookCall<'a>) -> BoxFuture<'a, Result<PreToolOutcome, String>> {
+        Box::pin(async {
+            // While it runs: the hook itself finishes.
+            self.0.cancel();
+            Ok(PreToolOutcome::default())
+        })
+    }
+}
+
+/// Cancels the turn while the user is asked, then answers yes.
+struct CancelsThenAllows(tokio_util::sync::CancellationToken);
+impl Approver for CancelsThenAllows {
+    fn approve<'a>(&'a self, _request: &'a PermissionRequest<'a>, _question: &'a str) -> BoxFuture<'a, Approval> {
+        Box::pin(async {
+            self.0.cancel();
+            Approval::AllowOnce
+        })
+    }
+}
+
+#[tokio::test]
+async fn a_turn_cancelled_while_a_hook_or_the_approver_waits_never_runs_the_call() {
+    // A pre-tool hook cancels the turn, then allows: the tool does not run.
+    let turn = turn();
+    let ex = Executor::builder(registry()).pre_hook(CancelsTheTurn(turn.cancellation().clone())).build();
+    let r = ex.execute(&ToolCall::new("c", "echo", r#"{"text":"x"}"#), &turn).await;
+    assert_eq!(error_of(&r), (ErrorKind::Cancelled, "echo: cancelled while running".to_owned()));
+    // The user is asked, the turn is cancelled meanwhile, then the answer is yes.
+    let turn = self::turn();
+    let ex = Executor::builder(registry()).approver(CancelsThenAllows(turn.cancellation().clone())).build();
+    let r = ex.execute(&ToolCall::new("c", "write_note", r#"{"note":"n"}"#), &turn).await;
+    assert_eq!(error_of(&r), (ErrorKind::Cancelled, "write_note: cancelled while running".to_owned()));
+    // Asked and allowed in a turn that goes on: it runs.
+    let ex = Executor::builder(registry()).approver(|_: &PermissionRequest<'_>, _: &str| Approval::AllowOnce).build();
+    let r = ex.execute(&ToolCall::new("c", "write_note", r#"{"note":"n"}"#), &self::turn()).await;
+    assert_eq!(r.output.text_content(), "wrote n");
+}
+
+#[tokio::test]
 async fn each_bad_input_gets_one_clear_error() {
     let ex = Executor::new(registry());
     let cases: [(&str, &str, ErrorKind, &str); 7] = [

@@ -140,13 +140,13 @@ impl TurnContext {
 
     /// The context of one call in this turn.
     pub fn call(&self, call_id: &str, tool: &str, invoked_name: &str) -> ToolContext {
-        let tool: Arc<str> = Arc::from(tool);
-        let invoked = if *invoked_name == *tool { Arc::clone(&tool) } else { Arc::from(invoked_name) };
-        self.call_shared(Arc::from(call_id), tool, invoked)
+        let invoked = (invoked_name != tool).then(|| Arc::from(invoked_name));
+        self.call_shared(Arc::from(call_id), Arc::from(tool), invoked)
     }
 
-    /// Like [`call`](Self::call), sharing names the caller already holds.
-    pub(crate) fn call_shared(&self, call_id: Arc<str>, tool: Arc<str>, invoked_name: Arc<str>) -> ToolContext {
+    /// Like [`call`](Self::call), sharing names the caller already holds; `invoked_name`
+    /// is `None` when the call used the tool's own name.
+    pub(crate) fn call_shared(&self, call_id: Arc<str>, tool: Arc<str>, invoked_name: Option<Arc<str>>) -> ToolContext {
         ToolContext {
             call_id,
             tool,
@@ -165,7 +165,8 @@ impl TurnContext {
 pub struct ToolContext {
     call_id: Arc<str>,
     tool: Arc<str>,
-    invoked_name: Arc<str>,
+    /// `None` when it is the tool's own name (most calls: one reference count less).
+    invoked_name: Option<Arc<str>>,
     turn: Arc<TurnShared>,
     /// The call's own token, a child of the turn's, made when first asked for (most
     /// calls never ask); cloning the context makes it, so every clone shares it.
@@ -181,7 +182,7 @@ impl Clone for ToolContext {
         ToolContext {
             call_id: Arc::clone(&self.call_id),
             tool: Arc::clone(&self.tool),
-            invoked_name: Arc::clone(&self.invoked_name),
+            invoked_name: self.invoked_name.clone(),
             turn: Arc::clone(&self.turn),
             // Made now so that a timeout, which cancels the original's token, reaches
             // the clone (a background task, say) too.
@@ -241,7 +242,7 @@ impl ToolContext {
 
     /// Sets the name the model used, which may be an alias.
     pub fn with_invoked_name(mut self, name: &str) -> Self {
-        self.invoked_name = Arc::from(name);
+        self.invoked_name = Some(Arc::from(name));
         self
     }
 
@@ -264,7 +265,13 @@ impl ToolContext {
 
     /// The name the model called, which may be an alias of the tool.
     pub fn invoked_name(&self) -> &str {
-        &self.invoked_name
+        self.invoked_name.as_deref().unwrap_or(&self.tool)
+    }
+
+    /// The call id and the tool's name, taken out for the call's result (no count
+    /// changed: the context is done).
+    pub(crate) fn into_names(self) -> (Arc<str>, Arc<str>) {
+        (self.call_id, self.tool)
     }
 
     /// The working directory; relative paths resolve against it.

@@ -158,8 +158,9 @@ impl Failure {
 
 /// What the attempt learned that the result needs.
 struct Learned {
+    /// The resolved tool's name, for a call that failed after its context was made
+    /// (a call that gets to run gives its context's names to the result instead).
     tool: Option<Arc<str>>,
-    call_id: Option<Arc<str>>,
     summary: Option<String>,
     limit: OutputLimit,
     notes: Vec<String>,
@@ -232,8 +233,7 @@ impl Executor {
             outcome = tracing::field::Empty,
             duration_us = tracing::field::Empty,
         );
-        let mut progress =
-            Learned { tool: None, call_id: None, summary: None, limit: self.default_limit, notes: Vec::new() };
+        let mut progress = Learned { tool: None, summary: None, limit: self.default_limit, notes: Vec::new() };
         let ready = self.stage_inner(call, turn, pool, &mut progress);
         Staged { call, start, span, progress, ready }
     }
@@ -276,12 +276,29 @@ impl Executor {
             }
             _ => {}
         }
-        let tool_name = resolved.shared_name();
-        progress.tool = Some(Arc::clone(&tool_name));
         let invoked = resolved.invoked_name();
-        let invoked = if invoked == name { Arc::clone(&tool_name) } else { Arc::from(invoked) };
-        progress.call_id = Some(Arc::clone(&call.id));
-        let cx = turn.call_shared(Arc::clone(&call.id), tool_name, invoked);
+        let invoked = (invoked != name).then(|| Arc::from(invoked));
+        let cx = turn.call_shared(Arc::clone(&call.id), resolved.shared_name(), invoked);
+        match Self::check(resolved, &cx, call, turn, pool, progress) {
+            Ok(checked) => Ok(Ready { cx, checked }),
+            Err(failure) => {
+                progress.tool = Some(cx.into_names().1);
+                Err(failure)
+            }
+        }
+    }
+
+    /// Parses and validates a resolved call in its context, and learns its flags
+    /// and what it touches.
+    fn check<'a>(
+        resolved: Resolved<'a>,
+        cx: &ToolContext,
+        call: &'a ToolCall,
+        turn: &TurnContext,
+        pool: Option<&'a ToolPool>,
+        progress: &mut Learned,
+    ) -> Result<Checked<'a>, Failure> {
+        let name = resolved.name();
         // Back from the shapes a strict rendering adapted (nothing for most tools).
         let plan = resolved.plan();
         let input: Cow<'a, str> = if plan.is_empty() {
@@ -290,10 +307,10 @@ impl Executor {
             plan.apply(&call.input, turn.provider().map(crate::schema::Provider::dialect))
                 .map_err(|e| Failure::new(ErrorKind::InvalidInput, format!("{name}: invalid input: {e}")))?
         };
-        let prepared = prepare(resolved.tool(), &input, &cx, progress)?;
-        let flags = flags_of(&cx, prepared.as_ref())?;
-        let access = access_of(&cx, prepared.as_ref())?;
-        Ok(Ready { resolved, cx, input, prepared, flags, access, pool })
+        let prepared = prepare(resolved.tool(), &input, cx, progress)?;
+        let flags = flags_of(cx, prepared.as_ref())?;
+        let access = access_of(cx, prepared.as_ref())?;
+        Ok(Checked { resolved, input, prepared, flags, access, pool })
     }
 
     /// Runs a staged call to its one result: permission, hooks, the call, post-hooks
@@ -306,25 +323,33 @@ impl Executor {
     /// cancelled since the call was staged.
     async fn finish_checked(&self, staged: Staged<'_>, recheck: bool) -> ToolResult {
         let Staged { call, start, span, mut progress, ready } = staged;
-        let attempt = match ready {
-            Err(failure) => Err(failure),
+        let (attempt, names) = match ready {
+            Err(failure) => (Err(failure), None),
             // Wrapping the (large) attempt future costs a copy of it; only pay when a
             // subscriber is listening.
-            Ok(ready) if span.is_disabled() => self.attempt(ready, &mut progress, recheck).await,
-            Ok(ready) => self.attempt(ready, &mut progress, recheck).instrument(span.clone()).await,
+            Ok(Ready { cx, checked }) => {
+                let attempt = if span.is_disabled() {
+                    self.attempt(checked, &cx, &mut progress, recheck).await
+                } else {
+                    self.attempt(checked, &cx, &mut progress, recheck).instrument(span.clone()).await
+                };
+                (attempt, Some(cx.into_names()))
+            }
         };
-        self.result(call, start, &span, progress, attempt).await
+        self.result(call, start, &span, progress, names, attempt).await
     }
 
     /// The result of a staged call that never ran (cancelled while queued, or stopped
     /// by a sibling's failure).
     pub(crate) async fn finish_unstarted(&self, staged: Staged<'_>, kind: ErrorKind, why: &str) -> ToolResult {
         let Staged { call, start, span, progress, ready } = staged;
-        let failure = match ready {
-            Err(failure) => failure,
-            Ok(ready) => Failure::new(kind, format!("{}: {why}", ready.resolved.name())),
+        let (failure, names) = match ready {
+            Err(failure) => (failure, None),
+            Ok(Ready { cx, checked }) => {
+                (Failure::new(kind, format!("{}: {why}", checked.resolved.name())), Some(cx.into_names()))
+            }
         };
-        self.result(call, start, &span, progress, Err(failure)).await
+        self.result(call, start, &span, progress, names, Err(failure)).await
     }
 
     async fn result(
@@ -333,6 +358,7 @@ impl Executor {
         start: Instant,
         span: &tracing::Span,
         mut progress: Learned,
+        names: Option<(Arc<str>, Arc<str>)>,
         attempt: Result<ToolOutput, Failure>,
     ) -> ToolResult {
         let (mut output, error) = match attempt {
@@ -342,8 +368,14 @@ impl Executor {
             }
             Err(failure) => (ToolOutput::error(failure.message), Some(failure.kind)),
         };
-        let tool = progress.tool.take().unwrap_or_else(|| Arc::from(call.name.as_str()));
-        let call_id = progress.call_id.take().unwrap_or_else(|| Arc::clone(&call.id));
+        // The names the call ran under; the called name if it never got that far.
+        let (call_id, tool) = match names {
+            Some(names) => names,
+            None => {
+                let tool = progress.tool.take().unwrap_or_else(|| Arc::from(call.name.as_str()));
+                (Arc::clone(&call.id), tool)
+            }
+        };
         let spill = self.spill_dir.as_deref().map(|dir| Spill { dir, tool: &tool, call_id: &call.id });
         let truncated = needs_limit(&output, progress.limit.bytes())
             && limit_output(&mut output, progress.limit.bytes(), spill).await;
@@ -354,8 +386,14 @@ impl Executor {
         ToolResult { call_id, tool, output, error, summary: progress.summary, truncated, duration }
     }
 
-    async fn attempt(&self, ready: Ready<'_>, progress: &mut Learned, recheck: bool) -> Result<ToolOutput, Failure> {
-        let Ready { resolved, cx, mut input, mut prepared, mut flags, mut access, pool } = ready;
+    async fn attempt(
+        &self,
+        checked: Checked<'_>,
+        cx: &ToolContext,
+        progress: &mut Learned,
+        recheck: bool,
+    ) -> Result<ToolOutput, Failure> {
+        let Checked { resolved, mut input, mut prepared, mut flags, mut access, pool } = checked;
         let tool = resolved.tool();
         let spec = tool.spec();
         let name = resolved.name();
@@ -369,8 +407,8 @@ impl Executor {
             self.pre_hooks.iter().filter(|h| h.matches_call(name, spec.rule_name.as_deref())).collect();
         let mut hook_permission = None;
         if !hooks.is_empty() {
-            let hook_call = self.hook_call(name, spec, call_id, &input, &cx);
-            let runs = hooks.iter().map(|hook| guarded(&cx, hook.before(&hook_call), None, self.grace));
+            let hook_call = self.hook_call(name, spec, call_id, &input, cx);
+            let runs = hooks.iter().map(|hook| guarded(cx, hook.before(&hook_call), None, self.grace, true));
             let outcomes = join_all(runs).await;
             let mut merged: Vec<(&str, PreToolOutcome)> = Vec::new();
             for (hook, outcome) in hooks.iter().zip(outcomes) {
@@ -402,13 +440,16 @@ impl Executor {
                         .push(format!("(hook `{ignored}`'s input rewrite was ignored: an earlier hook's applies)"));
                 }
                 input = Cow::Owned(updated.to_string());
-                prepared = prepare(tool, &input, &cx, progress)?;
-                flags = flags_of(&cx, prepared.as_ref())?;
-                access = access_of(&cx, prepared.as_ref())?;
+                prepared = prepare(tool, &input, cx, progress)?;
+                flags = flags_of(cx, prepared.as_ref())?;
+                access = access_of(cx, prepared.as_ref())?;
             }
             progress.notes.extend(merged.into_iter().filter_map(|(_, o)| o.additional_context));
         }
-        self.authorize(&cx, spec, &input, flags, &access, pool, progress, hook_permission).await?;
+        let asked = self.authorize(cx, spec, &input, flags, &access, pool, progress, hook_permission).await?;
+        // The token was looked at before the hooks (here or when staged); look again
+        // only if the call waited since.
+        let waited = !hooks.is_empty() || asked == Asked::Yes;
         // The tools of an allowed call skip what the policy denies reading (a tool that
         // declares nothing may walk directories too; one that touches nothing needs no filter).
         if !access.is_none() && !access.iter().all(|fact| matches!(fact, Access::Fetch(_) | Access::Mcp { .. })) {
@@ -430,12 +471,12 @@ impl Executor {
         }
 
         let timeout = self.timeouts.get(name).copied().or(spec.timeout).unwrap_or(self.default_timeout);
-        let failure = match guarded(&cx, prepared.call(&cx), Some(timeout), self.grace).await {
+        let failure = match guarded(cx, prepared.call(cx), Some(timeout), self.grace, waited).await {
             // Without post-tool hooks there is nothing to show the output to.
             Ok(Ok(output)) if self.post_hooks.is_empty() => return Ok(output),
             Ok(Ok(output)) => {
-                let hook_call = self.hook_call(name, spec, call_id, &input, &cx);
-                return self.post_hooks(&cx, &hook_call, output, progress).await;
+                let hook_call = self.hook_call(name, spec, call_id, &input, cx);
+                return self.post_hooks(cx, &hook_call, output, progress).await;
             }
             Err(Stopped::TimedOut) => {
                 Failure::new(ErrorKind::TimedOut, format!("{name}: timed out after {}", human(timeout)))
@@ -452,8 +493,8 @@ impl Executor {
         if self.post_hooks.is_empty() {
             return Err(failure);
         }
-        let hook_call = self.hook_call(name, spec, call_id, &input, &cx);
-        let seen = self.post_hooks(&cx, &hook_call, ToolOutput::error(failure.message), progress).await?;
+        let hook_call = self.hook_call(name, spec, call_id, &input, cx);
+        let seen = self.post_hooks(cx, &hook_call, ToolOutput::error(failure.message), progress).await?;
         Err(Failure::new(failure.kind, seen.text_content()))
     }
 
@@ -482,7 +523,7 @@ impl Executor {
     ) -> Result<ToolOutput, Failure> {
         let name = hook_call.tool;
         for hook in self.post_hooks.iter().filter(|h| h.matches_call(name, hook_call.rule_name)) {
-            let outcome = guarded(cx, hook.after(hook_call, &output), None, self.grace)
+            let outcome = guarded(cx, hook.after(hook_call, &output), None, self.grace, true)
                 .await
                 .map_err(|e| e.in_hook(name, hook.name()))?
                 .map_err(|e| {
@@ -498,7 +539,8 @@ impl Executor {
         Ok(output)
     }
 
-    /// The permission step: plan mode, the policy, and the approver for asks.
+    /// The permission step: plan mode, the policy, and the approver for asks; says
+    /// whether someone was asked (the call then waited).
     #[allow(clippy::too_many_arguments)]
     async fn authorize(
         &self,
@@ -510,7 +552,7 @@ impl Executor {
         pool: Option<&ToolPool>,
         progress: &Learned,
         hook: Option<HookPermission>,
-    ) -> Result<(), Failure> {
+    ) -> Result<Asked, Failure> {
         let name = cx.tool_name();
         if pool.is_some_and(ToolPool::read_only_only) && !flags.read_only {
             return Err(Failure::new(
@@ -541,11 +583,13 @@ impl Executor {
             }
             (PermissionDecision::AskRule(question), _) => (question, true),
             (_, Some(HookPermission::Ask(why))) => (why, false),
-            (PermissionDecision::Allow, _) | (PermissionDecision::Ask(_), Some(HookPermission::Allow)) => return Ok(()),
+            (PermissionDecision::Allow, _) | (PermissionDecision::Ask(_), Some(HookPermission::Allow)) => {
+                return Ok(Asked::No);
+            }
             (PermissionDecision::Ask(question), None) => (question, false),
         };
         if !forced && self.always_allowed.lock().unwrap_or_else(PoisonError::into_inner).contains(name) {
-            return Ok(());
+            return Ok(Asked::No);
         }
         let Some(approver) = &self.approver else {
             return Err(Failure::new(
@@ -553,18 +597,19 @@ impl Executor {
                 format!("{name}: this call needs approval ({question}), and no one is there to approve it"),
             ));
         };
-        let approval =
-            guarded(cx, approver.approve(&request, &question), None, self.grace).await.map_err(|stop| match stop {
+        let approval = guarded(cx, approver.approve(&request, &question), None, self.grace, true).await.map_err(
+            |stop| match stop {
                 Stopped::Panicked(p) => Failure::new(ErrorKind::Denied, format!("{name}: the approver failed: {p}")),
                 _ => Failure::new(ErrorKind::Cancelled, format!("{name}: cancelled while waiting for approval")),
-            })?;
+            },
+        )?;
         match approval {
-            Approval::AllowOnce => Ok(()),
+            Approval::AllowOnce => Ok(Asked::Yes),
             Approval::AlwaysAllow => {
                 if !self.policy.remember(&request) {
                     self.always_allowed.lock().unwrap_or_else(PoisonError::into_inner).insert(name.to_owned());
                 }
-                Ok(())
+                Ok(Asked::Yes)
             }
             Approval::Unanswered(why) => Err(Failure::new(
                 ErrorKind::Denied,
@@ -580,8 +625,14 @@ impl Executor {
 
 /// A call that resolved, parsed and validated, ready to be scheduled and run.
 pub(crate) struct Ready<'a> {
-    resolved: Resolved<'a>,
     cx: ToolContext,
+    checked: Checked<'a>,
+}
+
+/// What staging learned of a call, apart from its context (which the call borrows
+/// while it runs, and the result takes its names from).
+struct Checked<'a> {
+    resolved: Resolved<'a>,
     input: Cow<'a, str>,
     prepared: Box<dyn PreparedCall>,
     flags: Flags,
@@ -602,7 +653,7 @@ impl<'a> Staged<'a> {
     /// The flags for this input; `None` if the call already failed (it then runs
     /// alone, and only to report its error).
     pub(crate) fn flags(&self) -> Option<Flags> {
-        self.ready.as_ref().ok().map(|r| r.flags)
+        self.ready.as_ref().ok().map(|r| r.checked.flags)
     }
 
     /// The call staged.
@@ -646,6 +697,13 @@ fn prepare(
     Ok(prepared)
 }
 
+/// Whether the permission step asked someone (and so waited).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Asked {
+    No,
+    Yes,
+}
+
 /// Why a guarded future did not finish.
 enum Stopped {
     Cancelled,
@@ -681,15 +739,18 @@ type Waiters<'a> = (Pin<Box<WaitForCancellationFuture<'a>>>, Option<Pin<Box<toki
 ///
 /// The future is polled first; the timer and the cancellation waiter are set up only
 /// if it does not finish at once, so a call that completes on its first poll pays for
-/// neither. The timeout clock starts at that first wait.
+/// neither. The timeout clock starts at that first wait. A turn already cancelled
+/// stops it before it starts when `check_first` (the caller passes `false` only when
+/// it looked at the token itself, with nothing awaited since: the look takes a lock).
 async fn guarded<T>(
     cx: &ToolContext,
     future: BoxFuture<'_, T>,
     timeout: Option<Duration>,
     grace: Duration,
+    check_first: bool,
 ) -> Result<T, Stopped> {
     let token = cx.turn_cancellation();
-    if token.is_cancelled() {
+    if check_first && token.is_cancelled() {
         return Err(Stopped::Cancelled);
     }
     let mut future = CatchUnwind(future);
