@@ -268,12 +268,6 @@ impl ToolContext {
         self.invoked_name.as_deref().unwrap_or(&self.tool)
     }
 
-    /// The call id and the tool's name, taken out for the call's result (no count
-    /// changed: the context is done).
-    pub(crate) fn into_names(self) -> (Arc<str>, Arc<str>) {
-        (self.call_id, self.tool)
-    }
-
     /// The working directory; relative paths resolve against it.
     pub fn cwd(&self) -> &Path {
         &self.turn.cwd

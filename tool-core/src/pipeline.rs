@@ -158,9 +158,8 @@ impl Failure {
 
 /// What the attempt learned that the result needs.
 struct Learned {
-    /// The resolved tool's name, for a call that failed after its context was made
-    /// (a call that gets to run gives its context's names to the result instead).
     tool: Option<Arc<str>>,
+    call_id: Option<Arc<str>>,
     summary: Option<String>,
     limit: OutputLimit,
     notes: Vec<String>,
@@ -233,7 +232,8 @@ impl Executor {
             outcome = tracing::field::Empty,
             duration_us = tracing::field::Empty,
         );
-        let mut progress = Learned { tool: None, summary: None, limit: self.default_limit, notes: Vec::new() };
+        let mut progress =
+            Learned { tool: None, call_id: None, summary: None, limit: self.default_limit, notes: Vec::new() };
         let ready = self.stage_inner(call, turn, pool, &mut progress);
         Staged { call, start, span, progress, ready }
     }
@@ -276,29 +276,12 @@ impl Executor {
             }
             _ => {}
         }
+        let tool_name = resolved.shared_name();
+        progress.tool = Some(Arc::clone(&tool_name));
         let invoked = resolved.invoked_name();
         let invoked = (invoked != name).then(|| Arc::from(invoked));
-        let cx = turn.call_shared(Arc::clone(&call.id), resolved.shared_name(), invoked);
-        match Self::check(resolved, &cx, call, turn, pool, progress) {
-            Ok(checked) => Ok(Ready { cx, checked }),
-            Err(failure) => {
-                progress.tool = Some(cx.into_names().1);
-                Err(failure)
-            }
-        }
-    }
-
-    /// Parses and validates a resolved call in its context, and learns its flags
-    /// and what it touches.
-    fn check<'a>(
-        resolved: Resolved<'a>,
-        cx: &ToolContext,
-        call: &'a ToolCall,
-        turn: &TurnContext,
-        pool: Option<&'a ToolPool>,
-        progress: &mut Learned,
-    ) -> Result<Checked<'a>, Failure> {
-        let name = resolved.name();
+        progress.call_id = Some(Arc::clone(&call.id));
+        let cx = turn.call_shared(Arc::clone(&call.id), tool_name, invoked);
         // Back from the shapes a strict rendering adapted (nothing for most tools).
         let plan = resolved.plan();
         let input: Cow<'a, str> = if plan.is_empty() {
@@ -307,10 +290,10 @@ impl Executor {
             plan.apply(&call.input, turn.provider().map(crate::schema::Provider::dialect))
                 .map_err(|e| Failure::new(ErrorKind::InvalidInput, format!("{name}: invalid input: {e}")))?
         };
-        let prepared = prepare(resolved.tool(), &input, cx, progress)?;
-        let flags = flags_of(cx, prepared.as_ref())?;
-        let access = access_of(cx, prepared.as_ref())?;
-        Ok(Checked { resolved, input, prepared, flags, access, pool })
+        let prepared = prepare(resolved.tool(), &input, &cx, progress)?;
+        let flags = flags_of(&cx, prepared.as_ref())?;
+        let access = access_of(&cx, prepared.as_ref())?;
+        Ok(Ready { resolved, cx, input, prepared, flags, access, pool })
     }
 
     /// Runs a staged call to its one result: permission, hooks, the call, post-hooks
@@ -323,33 +306,25 @@ impl Executor {
     /// cancelled since the call was staged.
     async fn finish_checked(&self, staged: Staged<'_>, recheck: bool) -> ToolResult {
         let Staged { call, start, span, mut progress, ready } = staged;
-        let (attempt, names) = match ready {
-            Err(failure) => (Err(failure), None),
+        let attempt = match ready {
+            Err(failure) => Err(failure),
             // Wrapping the (large) attempt future costs a copy of it; only pay when a
             // subscriber is listening.
-            Ok(Ready { cx, checked }) => {
-                let attempt = if span.is_disabled() {
-                    self.attempt(checked, &cx, &mut progress, recheck).await
-                } else {
-                    self.attempt(checked, &cx, &mut progress, recheck).instrument(span.clone()).await
-                };
-                (attempt, Some(cx.into_names()))
-            }
+            Ok(ready) if span.is_disabled() => self.attempt(ready, &mut progress, recheck).await,
+            Ok(ready) => self.attempt(ready, &mut progress, recheck).instrument(span.clone()).await,
         };
-        self.result(call, start, &span, progress, names, attempt).await
+        self.result(call, start, &span, progress, attempt).await
     }
 
     /// The result of a staged call that never ran (cancelled while queued, or stopped
     /// by a sibling's failure).
     pub(crate) async fn finish_unstarted(&self, staged: Staged<'_>, kind: ErrorKind, why: &str) -> ToolResult {
         let Staged { call, start, span, progress, ready } = staged;
-        let (failure, names) = match ready {
-            Err(failure) => (failure, None),
-            Ok(Ready { cx, checked }) => {
-                (Failure::new(kind, format!("{}: {why}", checked.resolved.name())), Some(cx.into_names()))
-            }
+        let failure = match ready {
+            Err(failure) => failure,
+            Ok(ready) => Failure::new(kind, format!("{}: {why}", ready.resolved.name())),
         };
-        self.result(call, start, &span, progress, names, Err(failure)).await
+        self.result(call, start, &span, progress, Err(failure)).await
     }
 
     async fn result(
@@ -358,7 +333,6 @@ impl Executor {
         start: Instant,
         span: &tracing::Span,
         mut progress: Learned,
-        names: Option<(Arc<str>, Arc<str>)>,
         attempt: Result<ToolOutput, Failure>,
     ) -> ToolResult {
         let (mut output, error) = match attempt {
@@ -368,14 +342,8 @@ impl Executor {
             }
             Err(failure) => (ToolOutput::error(failure.message), Some(failure.kind)),
         };
-        // The names the call ran under; the called name if it never got that far.
-        let (call_id, tool) = match names {
-            Some(names) => names,
-            None => {
-                let tool = progress.tool.take().unwrap_or_else(|| Arc::from(call.name.as_str()));
-                (Arc::clone(&call.id), tool)
-            }
-        };
+        let tool = progress.tool.take().unwrap_or_else(|| Arc::from(call.name.as_str()));
+        let call_id = progress.call_id.take().unwrap_or_else(|| Arc::clone(&call.id));
         let spill = self.spill_dir.as_deref().map(|dir| Spill { dir, tool: &tool, call_id: &call.id });
         let truncated = needs_limit(&output, progress.limit.bytes())
             && limit_output(&mut output, progress.limit.bytes(), spill).await;
@@ -386,14 +354,8 @@ impl Executor {
         ToolResult { call_id, tool, output, error, summary: progress.summary, truncated, duration }
     }
 
-    async fn attempt(
-        &self,
-        checked: Checked<'_>,
-        cx: &ToolContext,
-        progress: &mut Learned,
-        recheck: bool,
-    ) -> Result<ToolOutput, Failure> {
-        let Checked { resolved, mut input, mut prepared, mut flags, mut access, pool } = checked;
+    async fn attempt(&self, ready: Ready<'_>, progress: &mut Learned, recheck: bool) -> Result<ToolOutput, Failure> {
+        let Ready { resolved, cx, mut input, mut prepared, mut flags, mut access, pool } = ready;
         let tool = resolved.tool();
         let spec = tool.spec();
         let name = resolved.name();
@@ -407,8 +369,8 @@ impl Executor {
             self.pre_hooks.iter().filter(|h| h.matches_call(name, spec.rule_name.as_deref())).collect();
         let mut hook_permission = None;
         if !hooks.is_empty() {
-            let hook_call = self.hook_call(name, spec, call_id, &input, cx);
-            let runs = hooks.iter().map(|hook| guarded(cx, hook.before(&hook_call), None, self.grace, true));
+            let hook_call = self.hook_call(name, spec, call_id, &input, &cx);
+            let runs = hooks.iter().map(|hook| guarded(&cx, hook.before(&hook_call), None, self.grace, true));
             let outcomes = join_all(runs).await;
             let mut merged: Vec<(&str, PreToolOutcome)> = Vec::new();
             for (hook, outcome) in hooks.iter().zip(outcomes) {
@@ -440,13 +402,13 @@ impl Executor {
                         .push(format!("(hook `{ignored}`'s input rewrite was ignored: an earlier hook's applies)"));
                 }
                 input = Cow::Owned(updated.to_string());
-                prepared = prepare(tool, &input, cx, progress)?;
-                flags = flags_of(cx, prepared.as_ref())?;
-                access = access_of(cx, prepared.as_ref())?;
+                prepared = prepare(tool, &input, &cx, progress)?;
+                flags = flags_of(&cx, prepared.as_ref())?;
+                access = access_of(&cx, prepared.as_ref())?;
             }
             progress.notes.extend(merged.into_iter().filter_map(|(_, o)| o.additional_context));
         }
-        let asked = self.authorize(cx, spec, &input, flags, &access, pool, progress, hook_permission).await?;
+        let asked = self.authorize(&cx, spec, &input, flags, &access, pool, progress, hook_permission).await?;
         // The token was looked at before the hooks (here or when staged); look again
         // only if the call waited since.
         let waited = !hooks.is_empty() || asked == Asked::Yes;
@@ -471,12 +433,12 @@ impl Executor {
         }
 
         let timeout = self.timeouts.get(name).copied().or(spec.timeout).unwrap_or(self.default_timeout);
-        let failure = match guarded(cx, prepared.call(cx), Some(timeout), self.grace, waited).await {
+        let failure = match guarded(&cx, prepared.call(&cx), Some(timeout), self.grace, waited).await {
             // Without post-tool hooks there is nothing to show the output to.
             Ok(Ok(output)) if self.post_hooks.is_empty() => return Ok(output),
             Ok(Ok(output)) => {
-                let hook_call = self.hook_call(name, spec, call_id, &input, cx);
-                return self.post_hooks(cx, &hook_call, output, progress).await;
+                let hook_call = self.hook_call(name, spec, call_id, &input, &cx);
+                return self.post_hooks(&cx, &hook_call, output, progress).await;
             }
             Err(Stopped::TimedOut) => {
                 Failure::new(ErrorKind::TimedOut, format!("{name}: timed out after {}", human(timeout)))
@@ -493,8 +455,8 @@ impl Executor {
         if self.post_hooks.is_empty() {
             return Err(failure);
         }
-        let hook_call = self.hook_call(name, spec, call_id, &input, cx);
-        let seen = self.post_hooks(cx, &hook_call, ToolOutput::error(failure.message), progress).await?;
+        let hook_call = self.hook_call(name, spec, call_id, &input, &cx);
+        let seen = self.post_hooks(&cx, &hook_call, ToolOutput::error(failure.message), progress).await?;
         Err(Failure::new(failure.kind, seen.text_content()))
     }
 
@@ -625,14 +587,8 @@ impl Executor {
 
 /// A call that resolved, parsed and validated, ready to be scheduled and run.
 pub(crate) struct Ready<'a> {
-    cx: ToolContext,
-    checked: Checked<'a>,
-}
-
-/// What staging learned of a call, apart from its context (which the call borrows
-/// while it runs, and the result takes its names from).
-struct Checked<'a> {
     resolved: Resolved<'a>,
+    cx: ToolContext,
     input: Cow<'a, str>,
     prepared: Box<dyn PreparedCall>,
     flags: Flags,
@@ -653,7 +609,7 @@ impl<'a> Staged<'a> {
     /// The flags for this input; `None` if the call already failed (it then runs
     /// alone, and only to report its error).
     pub(crate) fn flags(&self) -> Option<Flags> {
-        self.ready.as_ref().ok().map(|r| r.checked.flags)
+        self.ready.as_ref().ok().map(|r| r.flags)
     }
 
     /// The call staged.
