@@ -7,9 +7,9 @@ run.
   floor   plain `#[derive(Deserialize, JsonSchema)]` structs and a hand-written `match`
   tw0, floor0   the same with no tools: the fixed cost of each (the facade's
                 built-ins, the linking), counted apart from the per-tool cost
-  twmcp   the tw crate on the facade with only its `mcp` feature (no built-in tools,
-          no agent clients): what a user who serves tools over MCP, as rmcp's
-          crate does, links
+  twmcp   the tw crate on the facade with only its `mcp-stdio` feature (no built-in
+          tools, no agent clients, no HTTP): what a user who serves tools over
+          stdio MCP, as rmcp's crate does, links
 
 "clean" rebuilds only the generated crate (`cargo clean -p`; dependencies stay
 built, as in a real project), "incremental" rebuilds after a one-line edit. Each
@@ -130,7 +130,7 @@ def cargo(path, *args):
 def main():
     crates = {
         "floor": floor_crate(N), "tw": tw_crate(N), "rmcp": rmcp_crate(N),
-        "floor0": floor_crate(0), "tw0": tw_crate(0), "twmcp": tw_crate(N, ["mcp"]),
+        "floor0": floor_crate(0), "tw0": tw_crate(0), "twmcp": tw_crate(N, ["mcp-stdio"]),
     }
     paths = {name: write_crate(name, *crate) for name, crate in crates.items()}
     for name, path in paths.items():
@@ -166,7 +166,7 @@ def main():
     print(f"rmcp per tool over the floor (clean, no fixed cost taken out): {statistics.median(rmcp_rounds):+.1f} ms median "
           f"({min(rmcp_rounds):+.1f} to {max(rmcp_rounds):+.1f})")
     print(f"incremental, tw against rmcp: {med['tw'][1] / med['rmcp'][1]:.2f}x; target at most 1x")
-    print(f"incremental, twmcp (the facade with only `mcp`) against rmcp: {med['twmcp'][1] / med['rmcp'][1]:.2f}x")
+    print(f"incremental, twmcp (the facade with only `mcp-stdio`) against rmcp: {med['twmcp'][1] / med['rmcp'][1]:.2f}x")
 
 
 if __name__ == "__main__":

@@ -6,7 +6,7 @@ count() { cargo tree -e normal "$@" --prefix none | sed 's/ (\*)//; s/ (proc-mac
 echo "toolwright (default)            $(count -p toolwright)"
 echo "toolwright builtin              $(count -p toolwright --no-default-features --features builtin)"
 echo "toolwright mcp                  $(count -p toolwright --no-default-features --features mcp)"
-echo "toolwright mcp-http             $(count -p toolwright --no-default-features --features mcp-http)"
+echo "toolwright mcp-stdio            $(count -p toolwright --no-default-features --features mcp-stdio)"
 echo "toolwright no default features  $(count -p toolwright --no-default-features)"
 echo "examples/nested-input           $(count -p toolwright-example-nested-input)"
 echo "toolwright-cli                  $(count -p toolwright-cli)"

@@ -20,7 +20,7 @@ use toolwright_core::permission::Approver;
 /// let settings = toolwright::WorkspaceSettings::load(&cwd)?;
 /// for warning in settings.warnings() { eprintln!("warning: {warning}"); }
 /// let registry = Arc::new(toolwright::registry()?);
-/// # #[cfg(feature = "mcp")]
+/// # #[cfg(feature = "mcp-stdio")]
 /// let server = settings.mcp_server(registry, toolwright::mcp::AskMode::Deny);
 /// # Ok(()) }
 /// ```
@@ -70,7 +70,7 @@ impl WorkspaceSettings {
     /// An MCP server for `registry` in this workspace: calls run under these rules
     /// and hooks, in the workspace, sharing one session of the built-in tools (reads
     /// are remembered across calls); what would ask gets `ask`.
-    #[cfg(feature = "mcp")]
+    #[cfg(feature = "mcp-stdio")]
     pub fn mcp_server(self, registry: Arc<Registry>, ask: crate::mcp::AskMode) -> crate::mcp::McpServer {
         let cwd = self.cwd.clone();
         let executor = self.executor(registry, crate::mcp::approver(ask));

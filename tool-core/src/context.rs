@@ -78,7 +78,7 @@ impl TurnContext {
         }
     }
 
-    #[cfg(feature = "mcp")]
+    #[cfg(feature = "mcp-stdio")]
     /// A turn from all of its parts at once (the MCP server makes one per call; going
     /// through [`new`](Self::new) would make a cancellation token only to replace it).
     pub(crate) fn from_parts(

@@ -43,7 +43,7 @@ mod error;
 pub mod hooks;
 mod input;
 pub mod leftovers;
-#[cfg(feature = "mcp")]
+#[cfg(feature = "mcp-stdio")]
 pub mod mcp;
 pub mod names;
 pub mod orchestrate;

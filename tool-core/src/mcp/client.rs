@@ -340,8 +340,8 @@ impl Server {
             #[cfg(not(feature = "mcp-http"))]
             ServerTransport::Http { url, .. } => {
                 return Err(format!(
-                    "`{url}` is a streamable HTTP server: this build has no HTTP transport (enable toolwright's \
-                     `mcp-http` feature)"
+                    "`{url}` is a streamable HTTP server: this build has no HTTP transport (toolwright's `mcp` \
+                     feature has it; `mcp-stdio` leaves it out)"
                 ));
             }
             #[cfg(feature = "mcp-http")]

@@ -71,7 +71,7 @@ pub enum ServerTransport {
         /// Its working directory (relative paths are from the config file's directory).
         cwd: Option<PathBuf>,
     },
-    /// Streamable HTTP (mounted with the `mcp-http` feature; without it, a warning).
+    /// Streamable HTTP (mounted with the `mcp` feature; with only `mcp-stdio`, a warning).
     Http {
         /// The endpoint, such as `http://127.0.0.1:8080/mcp`.
         url: String,

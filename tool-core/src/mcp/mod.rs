@@ -1,8 +1,8 @@
 //! MCP both ways, through [rmcp](https://docs.rs/rmcp), the official Rust SDK
-//! (cargo feature `mcp`; streamable HTTP with `mcp-http`).
+//! (cargo feature `mcp`; `mcp-stdio` for stdio and child processes without HTTP).
 //!
-//! - [`McpServer`] serves a registry over stdio (or, with `mcp-http`, streamable
-//!   HTTP); calls run through the same [`Executor`](crate::Executor) pipeline as a
+//! - [`McpServer`] serves a registry over stdio or (not with `mcp-stdio` alone)
+//!   streamable HTTP; calls run through the same [`Executor`](crate::Executor) pipeline as a
 //!   model's calls.
 //! - [`McpMounts`] connects the servers of an `mcpServers` config and registers
 //!   their tools as runtime tools `mcp__<server>__<tool>`.

@@ -243,7 +243,7 @@ impl McpServer {
 
     /// Serves streamable HTTP at `addr` (such as `127.0.0.1:8080`), endpoint `/mcp`,
     /// until the process ends. Only loopback hosts are accepted in `Host` headers.
-    /// Needs the `mcp-http` feature (on by default).
+    /// Needs the `mcp` feature (on by default), not only `mcp-stdio`.
     #[cfg(feature = "mcp-http")]
     pub async fn serve_http(self, addr: std::net::SocketAddr) -> Result<(), ServeError> {
         let listener = tokio::net::TcpListener::bind(addr)
@@ -253,7 +253,7 @@ impl McpServer {
     }
 
     /// Serves streamable HTTP on a listener that is already bound (port 0 in tests).
-    /// Needs the `mcp-http` feature (on by default).
+    /// Needs the `mcp` feature (on by default), not only `mcp-stdio`.
     #[cfg(feature = "mcp-http")]
     pub async fn serve_http_on(self, listener: tokio::net::TcpListener) -> Result<(), ServeError> {
         let limits = self.limits;
