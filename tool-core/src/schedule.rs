@@ -87,13 +87,54 @@ pub(crate) trait Source<'c> {
     fn try_next(&mut self) -> Option<Incoming<'c>>;
 }
 
-impl<'c> Source<'c> for mpsc::Receiver<StreamEvent> {
+/// A stream's events, taken from the channel in batches: each receive gives the
+/// sender its permits back, and tokio's semaphore takes a lock to do it, so one
+/// receive per event was most of a fragment's cost. Order and every event are kept:
+/// the batch is handed out before the channel is asked again.
+pub(crate) struct Batched {
+    events: mpsc::Receiver<StreamEvent>,
+    /// Received, not yet handed out, oldest first (reversed for popping).
+    ready: Vec<StreamEvent>,
+}
+
+/// Events taken from the channel at once at most.
+const BATCH: usize = 256;
+
+impl Batched {
+    pub(crate) fn new(events: mpsc::Receiver<StreamEvent>) -> Self {
+        Batched { events, ready: Vec::new() }
+    }
+
+    /// The next event: the batch's, else a new batch's first. `Ready(None)` once the
+    /// channel is closed and empty.
+    fn next(&mut self, cx: &mut Context<'_>) -> Poll<Option<StreamEvent>> {
+        if let Some(event) = self.ready.pop() {
+            return Poll::Ready(Some(event));
+        }
+        match self.events.poll_recv_many(cx, &mut self.ready, BATCH) {
+            Poll::Ready(0) => Poll::Ready(None),
+            Poll::Ready(_) => {
+                self.ready.reverse();
+                Poll::Ready(self.ready.pop())
+            }
+            Poll::Pending => Poll::Pending,
+        }
+    }
+}
+
+impl<'c> Source<'c> for Batched {
     fn poll_next(&mut self, cx: &mut Context<'_>) -> Poll<Option<Incoming<'c>>> {
-        self.poll_recv(cx).map(|event| event.map(Incoming::Stream))
+        self.next(cx).map(|event| event.map(Incoming::Stream))
     }
 
     fn try_next(&mut self) -> Option<Incoming<'c>> {
-        self.try_recv().ok().map(Incoming::Stream)
+        // A no-op waker: if the channel is empty it is registered in place of the
+        // task's, which is harmless because the scheduler polls `poll_next` with its
+        // own context before it ever waits.
+        match self.next(&mut Context::from_waker(std::task::Waker::noop())) {
+            Poll::Ready(Some(event)) => Some(Incoming::Stream(event)),
+            _ => None,
+        }
     }
 }
 
@@ -705,7 +746,58 @@ fn watch_partial_input(executor: &Executor, name: &str, pool: Option<&ToolPool>)
 
 #[cfg(test)]
 mod tests {
-    use super::OpenSlots;
+    use super::{BATCH, Batched, Incoming, OpenSlots, Source};
+    use crate::streaming::StreamEvent;
+    use std::future::poll_fn;
+    use tokio::sync::mpsc;
+
+    fn fragment(n: usize) -> StreamEvent {
+        StreamEvent::Delta { slot: 0, json: n.to_string() }
+    }
+
+    fn number(input: Incoming<'_>) -> usize {
+        match input {
+            Incoming::Stream(StreamEvent::Delta { json, .. }) => json.parse().unwrap(),
+            _ => panic!("not a fragment"),
+        }
+    }
+
+    #[test]
+    fn batches_keep_every_event_in_order_and_wake_for_late_ones() {
+        // Built by hand: the crate's tokio has no macros without `mcp-stdio`.
+        tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(batches_in_order());
+    }
+
+    async fn batches_in_order() {
+        let (tx, rx) = mpsc::channel(4 * BATCH);
+        let mut source = Batched::new(rx);
+        // More than two batches, taken by both ways the scheduler takes them.
+        for n in 0..(2 * BATCH + 7) {
+            tx.send(fragment(n)).await.unwrap();
+        }
+        let mut seen = Vec::new();
+        while seen.len() < 2 * BATCH + 7 {
+            let input = if seen.len() % 3 == 0 {
+                poll_fn(|cx| source.poll_next(cx)).await.unwrap()
+            } else {
+                source.try_next().unwrap()
+            };
+            seen.push(number(input));
+        }
+        assert_eq!(seen, (0..2 * BATCH + 7).collect::<Vec<_>>());
+        // Empty now: `try_next` has nothing (its no-op waker replaced the task's).
+        assert!(source.try_next().is_none());
+        // An event sent later, by another task, still wakes a waiting `poll_next`.
+        let late = tokio::spawn(async move {
+            tokio::task::yield_now().await;
+            tx.send(fragment(7_000)).await.unwrap();
+        });
+        assert_eq!(number(poll_fn(|cx| source.poll_next(cx)).await.unwrap()), 7_000);
+        late.await.unwrap();
+        // The sender is gone: closed.
+        assert!(poll_fn(|cx| source.poll_next(cx)).await.is_none());
+        assert!(source.try_next().is_none());
+    }
 
     #[test]
     fn the_kept_lookup_never_outlives_a_change() {

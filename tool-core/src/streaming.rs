@@ -61,7 +61,7 @@ impl Orchestrator {
         pool: Option<&ToolPool>,
         observe: impl FnMut(CallEvent<'_>),
     ) -> Vec<ToolResult> {
-        self.schedule(events, turn, pool, observe).await
+        self.schedule(crate::schedule::Batched::new(events), turn, pool, observe).await
     }
 }
 
