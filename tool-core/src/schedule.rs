@@ -93,7 +93,7 @@ pub(crate) trait Source<'c> {
 /// the batch is handed out before the channel is asked again.
 pub(crate) struct Batched {
     events: mpsc::Receiver<StreamEvent>,
-    /// Received, not yet handed out, oldest first (reversed for popping).
+    /// Received, not yet handed out; kept newest first, so `pop` hands out the oldest.
     ready: Vec<StreamEvent>,
 }
 
@@ -749,7 +749,19 @@ mod tests {
     use super::{BATCH, Batched, Incoming, OpenSlots, Source};
     use crate::streaming::StreamEvent;
     use std::future::poll_fn;
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::task::{Context, Wake, Waker};
     use tokio::sync::mpsc;
+
+    /// A waker that remembers being woken.
+    struct Woken(AtomicBool);
+
+    impl Wake for Woken {
+        fn wake(self: Arc<Self>) {
+            self.0.store(true, Ordering::SeqCst);
+        }
+    }
 
     fn fragment(n: usize) -> StreamEvent {
         StreamEvent::Delta { slot: 0, json: n.to_string() }
@@ -787,13 +799,15 @@ mod tests {
         assert_eq!(seen, (0..2 * BATCH + 7).collect::<Vec<_>>());
         // Empty now: `try_next` has nothing (its no-op waker replaced the task's).
         assert!(source.try_next().is_none());
-        // An event sent later, by another task, still wakes a waiting `poll_next`.
-        let late = tokio::spawn(async move {
-            tokio::task::yield_now().await;
-            tx.send(fragment(7_000)).await.unwrap();
-        });
+        // A waiting `poll_next` is woken by an event sent later: the waker it was
+        // given is the one the channel holds, not `try_next`'s no-op one.
+        let woken = Arc::new(Woken(AtomicBool::new(false)));
+        let waker = Waker::from(Arc::clone(&woken));
+        assert!(source.poll_next(&mut Context::from_waker(&waker)).is_pending());
+        tx.send(fragment(7_000)).await.unwrap();
+        assert!(woken.0.load(Ordering::SeqCst), "the waiting poll was not woken");
         assert_eq!(number(poll_fn(|cx| source.poll_next(cx)).await.unwrap()), 7_000);
-        late.await.unwrap();
+        drop(tx);
         // The sender is gone: closed.
         assert!(poll_fn(|cx| source.poll_next(cx)).await.is_none());
         assert!(source.try_next().is_none());
