@@ -40,6 +40,7 @@ pub mod path;
 pub mod pattern;
 mod policy;
 pub mod protected;
+mod read_only;
 pub mod rule;
 pub mod sandbox;
 pub mod settings;

@@ -256,7 +256,8 @@ impl ShellIndex {
             }
             let path = rule.specifier.as_ref().and_then(path_pattern).is_some();
             let edits = rule.tool.is_kind(Kind::Edit) || read_deny_blocks_edits(rule);
-            if path && edits {
+            // A bare `Edit` is about every file written, a redirection's included.
+            if (path && edits) || (rule.specifier.is_none() && rule.tool.is_kind(Kind::Edit)) {
                 list.writes.push(i);
             }
             if path && rule.effect == Effect::Deny && rule.tool.is_kind(Kind::Read) {
@@ -916,9 +917,9 @@ impl RulePolicy {
             // Redirections write files: Edit (and Read) deny and ask rules apply.
             if !list.writes.is_empty() {
                 for (write, target) in analysis.writes.iter().zip(written()) {
-                    if let Some(rule) = list.writes.iter().map(|&i| &set.rules[i]).find(|r| {
-                        r.specifier.as_ref().and_then(path_pattern).is_some_and(|p| target.matches(p, effect, cwd))
-                    }) {
+                    if let Some(rule) =
+                        list.writes.iter().map(|&i| &set.rules[i]).find(|r| covers_write(r, target, effect, cwd))
+                    {
                         let why = format!("{} (the command writes `{write}`)", reason_for(rule));
                         return if effect == Effect::Deny { Verdict::Deny(why) } else { Verdict::AskRule(why) };
                     }
@@ -1000,13 +1001,14 @@ impl RulePolicy {
             }
         }
         for (write, target) in analysis.writes.iter().zip(written()) {
-            let allowed = allow.writes.iter().any(|&i| {
-                set.rules[i]
-                    .specifier
-                    .as_ref()
-                    .and_then(path_pattern)
-                    .is_some_and(|p| target.matches(p, Effect::Allow, cwd))
-            }) || (self.mode == Mode::AcceptEdits && target.inside(cwd, &self.additional_dirs));
+            // A target starting with `~` needs approval (Claude Code); a bare `Edit`
+            // approves writes inside the working directories, a path rule where it names.
+            let inside = target.inside(cwd, &self.additional_dirs);
+            let allowed = !write.starts_with('~')
+                && (allow.writes.iter().any(|&i| {
+                    let rule = &set.rules[i];
+                    covers_write(rule, target, Effect::Allow, cwd) && (rule.specifier.is_some() || inside)
+                }) || (self.mode == Mode::AcceptEdits && inside));
             all_read_only = false;
             if !allowed {
                 open_writes.push(write);
@@ -1092,8 +1094,10 @@ impl RulePolicy {
         let mut dirs = places.of(part);
         // git elsewhere (`cd dir && git`, `git -C dir`) or with its config changed
         // (`git -c core.pager=..`) can run commands from that directory or option.
+        // (A `cd` back to the call's own directory, `cd .`, goes nowhere.)
+        let elsewhere = || places.of(part).any(|dir| dir.is_none_or(|dir| dir.real() != places.cwd.real()));
         if name == Some("git")
-            && (part.dirs.iter().any(Option::is_some)
+            && (elsewhere()
                 || part.words.iter().skip(1).any(|w| {
                     w.literal().is_none_or(|w| {
                         matches!(w, "-C" | "-c" | "--git-dir" | "--work-tree" | "--exec-path" | "--config-env")
@@ -1135,7 +1139,10 @@ impl RulePolicy {
                 return false;
             }
             part.words.iter().skip(1).enumerate().all(|(k, word)| match word {
-                Word::Literal(arg) if arg.starts_with('-') || (k == 0 && subcommand) => true,
+                // `--file=/etc/x` opens its value like an operand.
+                Word::Literal(arg) if arg.starts_with('-') => option_path(name, arg)
+                    .is_none_or(|value| places.resolve(value, dir, home).inside(cwd, &self.additional_dirs)),
+                Word::Literal(_) if k == 0 && subcommand => true,
                 Word::Literal(arg) => places.resolve(arg, dir, home).inside(cwd, &self.additional_dirs),
                 // A pattern stays inside when its literal directories do and it does not
                 // climb out (`*/../..`); what it matches is below them.
@@ -1410,7 +1417,15 @@ impl<'a> Places<'a> {
                 }
                 for (k, word) in words.iter().enumerate() {
                     match word {
-                        Word::Literal(arg) if arg.starts_with('-') || (k == 0 && subcommand) => {}
+                        Word::Literal(arg) if arg.starts_with('-') => {
+                            if let Some(value) = option_path(part.base_name(), arg) {
+                                let named = Word::Literal(value.to_owned());
+                                if let Some(verdict) = self.word_paths(&named, value, dir, home, &denied, &reaches) {
+                                    return Some(verdict);
+                                }
+                            }
+                        }
+                        Word::Literal(_) if k == 0 && subcommand => {}
                         Word::Literal(arg) | Word::Pattern(arg) => {
                             if let Some(verdict) = self.word_paths(word, arg, dir, home, &denied, &reaches) {
                                 return Some(verdict);
@@ -1474,6 +1489,20 @@ impl<'a> Places<'a> {
             }
         }
         None
+    }
+}
+
+/// The path an option carries in its own word, which the program opens as it would
+/// an operand: a long option's value (`diff --from-file=.env`, `wc --files0-from=x`)
+/// and grep's attached pattern file (`grep -f.env`). A value that is no path (`--color=auto`)
+/// names a file in the directory, which is harmless to check.
+fn option_path<'a>(program: Option<&str>, arg: &'a str) -> Option<&'a str> {
+    if let Some(long) = arg.strip_prefix("--") {
+        return long.split_once('=').map(|(_, value)| value).filter(|value| !value.is_empty());
+    }
+    match program {
+        Some("grep" | "egrep" | "fgrep" | "rg" | "ugrep") => arg.strip_prefix("-f").filter(|value| !value.is_empty()),
+        _ => None,
     }
 }
 
@@ -1737,6 +1766,15 @@ impl ReadDenials {
 impl ReadFilter for ReadDenials {
     fn denied(&self, path: &Path, is_dir: bool) -> Option<String> {
         self.denied_by(path, is_dir).map(|rule| format!("denied by the permission rule `{rule}`"))
+    }
+}
+
+/// Whether a rule of a list's `writes` covers a file a redirection writes: a bare
+/// `Edit` covers every one, a path rule the ones its pattern matches.
+fn covers_write(rule: &Rule, target: &Touched, effect: Effect, cwd: &Path) -> bool {
+    match &rule.specifier {
+        None => true,
+        Some(specifier) => path_pattern(specifier).is_some_and(|p| target.matches(p, effect, cwd)),
     }
 }
 

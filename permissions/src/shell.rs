@@ -11,6 +11,8 @@
 //! (after `cd src &&`, `src`; a `cd` in a subshell does not leak out of it). What cannot be known statically is collected as a reason
 //! to ask.
 
+pub(crate) use crate::read_only::by_length_then_text;
+pub use crate::read_only::{git_subcommand, is_read_only};
 use brush_parser::ast;
 use brush_parser::word::{self, WordPiece};
 use brush_parser::{ParserOptions, SourceInfo};
@@ -560,14 +562,30 @@ impl Walker<'_> {
                 "time" => skip_options(args, &["-f", "--format", "-o", "--output"]),
                 "nice" => skip_options(args, &["-n", "--adjustment"]),
                 // (`!` negates the status of what it runs, where the parser left it a word.)
-                "nohup" | "builtin" | "exec" | "coproc" | "noglob" | "nocorrect" | "!" => Some(0),
+                // (zsh's `nocorrect` is not stripped: Claude Code matches it as written.)
+                "nohup" | "builtin" | "exec" | "coproc" | "noglob" | "!" => Some(0),
+                // `busybox rm x` runs its applet `rm`.
+                "busybox" if args.first().and_then(Word::literal).is_some_and(|a| !a.starts_with('-')) => Some(0),
+                // `trap 'cmd' EXIT` runs its text later, as a script.
+                "trap" => match args.iter().find(|w| w.literal() != Some("--")) {
+                    Some(Word::Literal(text)) if !text.starts_with('-') => {
+                        let text = text.clone();
+                        return self.subshell(|walker| walker.script(&text));
+                    }
+                    Some(Word::Dynamic(raw) | Word::Pattern(raw)) => {
+                        return self.unknown(format!("`trap` runs a computed command `{raw}`"));
+                    }
+                    _ => None,
+                },
                 // Exec wrappers: they run their argument as a command, but a prefix rule
                 // for the wrapper must not approve whatever it runs (Claude Code: they
                 // always ask unless an exact rule names the whole command). The inner
                 // command is checked as well.
                 wrapper @ ("watch" | "setsid" | "ionice" | "flock" | "sudo" | "doas" | "chroot" | "unshare"
                 | "nsenter" | "taskset" | "chrt" | "strace" | "ltrace" | "prlimit" | "runuser" | "su"
-                | "firejail" | "systemd-run" | "script" | "caffeinate" | "chpst" | "setpriv" | "pkexec") => {
+                | "firejail" | "systemd-run" | "script" | "caffeinate" | "chpst" | "setpriv" | "pkexec"
+                | "unbuffer" | "rlwrap" | "catchsegv" | "xvfb-run" | "dbus-run-session" | "fakeroot"
+                | "proot" | "parallel") => {
                     let inner = exec_wrapper_command(wrapper, args);
                     self.record(Command { exact_only: true, ..command.clone() });
                     match inner {
@@ -596,6 +614,34 @@ impl Walker<'_> {
                 {
                     skip_options(args, &[])
                 }
+                "env"
+                    if args.iter().any(|a| {
+                        a.literal().is_some_and(|a| {
+                            a == "-S" || a.starts_with("--split-string") || (a.starts_with("-S") && a.len() > 2)
+                        })
+                    }) =>
+                {
+                    // `env -S 'rm x' y` splits its string into the command: `rm x y`.
+                    let words: Option<Vec<&str>> = args.iter().map(Word::literal).collect();
+                    let Some(words) = words else {
+                        return self.unknown("`env -S` runs a computed command");
+                    };
+                    let mut text = Vec::with_capacity(words.len());
+                    let mut i = 0;
+                    while let Some(word) = words.get(i) {
+                        match *word {
+                            "-S" | "--split-string" => {}
+                            w if w.starts_with("--split-string=") => text.push(&w["--split-string=".len()..]),
+                            w if w.starts_with("-S") => text.push(&w[2..]),
+                            "-u" | "--unset" | "-C" | "--chdir" => i += 1,
+                            w if w.starts_with('-') && text.is_empty() => {}
+                            w => text.push(w),
+                        }
+                        i += 1;
+                    }
+                    let script = text.join(" ");
+                    return self.subshell(|walker| walker.script(&script));
+                }
                 "env" => {
                     let mut i = skip_options(args, &["-u", "--unset", "-C", "--chdir", "-S", "--split-string"])
                         .unwrap_or(args.len());
@@ -623,6 +669,11 @@ impl Walker<'_> {
                             }
                             None => return self.unknown(format!("`{name} -c` without a script")),
                         }
+                    }
+                    // Without a script file it runs what it reads (`... | sh`, `sh <<< text`):
+                    // known only when it runs.
+                    if !args.iter().any(|a| a.literal().is_none_or(|a| !a.starts_with('-'))) {
+                        return self.unknown(format!("`{name}` runs the script it reads from its input"));
                     }
                     None
                 }
@@ -667,6 +718,10 @@ impl Walker<'_> {
                     self.find_actions(&command);
                     None
                 }
+                "git" => {
+                    self.git_config_commands(args);
+                    None
+                }
                 _ => None,
             };
             match rest {
@@ -677,6 +732,56 @@ impl Walker<'_> {
                 // Not a wrapper, or one with nothing to run (`env` alone prints).
                 _ => return self.record(command),
             }
+        }
+    }
+
+    /// `git -c key=value` with a key whose value git runs as a command (an alias
+    /// `!cmd`, the pager, the editor, a diff or filter driver, ...): the value is a
+    /// script of its own. A hooks directory set this way runs what is in it.
+    fn git_config_commands(&mut self, args: &[Word]) {
+        let mut i = 0;
+        while let Some(word) = args.get(i) {
+            let Some(arg) = word.literal() else { break };
+            match arg {
+                "-c" => {
+                    match args.get(i + 1) {
+                        Some(Word::Literal(setting)) => {
+                            if let Some((key, value)) = setting.split_once('=') {
+                                self.git_setting(&key.to_ascii_lowercase(), value);
+                            }
+                        }
+                        Some(other) => self.unknown(format!("`git -c` sets a computed value `{}`", other.text())),
+                        None => {}
+                    }
+                    i += 2;
+                }
+                "-C" | "--git-dir" | "--work-tree" | "--namespace" | "--exec-path" | "--config-env" => i += 2,
+                a if a.starts_with('-') => i += 1,
+                _ => break,
+            }
+        }
+    }
+
+    fn git_setting(&mut self, key: &str, value: &str) {
+        let (section, name) = (key.split('.').next().unwrap_or(""), key.rsplit('.').next().unwrap_or(""));
+        let runs = match section {
+            "alias" | "credential" => value.strip_prefix('!'),
+            "core" if matches!(name, "pager" | "editor" | "sshcommand" | "fsmonitor" | "askpass") => Some(value),
+            "core" if name == "hookspath" => {
+                return self.unknown(format!("`git -c {key}` runs the hooks in `{value}`"));
+            }
+            "sequence" if name == "editor" => Some(value),
+            "pager" => Some(value),
+            "gpg" if name == "program" => Some(value),
+            "diff" if matches!(name, "external" | "command" | "textconv") => Some(value),
+            "merge" | "mergetool" | "difftool" if matches!(name, "driver" | "cmd") => Some(value),
+            "filter" if matches!(name, "clean" | "smudge" | "process") => Some(value),
+            "uploadpack" if name == "packobjectshook" => Some(value),
+            _ => None,
+        };
+        if let Some(script) = runs {
+            let script = script.to_owned();
+            self.subshell(|walker| walker.script(&script));
         }
     }
 
@@ -730,16 +835,20 @@ fn exec_wrapper_command(wrapper: &str, args: &[Word]) -> Option<usize> {
         "runuser" | "su" => &["-u", "-g", "-G", "--user", "--group", "-s", "--shell"],
         "script" => &["-c", "--command", "-O", "-I", "-B", "-T", "-E"],
         "systemd-run" => &["-p", "--property", "-u", "--unit", "--slice", "-E", "--setenv"],
+        "proot" => &["-r", "--rootfs", "-b", "--bind", "-m", "--mount", "-w", "--pwd", "--cwd", "-q", "--qemu", "-k"],
+        "parallel" => &["-j", "--jobs", "-S", "--sshlogin", "-a", "--arg-file", "-d", "--delimiter", "-I", "-N", "-n"],
+        "xvfb-run" => &["-n", "--server-num", "-s", "--server-args", "-f", "--auth-file", "-e", "--error-file"],
         _ => &[],
     };
-    // `flock FILE cmd`, `taskset MASK cmd`, `chroot DIR cmd`: a first operand precedes the command.
-    let at = skip_options(args, with_value)?;
-    // `su -c 'cmd'`, `flock -c 'cmd'`, `script -c 'cmd'`: the script is an option's value.
+    // `su -c 'cmd'`, `flock -c 'cmd'`, `script -c 'cmd'`: the script is an option's
+    // value (looked for first: skipping the options would skip it too).
     if let Some(c) = args.iter().position(|w| matches!(w.literal(), Some("-c" | "--command")))
         && matches!(wrapper, "su" | "runuser" | "flock" | "script")
     {
         return Some(c + 1);
     }
+    // `flock FILE cmd`, `taskset MASK cmd`, `chroot DIR cmd`: a first operand precedes the command.
+    let at = skip_options(args, with_value)?;
     match wrapper {
         "flock" | "taskset" | "chroot" | "chrt" | "nsenter" if at + 1 < args.len() => Some(at + 1),
         _ => Some(at),
@@ -799,174 +908,6 @@ fn skip_options(args: &[Word], with_value: &[&str]) -> Option<usize> {
     None
 }
 
-/// Commands that only read, whatever their arguments (besides the exceptions in
-/// [`is_read_only`]). Sorted by [`by_length_then_text`]: looked up by binary search.
-const READ_ONLY_COMMANDS: &[&str] = &[
-    "[",
-    "ag",
-    "df",
-    "du",
-    "id",
-    "jq",
-    "ls",
-    "nl",
-    "od",
-    "ps",
-    "rg",
-    "wc",
-    "cat",
-    "cmp",
-    "cut",
-    "env",
-    "pwd",
-    "rev",
-    "seq",
-    "tac",
-    "tty",
-    "xxd",
-    "arch",
-    "comm",
-    "date",
-    "diff",
-    "echo",
-    "file",
-    "find",
-    "fold",
-    "free",
-    "grep",
-    "head",
-    "less",
-    "lsof",
-    "more",
-    "stat",
-    "tail",
-    "test",
-    "tree",
-    "true",
-    "type",
-    "uniq",
-    "b2sum",
-    "cksum",
-    "egrep",
-    "false",
-    "fgrep",
-    "nproc",
-    "uname",
-    "which",
-    "column",
-    "expand",
-    "groups",
-    "locale",
-    "md5sum",
-    "printf",
-    "uptime",
-    "whoami",
-    "dirname",
-    "hexdump",
-    "sha1sum",
-    "strings",
-    "whereis",
-    "basename",
-    "hostname",
-    "printenv",
-    "readlink",
-    "realpath",
-    "sha256sum",
-];
-
-/// `git` subcommands that only read. Sorted by [`by_length_then_text`].
-const READ_ONLY_GIT: &[&str] = &[
-    "log",
-    "diff",
-    "grep",
-    "show",
-    "blame",
-    "reflog",
-    "status",
-    "ls-tree",
-    "cat-file",
-    "describe",
-    "ls-files",
-    "name-rev",
-    "shortlog",
-    "show-ref",
-    "rev-parse",
-    "merge-base",
-    "whatchanged",
-    "count-objects",
-];
-
-/// Whether one command, as flattened, only reads.
-pub fn is_read_only(command: &Command) -> bool {
-    let Some(name) = command.base_name() else { return false };
-    // An unquoted glob could expand to a flag (`-delete`, `-o`, `-i`): commands with
-    // write- or exec-capable flags are not read-only with one (Claude Code).
-    if matches!(name, "find" | "sort" | "sed" | "git" | "tree" | "xargs" | "env")
-        && command.words.iter().any(|w| matches!(w, Word::Pattern(_)))
-    {
-        return false;
-    }
-    let listed = |list: &[&str], name: &str| list.binary_search_by(|w| by_length_then_text(w, name)).is_ok();
-    match name {
-        // Most commands are judged by name alone: no need to look at the arguments.
-        other if !matches!(other, "find" | "sort" | "tree" | "env" | "printenv" | "command" | "git" | "echo") => {
-            listed(READ_ONLY_COMMANDS, other) && !command.more_args
-        }
-        _ => is_read_only_by_args(command, name, listed),
-    }
-}
-
-fn is_read_only_by_args(command: &Command, name: &str, listed: impl Fn(&[&str], &str) -> bool) -> bool {
-    let args: Vec<&str> = command.words[1..].iter().map(|w| w.literal().unwrap_or("")).collect();
-    match name {
-        "find" => !args.iter().any(|a| {
-            matches!(
-                *a,
-                "-exec" | "-execdir" | "-ok" | "-okdir" | "-delete" | "-fprint" | "-fprint0" | "-fprintf" | "-fls"
-            )
-        }),
-        "sort" => !args.iter().any(|a| *a == "-o" || a.starts_with("--output")),
-        "tree" => !args.contains(&"-o"),
-        "env" | "printenv" => command.words.len() == 1 || name == "printenv",
-        "command" => args.first().is_some_and(|a| *a == "-v" || *a == "-V"),
-        "git" => {
-            let sub = git_subcommand(&args);
-            match sub {
-                Some(("branch", rest)) => rest
-                    .iter()
-                    .all(|a| matches!(*a, "-a" | "-r" | "-v" | "-vv" | "--list" | "--all" | "--show-current")),
-                Some(("tag", rest)) => rest.is_empty() || rest.iter().all(|a| matches!(*a, "-l" | "--list")),
-                Some(("remote", rest)) => rest.is_empty() || rest == ["-v"],
-                Some(("stash", rest)) => rest.first().is_some_and(|a| *a == "list" || *a == "show"),
-                Some(("config", rest)) => rest.iter().any(|a| matches!(*a, "--get" | "--list" | "-l" | "--get-all")),
-                Some((sub, _)) => listed(READ_ONLY_GIT, sub),
-                None => false,
-            }
-        }
-        other => listed(READ_ONLY_COMMANDS, other) && !command.more_args || (other == "echo" && command.more_args),
-    }
-}
-
-/// Orders names by length, then text: a binary search over them mostly compares
-/// lengths, not bytes.
-pub(crate) fn by_length_then_text(a: &str, b: &str) -> std::cmp::Ordering {
-    a.len().cmp(&b.len()).then_with(|| a.cmp(b))
-}
-
-/// `git`'s subcommand and its arguments, past global options (`-C dir`, `-c k=v`,
-/// `--no-pager`, `--git-dir=..`).
-pub fn git_subcommand<'a>(args: &'a [&'a str]) -> Option<(&'a str, &'a [&'a str])> {
-    let mut i = 0;
-    while let Some(arg) = args.get(i) {
-        match *arg {
-            "-C" | "-c" | "--git-dir" | "--work-tree" | "--namespace" | "--exec-path" => i += 2,
-            a if a.starts_with('-') => i += 1,
-            sub => return Some((sub, &args[i + 1..])),
-        }
-    }
-    None
-}
-
 /// Whether a whole analysis only reads: every command reads, nothing is written by
 /// redirection, and everything is known.
 pub fn analysis_is_read_only(analysis: &Analysis) -> bool {
@@ -986,16 +927,6 @@ mod tests {
             .iter()
             .map(|c| c.words.iter().map(|w| w.literal().unwrap_or("?").to_owned()).collect::<Vec<_>>().join(" "))
             .collect()
-    }
-
-    #[test]
-    fn command_lists_are_sorted_for_binary_search() {
-        for list in [READ_ONLY_COMMANDS, READ_ONLY_GIT] {
-            assert!(list.windows(2).all(|w| by_length_then_text(w[0], w[1]).is_lt()), "{list:?}");
-        }
-        let read = |c: &str| is_read_only(&analyze(c).commands[0]);
-        assert!(read("cat x") && read("wc -l") && read("git -C a log") && read("find . -name x"));
-        assert!(!read("rm x") && !read("git push") && !read("find . -delete") && !read("sort -o out x"));
     }
 
     /// Each command's directories, as `.` (the call's) or the `cd` targets' paths.
