@@ -9,7 +9,10 @@
 
 mod common;
 
-use common::{INPUT, Noop, baseline, execute_text, hand_match, resolve_call, runtime, toolwright_call};
+use common::{
+    INPUT, Noop, baseline, execute_text, hand_erased, hand_erased_timed, hand_match, resolve_call, runtime,
+    toolwright_call,
+};
 use criterion::{Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
 use std::sync::Arc;
@@ -118,25 +121,32 @@ fn interleaved() {
 }
 
 /// `execute` alone and `resolve` + `call_raw`, each with its output as JSON text,
-/// against the hand-written match with the same: blocks alternate in one loop, in an
-/// order that rotates round by round; the ratio of the totals and the per-round spread.
+/// against the hand-written match with the same, and against the floors under each
+/// (the hand-written match with a boxed `dyn` call, and with that and the result's
+/// two clock reads): blocks alternate in one loop, in an order that rotates round by
+/// round; the ratio of the totals and the per-round spread.
 fn against_hand() {
     let (rt, cx, turn, call) = fixture();
     let ex = executor(10);
     let registry = Arc::clone(ex.registry());
-    assert_eq!(rt.block_on(hand_match("noop", INPUT, &cx)), rt.block_on(execute_text(&ex, &turn, &call)));
-    assert_eq!(rt.block_on(hand_match("noop", INPUT, &cx)), rt.block_on(resolve_call(&registry, "noop", INPUT, &cx)));
-    // [hand, execute, resolve + call_raw], per round.
-    let mut rounds = vec![[Duration::ZERO; 3]; ROUNDS];
+    let hand = rt.block_on(hand_match("noop", INPUT, &cx));
+    assert_eq!(hand, rt.block_on(execute_text(&ex, &turn, &call)));
+    assert_eq!(hand, rt.block_on(resolve_call(&registry, "noop", INPUT, &cx)));
+    assert_eq!(hand, rt.block_on(hand_erased_timed("noop", INPUT, &cx)));
+    const SIDES: usize = 5;
+    // [hand, execute, resolve + call_raw, hand erased, hand erased + clock], per round.
+    let mut rounds = vec![[Duration::ZERO; SIDES]; ROUNDS];
     rt.block_on(async {
         for (round, times) in rounds.iter_mut().enumerate() {
-            for side in (0..3).cycle().skip(round % 3).take(3) {
+            for side in (0..SIDES).cycle().skip(round % SIDES).take(SIDES) {
                 let start = Instant::now();
                 for _ in 0..BLOCK {
                     match side {
                         0 => black_box(hand_match(black_box("noop"), black_box(INPUT), &cx).await),
                         1 => black_box(execute_text(&ex, &turn, black_box(&call)).await),
-                        _ => black_box(resolve_call(&registry, black_box("noop"), black_box(INPUT), &cx).await),
+                        2 => black_box(resolve_call(&registry, black_box("noop"), black_box(INPUT), &cx).await),
+                        3 => black_box(hand_erased(black_box("noop"), black_box(INPUT), &cx).await),
+                        _ => black_box(hand_erased_timed(black_box("noop"), black_box(INPUT), &cx).await),
                     };
                 }
                 times[side] += start.elapsed();
@@ -152,11 +162,16 @@ fn against_hand() {
     };
     let hand = per_call(0);
     println!("against_hand/interleaved: hand-written match {hand:.1} ns/call");
-    for (side, what, target) in [(1, "execute alone", 2.0), (2, "resolve + call_raw", 1.3)] {
+    for (side, what, target) in [
+        (1, "execute alone", "; target at most 2x"),
+        (2, "resolve + call_raw", "; target at most 1.3x"),
+        (3, "floor: hand-written, boxed dyn call", ""),
+        (4, "floor: hand-written, boxed dyn call, timed", ""),
+    ] {
         let (q1, median, q3) = quartiles(side);
         println!(
             "against_hand/interleaved: {what} {:.1} ns/call, ratio {:.2} (per-round median {median:.2}, \
-             quartiles {q1:.2}-{q3:.2}; target at most {target}x)",
+             quartiles {q1:.2}-{q3:.2}{target})",
             per_call(side),
             per_call(side) / hand
         );
