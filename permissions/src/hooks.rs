@@ -111,9 +111,10 @@ struct CommandHook {
 
 /// What a hook process did.
 enum Ran {
-    /// Exit 0, with stdout parsed if it was a JSON object.
+    /// Exit 0, with stdout parsed if it was a JSON object; or another code (not 2)
+    /// with a JSON object, which then decides alone (Claude Code ignores the code).
     Ok(Option<Value>),
-    /// Exit 2: blocked, with stderr.
+    /// Exit 2: blocked, with the JSON's blocking reason, or else stderr.
     Blocked(String),
     /// Anything else, logged and ignored (or, for a timeout when failing closed, fatal).
     Failed(String),
@@ -178,26 +179,38 @@ impl CommandHook {
         };
         let stdout = String::from_utf8_lossy(&output.stdout);
         let stderr = String::from_utf8_lossy(&output.stderr).trim().to_owned();
-        match output.status.code() {
-            Some(0) => {
-                let text = stdout.trim();
-                if !text.starts_with('{') {
-                    return Ran::Ok(None);
-                }
-                match serde_json::from_str::<Value>(text) {
-                    Ok(value) => Ran::Ok(Some(value)),
-                    Err(e) => Ran::Failed(format!("printed malformed JSON ({e})")),
-                }
+        // Stdout is JSON when it starts with `{` (leading whitespace aside) and parses.
+        let text = stdout.trim();
+        let json = text.starts_with('{').then(|| serde_json::from_str::<Value>(text));
+        match (output.status.code(), json) {
+            (Some(0), None) => Ran::Ok(None),
+            (Some(0), Some(Ok(value))) => Ran::Ok(Some(value)),
+            (Some(0), Some(Err(e))) => Ran::Failed(format!("printed malformed JSON ({e})")),
+            // Exit 2 blocks whatever the JSON says; its blocking reason, if it gives one,
+            // is the message.
+            (Some(2), json) => {
+                let reason = json.and_then(Result::ok).as_ref().and_then(blocking_reason);
+                Ran::Blocked(reason.unwrap_or(if stderr.is_empty() { "blocked by a hook".into() } else { stderr }))
             }
-            Some(2) => Ran::Blocked(if stderr.is_empty() { "blocked by a hook".into() } else { stderr }),
-            Some(code) => Ran::Failed(format!("exited with {code}: {stderr}")),
-            None => Ran::Failed(format!("was killed by a signal: {stderr}")),
+            (_, Some(Ok(value))) => Ran::Ok(Some(value)),
+            (Some(code), _) => Ran::Failed(format!("exited with {code}: {stderr}")),
+            (None, _) => Ran::Failed(format!("was killed by a signal: {stderr}")),
         }
     }
 
     fn log(&self, what: &str) {
         tracing::warn!(hook = %self.command, event = self.event, "hook {what}");
     }
+}
+
+/// The reason a hook's JSON gives for blocking, when it blocks: a `deny` decision's
+/// `permissionDecisionReason`, or `decision: "block"`'s `reason`.
+fn blocking_reason(value: &Value) -> Option<String> {
+    let out = specific(value);
+    if out.get("permissionDecision").and_then(Value::as_str) == Some("deny") {
+        return text(out, "permissionDecisionReason").or_else(|| text(value, "reason"));
+    }
+    (value.get("decision").and_then(Value::as_str) == Some("block")).then(|| text(value, "reason")).flatten()
 }
 
 fn specific(value: &Value) -> &Value {

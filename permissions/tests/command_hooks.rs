@@ -229,6 +229,45 @@ async fn crashing_hooks_and_malformed_json_are_non_blocking_errors() {
 }
 
 #[tokio::test]
+async fn another_exit_code_with_a_json_object_lets_the_json_decide() {
+    // Claude Code: on any code but 2, a parsed JSON object alone decides.
+    let s = Setup::new();
+    let deny = s.script(
+        "deny1.sh",
+        "#!/bin/sh\ncat >/dev/null\necho '{\"hookSpecificOutput\": {\"permissionDecision\": \"deny\", \"permissionDecisionReason\": \"no echo today\"}}'\nexit 1\n",
+    );
+    let hooks = s.hooks(pre("Bash", &deny));
+    let (result, _) = s.run(&hooks, RulePolicy::new().allow("Bash(echo *)"), "echo fine").await;
+    assert!(result.output.is_error, "{}", result.output.text_content());
+    assert!(result.output.text_content().contains("no echo today"), "{}", result.output.text_content());
+    // Plain text on another code is still a non-blocking error.
+    let plain = s.script("plain1.sh", "#!/bin/sh\ncat >/dev/null\necho nope\nexit 1\n");
+    let hooks = s.hooks(pre("Bash", &plain));
+    let (result, _) = s.run(&hooks, RulePolicy::new().allow("Bash(echo *)"), "echo fine").await;
+    assert_eq!(result.output.text_content(), "fine");
+}
+
+#[tokio::test]
+async fn exit_2_blocks_even_over_an_allow_and_takes_the_jsons_reason() {
+    let s = Setup::new();
+    let allow = s.script(
+        "allow2.sh",
+        "#!/bin/sh\ncat >/dev/null\necho '{\"hookSpecificOutput\": {\"permissionDecision\": \"allow\"}}'\necho from-stderr >&2\nexit 2\n",
+    );
+    let hooks = s.hooks(pre("Bash", &allow));
+    let (result, _) = s.run(&hooks, RulePolicy::new().allow("Bash(echo *)"), "echo fine").await;
+    assert!(result.output.is_error && result.output.text_content().contains("from-stderr"), "{:?}", result.output);
+    let deny = s.script(
+        "deny2.sh",
+        "#!/bin/sh\ncat >/dev/null\necho '{\"decision\": \"block\", \"reason\": \"the JSON says why\"}'\necho from-stderr >&2\nexit 2\n",
+    );
+    let hooks = s.hooks(pre("Bash", &deny));
+    let (result, _) = s.run(&hooks, RulePolicy::new().allow("Bash(echo *)"), "echo fine").await;
+    let text = result.output.text_content();
+    assert!(result.output.is_error && text.contains("the JSON says why") && !text.contains("from-stderr"), "{text}");
+}
+
+#[tokio::test]
 async fn matching_hooks_run_in_parallel_and_merge_deterministically() {
     let s = Setup::new();
     // Each waits for the other's marker: they finish only if they run together.
