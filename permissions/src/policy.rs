@@ -959,7 +959,7 @@ impl RulePolicy {
         let mut open: SmallVec<[&Command; 4]> = SmallVec::new();
         let mut open_writes: SmallVec<[&str; 2]> = SmallVec::new();
         let mut all_read_only = true;
-        for part in parts {
+        for part in parts.iter().filter(|part| !part.stripped) {
             // `cd` changes no file (the shell tool keeps the directory inside the
             // workspace), but it is not read-only for scheduling: later calls depend
             // on it, so the classifier leaves it out and only the rules let it through.

@@ -71,6 +71,9 @@ pub struct Command {
     /// An exec wrapper (`watch`, `setsid`, `flock`, ...): only a rule without `*`
     /// naming the whole command allows it.
     pub exact_only: bool,
+    /// A wrapper allow rules look past (bare `xargs`): deny and ask rules match it,
+    /// and it needs no allow of its own; the command it runs does.
+    pub stripped: bool,
 }
 
 /// A directory a `cd` changes to.
@@ -710,7 +713,11 @@ impl Walker<'_> {
                         Some(at) if at < args.len() => args[at..].to_vec(),
                         _ => vec![Word::Literal("echo".into())],
                     };
-                    self.record(Command { words: vec![command.words[0].clone()], ..Command::default() });
+                    // Bare `xargs` is stripped for allow rules (`Bash(grep *)` allows
+                    // `xargs grep x`); with options it is a command of its own (Claude Code).
+                    // Deny and ask rules see it either way.
+                    let stripped = at == Some(0);
+                    self.record(Command { words: vec![command.words[0].clone()], stripped, ..Command::default() });
                     command = Command { env: command.env.clone(), words: inner, more_args: true, ..Command::default() };
                     continue;
                 }

@@ -267,6 +267,13 @@ const SHELL: &[(&str, &str, Want)] = &[
     ("", "ls | xargs cat", Q),
     ("allow:Bash(xargs *)|allow:Bash(cat *)", "ls | xargs cat", A),
     ("allow:Bash(xargs *)|allow:Bash(cat README.md)", "ls | xargs cat README.md", Q),
+    // Bare `xargs` is stripped for allow rules; with options it is a command of its own.
+    ("allow:Bash(grep *)", "ls | xargs grep pattern", A),
+    ("allow:Bash(grep pattern)", "ls | xargs grep pattern", Q),
+    ("allow:Bash(grep *)", "ls | xargs -n1 grep pattern", Q),
+    ("allow:Bash(grep *)|allow:Bash(xargs *)", "ls | xargs -n1 grep pattern", A),
+    ("deny:Bash(xargs *)|allow:Bash(grep *)", "ls | xargs grep pattern", D),
+    ("ask:Bash(xargs *)|allow:Bash(grep *)", "ls | xargs grep pattern", Q),
     // Redirections are writes to files.
     ("deny:Edit(./secrets/**)", "echo x > secrets/key", D),
     ("deny:Edit(//etc/**)", "echo x >> /etc/hosts", D),
