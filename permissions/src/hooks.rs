@@ -12,9 +12,14 @@
 //! empty without one), `cwd`, `permission_mode` (the policy's, `default` without one),
 //! `hook_event_name`, `tool_name` (Claude Code's name where there is one, such as
 //! `Bash`), `toolwright_tool_name`, `tool_input` (with `file_path` added next to
-//! `path`), `tool_use_id`, and `tool_response` after the call. Exit 0: stdout, if it is a JSON object, is read; exit 2: the call is
-//! blocked and stderr is the reason the model sees; any other exit is a non-blocking
-//! error that is logged. A PreToolUse hook that times out fails open (logged), unless
+//! `path`), `tool_use_id`, and `tool_response` after the call. Exit 0: stdout, if it is
+//! a JSON object, is read; exit 2: the call is blocked, whatever the JSON says, and the
+//! JSON's blocking reason or else stderr is the reason the model sees; any other exit
+//! with a JSON object lets the JSON decide, and without one is a non-blocking error
+//! that is logged. The input is written while the output is read, within the hook's
+//! timeout; 1 MB of stdout and of stderr is kept (the rest is read and dropped), and
+//! the model sees at most 10,000 characters of a hook's text, with a note saying how
+//! much there was. A PreToolUse hook that times out fails open (logged), unless
 //! the hooks are built with [`CommandHooks::fail_closed`]. A hook runs in a process
 //! group of its own with a tag (see `toolwright_core::leftovers`): what it starts is
 //! killed when it ends, escaped processes included.
@@ -168,21 +173,40 @@ impl CommandHook {
             Err(e) => return Ran::Failed(format!("cannot start: {e}")),
         };
         let _group = toolwright_core::leftovers::ProcessGroup::adopt(child.id());
-        if let Some(mut stdin) = child.stdin.take() {
-            // A hook that does not read its input is fine.
-            let _ = stdin.write_all(payload.to_string().as_bytes()).await;
-        }
-        let output = match tokio::time::timeout(self.timeout, child.wait_with_output()).await {
-            Ok(Ok(output)) => output,
-            Ok(Err(e)) => return Ran::Failed(format!("failed: {e}")),
+        let (stdin, stdout, stderr) = (child.stdin.take(), child.stdout.take(), child.stderr.take());
+        let input = payload.to_string();
+        // The input is written while the output is read, all within the timeout: a
+        // hook that reads nothing (or not yet) cannot hold the call past it. (The tasks
+        // end when the pipes close: at the latest when the group is killed below.)
+        tokio::spawn(async move {
+            if let Some(mut stdin) = stdin {
+                // A hook that does not read its input is fine.
+                let _ = stdin.write_all(input.as_bytes()).await;
+            }
+        });
+        let (stdout, stderr) = (tokio::spawn(read_bounded(stdout)), tokio::spawn(read_bounded(stderr)));
+        let ran = async {
+            let status = child.wait().await;
+            (stdout.await.unwrap_or_default(), stderr.await.unwrap_or_default(), status)
+        };
+        let (stdout, stderr, status) = match tokio::time::timeout(self.timeout, ran).await {
+            Ok((stdout, stderr, Ok(status))) => (stdout, stderr, status),
+            Ok((_, _, Err(e))) => return Ran::Failed(format!("failed: {e}")),
             Err(_) => return Ran::TimedOut,
         };
-        let stdout = String::from_utf8_lossy(&output.stdout);
-        let stderr = String::from_utf8_lossy(&output.stderr).trim().to_owned();
+        let stderr = capped(String::from_utf8_lossy(&stderr).trim());
+        if stdout.len() > MAX_PIPE_BYTES {
+            // Cut JSON does not parse: the hook is a non-blocking error, but exit 2 still blocks.
+            return match status.code() {
+                Some(2) => Ran::Blocked(if stderr.is_empty() { "blocked by a hook".into() } else { stderr }),
+                _ => Ran::Failed(format!("printed more than {MAX_PIPE_BYTES} bytes on stdout")),
+            };
+        }
+        let stdout = String::from_utf8_lossy(&stdout);
         // Stdout is JSON when it starts with `{` (leading whitespace aside) and parses.
         let text = stdout.trim();
         let json = text.starts_with('{').then(|| serde_json::from_str::<Value>(text));
-        match (output.status.code(), json) {
+        match (status.code(), json) {
             (Some(0), None) => Ran::Ok(None),
             (Some(0), Some(Ok(value))) => Ran::Ok(Some(value)),
             (Some(0), Some(Err(e))) => Ran::Failed(format!("printed malformed JSON ({e})")),
@@ -218,7 +242,43 @@ fn specific(value: &Value) -> &Value {
 }
 
 fn text(value: &Value, key: &str) -> Option<String> {
-    value.get(key).and_then(Value::as_str).map(str::to_owned)
+    value.get(key).and_then(Value::as_str).map(capped)
+}
+
+/// How much of a hook's stdout, and of its stderr, is kept (the rest is read and
+/// dropped, so the hook is never blocked on a full pipe).
+const MAX_PIPE_BYTES: usize = 1 << 20;
+
+/// How many characters of a hook's text the model is shown (Claude Code's cap on
+/// `additionalContext`, reasons and plain output).
+const MAX_TEXT_CHARS: usize = 10_000;
+
+/// All of `pipe`, up to one byte past [`MAX_PIPE_BYTES`] (which says it was cut).
+async fn read_bounded(pipe: Option<impl tokio::io::AsyncRead + Unpin>) -> Vec<u8> {
+    use tokio::io::AsyncReadExt;
+    let mut kept = Vec::new();
+    let Some(mut pipe) = pipe else { return kept };
+    let mut chunk = vec![0u8; 16 * 1024];
+    loop {
+        match pipe.read(&mut chunk).await {
+            Ok(0) | Err(_) => return kept,
+            Ok(n) => {
+                let room = (MAX_PIPE_BYTES + 1).saturating_sub(kept.len());
+                kept.extend_from_slice(&chunk[..n.min(room)]);
+            }
+        }
+    }
+}
+
+/// `text`, cut to [`MAX_TEXT_CHARS`] characters with a note saying how long it was.
+fn capped(text: &str) -> String {
+    match text.char_indices().nth(MAX_TEXT_CHARS) {
+        None => text.to_owned(),
+        Some((end, _)) => {
+            let total = text.chars().count();
+            format!("{}\n(hook output cut: {MAX_TEXT_CHARS} of {total} characters shown)", &text[..end])
+        }
+    }
 }
 
 impl PreToolHook for CommandHook {

@@ -216,6 +216,42 @@ async fn timeouts_fail_open_by_default_and_closed_when_asked() {
 }
 
 #[tokio::test]
+async fn a_hook_that_never_reads_a_large_input_still_times_out() {
+    // The input (a 2 MB write) is more than a pipe holds: writing it must not wait on
+    // a hook that does not read, past the hook's timeout.
+    let s = Setup::new();
+    let hook = s.script("deaf.sh", "#!/bin/sh\nsleep 30\n");
+    let hooks = s.hooks(json!({ "PreToolUse": [ { "matcher": "Write", "hooks": [ { "type": "command", "command": hook, "timeout": 1 } ] } ] }));
+    let content = "x".repeat(2 << 20);
+    let start = std::time::Instant::now();
+    let input = json!({ "path": "big.txt", "content": content });
+    let (result, _) = s.call(&hooks, RulePolicy::new().allow("Edit"), "write_file", input).await;
+    assert!(start.elapsed() < std::time::Duration::from_secs(10), "took {:?}", start.elapsed());
+    assert!(!result.output.is_error, "{}", result.output.text_content());
+    assert_eq!(fs::metadata(path_of(&s, "big.txt")).unwrap().len(), 2 << 20);
+}
+
+#[tokio::test]
+async fn what_a_hook_prints_is_bounded() {
+    let s = Setup::new();
+    // 20 MB on stdout: read and dropped past 1 MB; a non-blocking error.
+    let flood = s.script("flood.sh", "#!/bin/sh\ncat >/dev/null\nhead -c 20000000 /dev/zero | tr '\\0' x\n");
+    let hooks = s.hooks(pre("Bash", &flood));
+    let (result, _) = s.run(&hooks, RulePolicy::new().allow("Bash(echo *)"), "echo fine").await;
+    assert_eq!(result.output.text_content(), "fine");
+    // Context for the model is cut at Claude Code's 10,000 characters, and says so.
+    let long = s.script(
+        "long.py",
+        "#!/usr/bin/env python3\nimport json, sys\nsys.stdin.read()\nprint(json.dumps({'hookSpecificOutput': {'additionalContext': 'y' * 50000}}))\n",
+    );
+    let hooks = s.hooks(pre("Bash", &long));
+    let (result, _) = s.run(&hooks, RulePolicy::new().allow("Bash(echo *)"), "echo fine").await;
+    let text = result.output.text_content();
+    assert!(text.contains("hook output cut: 10000 of 50000 characters shown"), "{}", &text[..200.min(text.len())]);
+    assert!(text.len() < 11_000, "{} bytes", text.len());
+}
+
+#[tokio::test]
 async fn crashing_hooks_and_malformed_json_are_non_blocking_errors() {
     let s = Setup::new();
     let crash = s.script("crash.py", "#!/usr/bin/env python3\nraise SystemExit(3)\n");
