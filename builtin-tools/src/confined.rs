@@ -161,12 +161,32 @@ pub(crate) fn open_read(file: &Resolved) -> Result<(File, std::fs::Metadata), To
     Root::open(&file.root, file.hard_links)?.read(&file.path, &file.display)
 }
 
-/// The whole checked file, confined to its root.
-pub(crate) fn read_all(file: &Resolved) -> Result<Vec<u8>, ToolError> {
-    let (mut opened, meta) = open_read(file)?;
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
-    std::io::Read::read_to_end(&mut opened, &mut bytes)
-        .map_err(|e| ToolError::io(format!("cannot read `{}`", file.display), e))?;
+/// The whole checked file, confined to its root, if it holds at most `limit` bytes.
+pub(crate) fn read_all(file: &Resolved, limit: u64) -> Result<Vec<u8>, ToolError> {
+    let (opened, meta) = open_read(file)?;
+    read_at_most(opened, meta.len(), limit, &file.display)
+}
+
+/// What `opened` holds, if at most `limit` bytes. Read through `take`, not to the
+/// end: a file that grows while it is read (a background job appending) is refused at
+/// the limit instead of read without end.
+pub(crate) fn read_at_most(
+    opened: impl std::io::Read,
+    size: u64,
+    limit: u64,
+    display: &str,
+) -> Result<Vec<u8>, ToolError> {
+    let too_large =
+        |size: u64| ToolError::msg(format!("`{display}` is {size} bytes or more; the limit is {limit} bytes"));
+    if size > limit {
+        return Err(too_large(size));
+    }
+    let mut bytes = Vec::with_capacity(size as usize);
+    std::io::Read::read_to_end(&mut std::io::Read::take(opened, limit + 1), &mut bytes)
+        .map_err(|e| ToolError::io(format!("cannot read `{display}`"), e))?;
+    if bytes.len() as u64 > limit {
+        return Err(too_large(bytes.len() as u64));
+    }
     Ok(bytes)
 }
 
@@ -328,5 +348,18 @@ fn sweep_stale_temps(dir: &Dir) {
         if meta.is_file() && (old || !writer_alive(name)) {
             let _ = dir.remove_file(name);
         }
+    }
+}
+
+#[cfg(test)]
+mod read_tests {
+    #[test]
+    fn a_file_that_grows_while_read_is_refused_at_the_limit() {
+        // `repeat` never ends, as a file appended to faster than it is read.
+        let endless = std::io::repeat(b'x');
+        let err = super::read_at_most(endless, 10, 1024, "log").unwrap_err().to_string();
+        assert!(err.contains("1025 bytes or more; the limit is 1024 bytes"), "{err}");
+        assert_eq!(super::read_at_most(&b"hello"[..], 5, 5, "f").unwrap(), b"hello");
+        assert!(super::read_at_most(&b"hello"[..], 6, 5, "f").is_err(), "a size over the limit is refused unread");
     }
 }

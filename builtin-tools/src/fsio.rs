@@ -36,16 +36,14 @@ impl TextFile {
     /// non-regular, binary and oversized files.
     pub(crate) fn load(file: &Resolved) -> Result<TextFile, ToolError> {
         let display = file.display.as_str();
-        let (mut opened, meta) = crate::confined::open_read(file)?;
+        let (opened, meta) = crate::confined::open_read(file)?;
         if meta.len() > MAX_EDIT_BYTES {
             return Err(ToolError::msg(format!(
                 "`{display}` is {} bytes; files over {MAX_EDIT_BYTES} bytes cannot be edited whole",
                 meta.len()
             )));
         }
-        let mut raw = Vec::with_capacity(meta.len() as usize);
-        std::io::Read::read_to_end(&mut opened, &mut raw)
-            .map_err(|e| ToolError::io(format!("cannot read `{display}`"), e))?;
+        let raw = crate::confined::read_at_most(opened, meta.len(), MAX_EDIT_BYTES, display)?;
         if raw.iter().take(8192).any(|&b| b == 0) {
             return Err(ToolError::msg(format!("`{display}` is a binary file; only text files can be edited")));
         }

@@ -100,15 +100,14 @@ fn image_type(path: &Path) -> Option<&'static str> {
 
 fn read_image(file: &Resolved, media_type: &str) -> Result<ToolOutput, ToolError> {
     let display = &file.display;
-    let (mut opened, meta) = crate::confined::open_read(file)?;
+    let (opened, meta) = crate::confined::open_read(file)?;
     if meta.len() > MAX_IMAGE_BYTES {
         return Err(ToolError::msg(format!(
             "`{display}` is a {} byte image; images over {MAX_IMAGE_BYTES} bytes cannot be shown",
             meta.len()
         )));
     }
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
-    std::io::Read::read_to_end(&mut opened, &mut bytes).map_err(|e| ToolError::io(format!("cannot read `{display}`"), e))?;
+    let bytes = crate::confined::read_at_most(opened, meta.len(), MAX_IMAGE_BYTES, display)?;
     let data = base64::engine::general_purpose::STANDARD.encode(&bytes);
     Ok(ToolOutput {
         content: vec![Content::Image { media_type: media_type.to_owned(), data }],

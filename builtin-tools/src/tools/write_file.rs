@@ -53,7 +53,7 @@ impl Tool for WriteFile {
                 let existing = TextFile::load(&target);
                 let raw = match &existing {
                     Ok(file) => file.raw.clone(),
-                    Err(_) => crate::confined::read_all(&target)?,
+                    Err(_) => crate::confined::read_all(&target, DIFF_FILE_LIMIT)?,
                 };
                 check_fresh(cx, &target.path, &target.display, &raw)?;
                 write_atomic(cx, &target, self.content.as_bytes())?;
