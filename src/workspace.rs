@@ -5,7 +5,7 @@
 
 use crate::rules::RulePolicy;
 use crate::rules::hooks::CommandHooks;
-use crate::rules::settings::{self, SettingsError};
+use crate::rules::settings::{self, SettingsError, Trust};
 use crate::{Executor, Registry};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -42,8 +42,21 @@ impl WorkspaceSettings {
 
     /// As [`load`](Self::load), with the user's settings under `home` (or none).
     pub fn load_with_home(cwd: &Path, home: Option<&Path>) -> Result<WorkspaceSettings, SettingsError> {
+        WorkspaceSettings::load_with_trust(cwd, home, Trust::recorded(cwd, home))
+    }
+
+    /// As [`load_with_home`](Self::load_with_home), with the workspace trusted or
+    /// not as the host says. Untrusted, the workspace's own settings files only
+    /// restrict: their allow rules, additional directories and a loosening starting
+    /// mode wait for trust (a warning names each file), as in Claude Code. [`load`]
+    /// and [`load_with_home`] take the trust Claude Code has recorded for the
+    /// workspace (`hasTrustDialogAccepted` in `~/.claude.json`).
+    ///
+    /// [`load`]: Self::load
+    /// [`load_with_home`]: Self::load_with_home
+    pub fn load_with_trust(cwd: &Path, home: Option<&Path>, trust: Trust) -> Result<WorkspaceSettings, SettingsError> {
         let files = settings::locations(cwd, home);
-        let policy = settings::policy_from_files(cwd, &files)?;
+        let policy = settings::policy_from_files_with(cwd, &files, trust)?;
         let hooks = settings::hooks_from_files(&files)?;
         Ok(WorkspaceSettings { cwd: cwd.to_path_buf(), policy, hooks })
     }

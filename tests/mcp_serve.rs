@@ -284,6 +284,16 @@ async fn asks_are_denied_or_elicited_as_configured() {
 async fn a_library_server_from_workspace_settings_keeps_their_rules() {
     let (ws, home) = common::workspace();
     let cwd = ws.path().canonicalize().unwrap();
+    // Where nothing trusts the workspace, its own grants wait (a warning says so):
+    // no acceptEdits, no `Bash(sleep *)`.
+    let nobody = tempfile::tempdir().unwrap();
+    let untrusted = toolwright::WorkspaceSettings::load_with_home(&cwd, Some(nobody.path())).unwrap();
+    let warnings = untrusted.warnings();
+    assert!(warnings.len() == 1 && warnings[0].contains("not used until this workspace is trusted"), "{warnings:?}");
+    let client = connect(untrusted.mcp_server(registry(), AskMode::Deny), TestClient::default()).await;
+    let sleep = call(&client, "shell", json!({"command": "sleep 0"})).await.unwrap();
+    assert_eq!(sleep.is_error, Some(true), "{sleep:?}");
+    // Claude Code's record in the workspace's home trusts it: they apply.
     let settings = toolwright::WorkspaceSettings::load_with_home(&cwd, Some(home.path())).unwrap();
     assert!(settings.warnings().is_empty(), "{:?}", settings.warnings());
     let server = settings.mcp_server(registry(), AskMode::Deny);

@@ -55,6 +55,8 @@ pub struct AgentArgs {
     /// One JSON object per event instead of the readable trace.
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    trust: super::turn::TrustArgs,
     #[cfg(feature = "mcp")]
     #[command(flatten)]
     mcp: super::mounts::McpArgs,
@@ -80,7 +82,7 @@ pub fn run(args: AgentArgs) -> Result<(), String> {
         None => std::env::current_dir().map_err(|e| format!("the current directory: {e}"))?,
     };
     // The workspace's rules and hooks, as for `serve` and `call`.
-    let settings = toolwright::WorkspaceSettings::load(&workspace).map_err(|e| e.to_string())?;
+    let settings = args.trust.load(&workspace)?;
     let trace = Trace::new(Mode::pick(args.json));
     for warning in settings.warnings() {
         trace.note(&format!("warning: {warning}"));

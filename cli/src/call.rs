@@ -24,6 +24,8 @@ pub struct CallArgs {
     #[cfg(feature = "mcp")]
     #[command(flatten)]
     mcp: super::mounts::McpArgs,
+    #[command(flatten)]
+    trust: super::turn::TrustArgs,
     /// The largest input taken, in bytes; a larger one is refused unread.
     #[arg(long, value_name = "BYTES", default_value_t = 16 << 20)]
     max_input_bytes: u64,
@@ -67,7 +69,7 @@ pub fn run(args: CallArgs) -> Result<bool, String> {
     let input = read_input(&args.input, args.max_input_bytes)?;
     let cwd = super::turn::workspace_dir(args.cwd.as_deref())?;
     // The workspace's rules and hooks, as for `serve`.
-    let workspace = toolwright::WorkspaceSettings::load(&cwd).map_err(|e| e.to_string())?;
+    let workspace = args.trust.load(&cwd)?;
     for warning in workspace.warnings() {
         eprintln!("toolwright: warning: {warning}");
     }

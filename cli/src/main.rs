@@ -80,6 +80,8 @@ mod serve {
         ask: Ask,
         #[command(flatten)]
         mcp: crate::mounts::McpArgs,
+        #[command(flatten)]
+        trust: crate::turn::TrustArgs,
         /// The largest message taken, in bytes (one stdio line or HTTP body); a
         /// request over it gets a JSON-RPC error naming the limit.
         #[arg(long, value_name = "BYTES", default_value_t = MessageLimits::DEFAULT_MAX_BYTES)]
@@ -112,7 +114,7 @@ mod serve {
             .with_max_depth(args.max_depth)
             .map_err(|e| format!("--max-depth: {e}"))?;
         let cwd = crate::turn::workspace_dir(args.cwd.as_deref())?;
-        let workspace = toolwright::WorkspaceSettings::load(&cwd).map_err(|e| e.to_string())?;
+        let workspace = args.trust.load(&cwd)?;
         for warning in workspace.warnings() {
             eprintln!("toolwright: warning: {warning}");
         }

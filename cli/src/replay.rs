@@ -64,7 +64,9 @@ pub fn run(args: ReplayArgs) -> Result<(), String> {
         .into_iter()
         .filter(|(source, _)| matches!(source, Source::Project | Source::Local))
         .collect();
-    let policy = settings::policy_from_files(&workspace, &files).map_err(|e| e.to_string())?;
+    // The sample's settings are ours: trusted.
+    let trust = toolwright::rules::trust::Trust::Trusted;
+    let policy = settings::policy_from_files_with(&workspace, &files, trust).map_err(|e| e.to_string())?;
     let trace = Trace::new(Mode::pick(args.json));
     let answer = args.answer.given();
     let registry = Arc::new(toolwright::registry().map_err(|e| e.to_string())?);

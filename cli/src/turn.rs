@@ -136,3 +136,29 @@ pub fn workspace_dir(cwd: Option<&std::path::Path>) -> Result<std::path::PathBuf
     }
     Ok(canonical)
 }
+
+/// Whether the workspace's own settings files may grant, for the commands that load
+/// them (`serve`, `call`, `agent`).
+#[derive(clap::Args)]
+pub struct TrustArgs {
+    /// Trust the workspace: its settings files' allow rules, additional directories
+    /// and starting mode apply. Without it they apply only where Claude Code has
+    /// recorded the workspace as trusted (`hasTrustDialogAccepted` in
+    /// ~/.claude.json); its deny and ask rules always apply.
+    #[arg(long)]
+    trust_workspace: bool,
+}
+
+impl TrustArgs {
+    /// The workspace's rules and hooks, trusted as asked; a warning on stderr for each
+    /// file whose grants wait for trust.
+    pub fn load(&self, cwd: &std::path::Path) -> Result<toolwright::WorkspaceSettings, String> {
+        let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
+        let trust = if self.trust_workspace {
+            toolwright::rules::trust::Trust::Trusted
+        } else {
+            toolwright::rules::trust::Trust::recorded(cwd, home.as_deref())
+        };
+        toolwright::WorkspaceSettings::load_with_trust(cwd, home.as_deref(), trust).map_err(|e| e.to_string())
+    }
+}

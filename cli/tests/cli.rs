@@ -180,6 +180,31 @@ fn call_skips_what_the_workspace_settings_deny_reading_with_no_wiring() {
 }
 
 #[test]
+fn a_workspace_grants_only_when_trusted() {
+    // The repository's settings allow edits; nothing trusts the workspace yet. (The
+    // workspace is below HOME: as HOME itself its file would be the user's too.)
+    let home = tempfile::tempdir().unwrap();
+    let ws = home.path().join("ws");
+    std::fs::create_dir_all(ws.join(".claude")).unwrap();
+    std::fs::write(ws.join(".claude/settings.json"), r#"{"permissions": {"allow": ["Edit"]}}"#).unwrap();
+    let write = r#"{"path": "made.txt", "content": "x"}"#;
+    let args = |trust: bool| {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_toolwright"));
+        command.args(["call", "write_file", write, "--deny", "--cwd"]).arg(&ws);
+        if trust {
+            command.arg("--trust-workspace");
+        }
+        command
+    };
+    let out = run(args(false), home.path(), "");
+    assert!(!out.status.success() && !ws.join("made.txt").exists(), "{}", text(&out.stdout));
+    let warning = text(&out.stderr);
+    assert!(warning.contains("not used until this workspace is trusted: 1 allow rule"), "{warning}");
+    let out = run(args(true), home.path(), "");
+    assert!(out.status.success() && ws.join("made.txt").exists(), "{}{}", text(&out.stdout), text(&out.stderr));
+}
+
+#[test]
 fn call_runs_the_workspace_hooks_as_serve_does() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir(dir.path().join(".claude")).unwrap();

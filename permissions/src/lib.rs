@@ -45,6 +45,7 @@ pub mod rule;
 pub mod sandbox;
 pub mod settings;
 pub mod shell;
+pub mod trust;
 
 pub use pattern::CommandPattern;
 pub use policy::{Mode, ReadDenials, RulePolicy, SAFE_ENV_VARS};

@@ -533,6 +533,11 @@ impl RulePolicy {
         self
     }
 
+    /// A warning for [`warnings`](Self::warnings) (settings the policy leaves out).
+    pub(crate) fn warn(&mut self, warning: String) {
+        self.warnings.push(warning);
+    }
+
     /// Malformed or ignored rules, each naming the rule.
     pub fn warnings(&self) -> &[String] {
         &self.warnings

@@ -15,6 +15,7 @@
 
 use crate::policy::{Mode, RulePolicy};
 use crate::rule::{Anchors, Effect, Source};
+pub use crate::trust::Trust;
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 
@@ -126,6 +127,8 @@ pub struct Settings {
     project: PathBuf,
     home: Option<PathBuf>,
     managed: Vec<PathBuf>,
+    /// `None`: the trust Claude Code has recorded.
+    trust: Option<Trust>,
 }
 
 impl Settings {
@@ -135,7 +138,15 @@ impl Settings {
             project: project.into(),
             home: crate::policy::home(),
             managed: MANAGED_FILES.iter().map(PathBuf::from).collect(),
+            trust: None,
         }
+    }
+
+    /// Whether the workspace's own files may grant (see [`crate::trust`]). Without
+    /// this, the trust Claude Code has recorded for it under the home decides.
+    pub fn with_trust(mut self, trust: Trust) -> Settings {
+        self.trust = Some(trust);
+        self
     }
 
     /// The user's home directory (`None`: no user settings, and `~/` rules are refused).
@@ -159,7 +170,8 @@ impl Settings {
 
     /// The policy of these files.
     pub fn policy(&self) -> Result<RulePolicy, SettingsError> {
-        policy_with_home(&self.project, self.home.clone(), &self.files())
+        let trust = self.trust.unwrap_or_else(|| Trust::recorded(&self.project, self.home.as_deref()));
+        policy_with_home(&self.project, self.home.clone(), &self.files(), trust)
     }
 
     /// The command hooks of these files.
@@ -195,15 +207,29 @@ pub fn local_settings_path(project: &Path) -> PathBuf {
 
 /// A policy from settings files: every file's rules (malformed ones become warnings
 /// naming the rule and the file), the last `defaultMode` given, the additional
-/// directories, and "always allow" saved to the local file.
+/// directories, and "always allow" saved to the local file. The workspace's own
+/// files grant only with the trust Claude Code has recorded for it
+/// ([`Trust::recorded`]); see [`crate::trust`].
 pub fn policy_from_files(project: &Path, files: &[(Source, PathBuf)]) -> Result<RulePolicy, SettingsError> {
-    policy_with_home(project, crate::policy::home(), files)
+    let home = crate::policy::home();
+    let trust = Trust::recorded(project, home.as_deref());
+    policy_with_home(project, home, files, trust)
+}
+
+/// [`policy_from_files`], with the workspace trusted or not as the host says.
+pub fn policy_from_files_with(
+    project: &Path,
+    files: &[(Source, PathBuf)],
+    trust: Trust,
+) -> Result<RulePolicy, SettingsError> {
+    policy_with_home(project, crate::policy::home(), files, trust)
 }
 
 fn policy_with_home(
     project: &Path,
     home: Option<PathBuf>,
     files: &[(Source, PathBuf)],
+    trust: Trust,
 ) -> Result<RulePolicy, SettingsError> {
     let mut policy = RulePolicy::new()
         .with_home(home.clone())
@@ -217,20 +243,62 @@ fn policy_with_home(
             sandbox.add(value, *source, path, project, anchors.home.as_deref());
         }
         let p = &file.permissions;
+        // The workspace's own files grant only once it is trusted (Claude Code's
+        // workspace trust); what restricts applies at once.
+        let grants = trust.is_trusted() || !repository_file(*source, path);
         for (effect, list) in [(Effect::Allow, &p.allow), (Effect::Ask, &p.ask), (Effect::Deny, &p.deny)] {
+            if effect == Effect::Allow && !grants {
+                continue;
+            }
             for text in list {
                 // A malformed rule is a warning naming the rule and the file.
                 let _ = policy.add_anchored(text, effect, *source, &anchors, Some(path));
             }
         }
-        for dir in &p.additional_directories {
-            policy = policy.with_additional_dir(crate::path::absolute(dir, project, anchors.home.as_deref()));
+        if grants {
+            for dir in &p.additional_directories {
+                policy = policy.with_additional_dir(crate::path::absolute(dir, project, anchors.home.as_deref()));
+            }
         }
-        if let Some(mode) = p.default_mode {
+        let loosens = matches!(p.default_mode, Some(Mode::AcceptEdits | Mode::BypassPermissions));
+        if let Some(mode) = p.default_mode.filter(|_| grants || !loosens) {
             policy = policy.with_mode(mode);
+        }
+        if !grants {
+            let mut held = Vec::new();
+            if !p.allow.is_empty() {
+                held.push(format!("{} allow rule{}", p.allow.len(), if p.allow.len() == 1 { "" } else { "s" }));
+            }
+            if !p.additional_directories.is_empty() {
+                let n = p.additional_directories.len();
+                held.push(format!("{n} additional director{}", if n == 1 { "y" } else { "ies" }));
+            }
+            if let Some(mode) = p.default_mode.filter(|_| loosens) {
+                held.push(format!("the starting mode `{}`", mode.name()));
+            }
+            if !held.is_empty() {
+                policy.warn(format!(
+                    "{}: not used until this workspace is trusted: {} (its deny and ask rules apply); Claude Code \
+                     records trust as `projects[\"{}\"].hasTrustDialogAccepted` in ~/.claude.json, and a host \
+                     can give it (`Trust::Trusted`)",
+                    path.display(),
+                    held.join(", "),
+                    crate::trust::trust_root(project).display()
+                ));
+            }
         }
     }
     Ok(policy.with_sandbox_settings(sandbox))
+}
+
+/// Whether a settings file is the workspace's own: the project's, or a local one the
+/// repository supplies (tracked, or under a symlinked settings directory).
+fn repository_file(source: Source, path: &Path) -> bool {
+    match source {
+        Source::Project => true,
+        Source::Local => crate::trust::repository_supplies(path),
+        Source::Managed | Source::User | Source::Session => false,
+    }
 }
 
 /// The command hooks of every file, in file order; ignored hooks become warnings

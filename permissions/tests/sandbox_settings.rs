@@ -26,6 +26,7 @@ fn policy_with(dir: &Path, home: &Path, project: serde_json::Value, user: Option
     settings::Settings::new(dir)
         .with_home(Some(home.to_owned()))
         .with_managed(vec![])
+        .with_trust(settings::Trust::Trusted)
         .policy()
         .unwrap_or_else(|e| panic!("{e}"))
 }

@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use toolwright_core::permission::{Approval, Approver, PermissionDecision, PermissionRequest};
 use toolwright_core::{BoxFuture, ToolCall};
 use toolwright_permissions::rule::Source;
-use toolwright_permissions::settings::{self, SettingsError};
+use toolwright_permissions::settings::{self, SettingsError, Trust};
 use toolwright_permissions::{Mode, RulePolicy};
 
 fn write(path: &Path, text: &str) {
@@ -43,7 +43,7 @@ fn a_claude_code_project_settings_file_works_unchanged() {
         (Source::Project, root.join(".claude/settings.json")),
         (Source::Local, root.join(".claude/settings.local.json")),
     ];
-    let policy = settings::policy_from_files(&root, &files).unwrap();
+    let policy = settings::policy_from_files_with(&root, &files, Trust::Trusted).unwrap();
     assert!(policy.warnings().is_empty(), "{:?}", policy.warnings());
     assert_eq!(policy.mode(), Mode::AcceptEdits);
     let decide = |tool: &str, input: serde_json::Value| support::decide(&policy, tool, &input, &root);
@@ -56,6 +56,85 @@ fn a_claude_code_project_settings_file_works_unchanged() {
     assert_eq!(decide("edit_file", json!({"path": "src/a.rs"})), PermissionDecision::Allow);
     assert_eq!(decide("edit_file", json!({"path": "lib/a.rs"})), PermissionDecision::Allow, "acceptEdits");
     assert!(policy.removes("web_fetch", Some("WebFetch")));
+}
+
+/// Runs git in `dir` (for a repository the settings live in).
+fn git(dir: &Path, args: &[&str]) {
+    let out = std::process::Command::new("git")
+        .args(["-c", "user.name=t", "-c", "user.email=t@t"])
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+}
+
+#[test]
+fn an_untrusted_workspace_only_restricts() {
+    // A cloned repository's settings: they try to grant themselves everything.
+    let project = tempfile::tempdir().unwrap();
+    let root = project.path().canonicalize().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    git(&root, &["init", "-q"]);
+    write(
+        &root.join(".claude/settings.json"),
+        r#"{"permissions": {"allow": ["Bash", "Edit"], "deny": ["Read(./.env)"], "ask": ["Bash(git push *)"],
+            "additionalDirectories": ["/"], "defaultMode": "bypassPermissions"}}"#,
+    );
+    // A local file the repository supplies (tracked) waits as well; the user's own
+    // (untracked) grants.
+    write(&root.join(".claude/settings.local.json"), r#"{"permissions": {"allow": ["Bash(make *)"]}}"#);
+    git(&root, &["add", ".claude/settings.local.json"]);
+    write(&root.join(".toolwright/settings.local.json"), r#"{"permissions": {"allow": ["Bash(npm test)"]}}"#);
+    let settings = settings::Settings::new(&root).with_home(Some(home.path().to_owned())).with_managed(vec![]);
+    let policy = settings.policy().unwrap();
+    assert_eq!(policy.mode(), Mode::Default, "bypassPermissions from the repository waits for trust");
+    let warnings = policy.warnings();
+    assert_eq!(warnings.len(), 2, "{warnings:?}");
+    assert!(warnings[0].starts_with(&root.join(".claude/settings.json").display().to_string()), "{warnings:?}");
+    assert!(
+        warnings[0].contains("2 allow rules, 1 additional directory, the starting mode `bypassPermissions`"),
+        "{warnings:?}"
+    );
+    assert!(warnings[1].starts_with(&root.join(".claude/settings.local.json").display().to_string()), "{warnings:?}");
+    let decide =
+        |policy: &RulePolicy, tool: &str, input: serde_json::Value| support::decide(policy, tool, &input, &root);
+    let sh = |command: &str| json!({"command": command});
+    assert!(matches!(decide(&policy, "shell", sh("rm -rf build")), PermissionDecision::Ask(_)), "`Bash` is not used");
+    assert!(matches!(decide(&policy, "shell", sh("make all")), PermissionDecision::Ask(_)), "tracked local file");
+    assert_eq!(decide(&policy, "shell", sh("npm test")), PermissionDecision::Allow, "the user's own local file");
+    assert!(matches!(decide(&policy, "read_file", json!({"path": ".env"})), PermissionDecision::Deny(_)));
+    assert!(matches!(decide(&policy, "shell", sh("git push")), PermissionDecision::AskRule(_)));
+    assert!(matches!(decide(&policy, "read_file", json!({"path": "/etc/hostname"})), PermissionDecision::Ask(_)));
+    // A stricter starting mode applies untrusted.
+    write(&root.join(".claude/settings.json"), r#"{"permissions": {"defaultMode": "plan"}}"#);
+    assert_eq!(settings.policy().unwrap().mode(), Mode::Plan);
+
+    // Trusted (by the host, or by Claude Code's record for the repository root), all apply.
+    write(&root.join(".claude/settings.json"), r#"{"permissions": {"allow": ["Bash"], "defaultMode": "acceptEdits"}}"#);
+    let trusted = settings.clone().with_trust(Trust::Trusted).policy().unwrap();
+    assert!(trusted.warnings().is_empty(), "{:?}", trusted.warnings());
+    assert_eq!(trusted.mode(), Mode::AcceptEdits);
+    assert_eq!(decide(&trusted, "shell", sh("make all")), PermissionDecision::Allow);
+    let record = json!({ "projects": { root.to_string_lossy(): { "hasTrustDialogAccepted": true } } });
+    fs::write(home.path().join(".claude.json"), record.to_string()).unwrap();
+    let recorded = settings.policy().unwrap();
+    assert_eq!(recorded.mode(), Mode::AcceptEdits);
+    assert_eq!(decide(&recorded, "shell", sh("rm -rf build")), PermissionDecision::Allow);
+}
+
+#[test]
+fn a_symlinked_settings_directory_is_the_repositorys() {
+    let project = tempfile::tempdir().unwrap();
+    let root = project.path().canonicalize().unwrap();
+    write(&root.join("vendor/settings.local.json"), r#"{"permissions": {"allow": ["Bash(make *)"]}}"#);
+    std::os::unix::fs::symlink(root.join("vendor"), root.join(".claude")).unwrap();
+    let files = vec![(Source::Local, root.join(".claude/settings.local.json"))];
+    let untrusted = settings::policy_from_files_with(&root, &files, Trust::Untrusted).unwrap();
+    let make = json!({"command": "make all"});
+    assert!(matches!(support::decide(&untrusted, "shell", &make, &root), PermissionDecision::Ask(_)));
+    let trusted = settings::policy_from_files_with(&root, &files, Trust::Trusted).unwrap();
+    assert_eq!(support::decide(&trusted, "shell", &make, &root), PermissionDecision::Allow);
 }
 
 #[test]
@@ -75,7 +154,7 @@ fn malformed_files_name_the_file_line_and_key() {
     assert!(settings::policy_from_files(dir.path(), &files).unwrap_err().to_string().contains("EOF"));
     // A malformed rule is a warning naming the rule and the file; the others apply.
     write(&path, r#"{ "permissions": { "allow": ["Bash(ls", "mcp__*", "Bash(pwd)"] } }"#);
-    let policy = settings::policy_from_files(dir.path(), &files).unwrap();
+    let policy = settings::policy_from_files_with(dir.path(), &files, Trust::Trusted).unwrap();
     assert_eq!(policy.warnings().len(), 2, "{:?}", policy.warnings());
     assert!(policy.warnings().iter().all(|w| w.starts_with(&path.display().to_string())));
     assert!(policy.warnings()[0].contains("`Bash(ls`") && policy.warnings()[1].contains("`mcp__*`"));

@@ -18,6 +18,11 @@ pub fn workspace() -> (tempfile::TempDir, tempfile::TempDir) {
         r#"{"permissions": {"allow": ["Bash(echo *)", "Bash(sleep *)"], "defaultMode": "acceptEdits"}}"#,
     )
     .unwrap();
-    // An empty HOME, so the machine's own settings do not take part.
-    (dir, tempfile::tempdir().unwrap())
+    // A HOME of its own, so the machine's settings do not take part, where Claude
+    // Code's record trusts the workspace: its settings are the tests' own.
+    let home = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let record = serde_json::json!({ "projects": { root.to_string_lossy(): { "hasTrustDialogAccepted": true } } });
+    std::fs::write(home.path().join(".claude.json"), record.to_string()).unwrap();
+    (dir, home)
 }
