@@ -87,6 +87,8 @@ pub struct RulePolicy {
     /// The settings' `sandbox` key, resolved once (without the rules' read denials,
     /// which follow the working directory and the files there).
     sandbox: Option<toolwright_core::sandbox::Sandbox>,
+    /// `permissions.disableBypassPermissionsMode`: bypassPermissions cannot be entered.
+    bypass_disabled: bool,
 }
 
 /// The rules, with an index of those that can decide a shell call, built when first
@@ -384,6 +386,9 @@ enum What {
     Other { read_only: bool },
 }
 
+const BYPASS_DISABLED: &str =
+    "bypassPermissions is disabled (`permissions.disableBypassPermissionsMode`): the mode is not entered";
+
 impl RulePolicy {
     /// An empty rule set in default mode; read-only shell commands run.
     pub fn new() -> RulePolicy {
@@ -394,10 +399,32 @@ impl RulePolicy {
         }
     }
 
-    /// Sets the mode.
+    /// Sets the mode. bypassPermissions is refused (the mode stays, with a warning)
+    /// once [`without_bypass`](Self::without_bypass) has disabled it.
     pub fn with_mode(mut self, mode: Mode) -> Self {
+        if mode == Mode::BypassPermissions && self.bypass_disabled {
+            self.warnings.push(BYPASS_DISABLED.to_owned());
+            return self;
+        }
         self.mode = mode;
         self
+    }
+
+    /// Disables bypassPermissions, as `permissions.disableBypassPermissionsMode:
+    /// "disable"` does in any settings file: a policy in it falls back to default
+    /// mode, and [`with_mode`](Self::with_mode) refuses it from then on.
+    pub fn without_bypass(mut self) -> Self {
+        self.bypass_disabled = true;
+        if self.mode == Mode::BypassPermissions {
+            self.mode = Mode::Default;
+            self.warnings.push(BYPASS_DISABLED.to_owned());
+        }
+        self
+    }
+
+    /// Whether bypassPermissions is disabled.
+    pub fn bypass_disabled(&self) -> bool {
+        self.bypass_disabled
     }
 
     /// The mode.
@@ -484,6 +511,12 @@ impl RulePolicy {
     /// Saves "always allow" answers as allow rules in this settings file.
     pub fn with_local_settings(mut self, path: impl Into<PathBuf>) -> Self {
         self.local_settings = Some(path.into());
+        self
+    }
+
+    /// Saves "always allow" answers nowhere (they last the session).
+    pub fn without_local_settings(mut self) -> Self {
+        self.local_settings = None;
         self
     }
 

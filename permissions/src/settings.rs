@@ -1,8 +1,11 @@
 //! Settings files in the `.claude/settings.json` schema: `permissions.{allow, ask,
-//! deny, additionalDirectories, defaultMode}` (and `hooks`, kept for the hook runner).
+//! deny, additionalDirectories, defaultMode, disableBypassPermissionsMode}`, a managed
+//! file's `allowManagedPermissionRulesOnly` (and `hooks`, kept for the hook runner).
 //!
-//! Where they are read from, lowest precedence first (a deny from any of them beats
-//! an allow from any other):
+//! Where they are read from, in the order they are read (a deny from any of them beats
+//! an allow from any other; the starting mode comes from the highest level that sets
+//! it: managed, local, project, user; see [`crate::trust`] for what a workspace's own
+//! files may grant):
 //!
 //! | source | Claude Code's file | toolwright's own file |
 //! |---|---|---|
@@ -59,6 +62,10 @@ pub struct SettingsFile {
     /// `sandbox`, read key by key ([`crate::sandbox::SandboxSettings`]).
     #[serde(default)]
     pub sandbox: Option<serde_json::Value>,
+    /// `allowManagedPermissionRulesOnly` (managed settings only): the managed files'
+    /// rules are the only ones.
+    #[serde(default)]
+    pub allow_managed_permission_rules_only: Option<bool>,
 }
 
 /// `permissions`.
@@ -80,6 +87,13 @@ pub struct Permissions {
     /// The mode to start in.
     #[serde(default)]
     pub default_mode: Option<Mode>,
+    /// `"disable"`: bypassPermissions cannot be entered (from any file).
+    #[serde(default)]
+    pub disable_bypass_permissions_mode: Option<String>,
+    /// `"disable"`: Claude Code's auto mode is removed (toolwright has none: read and
+    /// left alone).
+    #[serde(default)]
+    pub disable_auto_mode: Option<String>,
 }
 
 /// Parses settings JSON; errors name `path`, the line, the column and the key.
@@ -106,7 +120,7 @@ pub fn read(path: &Path) -> Result<Option<SettingsFile>, SettingsError> {
     }
 }
 
-/// The managed settings files (an organisation's), lowest precedence first.
+/// The managed settings files (an organisation's; the highest level, read first).
 pub const MANAGED_FILES: &[&str] = &["/etc/claude-code/managed-settings.json", "/etc/toolwright/settings.json"];
 
 /// Where a workspace's settings come from: the project, the user's home (`~/` in
@@ -155,13 +169,13 @@ impl Settings {
         self
     }
 
-    /// The managed settings files, lowest precedence first.
+    /// The managed settings files (read in this order).
     pub fn with_managed(mut self, files: Vec<PathBuf>) -> Settings {
         self.managed = files;
         self
     }
 
-    /// The files, lowest precedence first, with their sources.
+    /// The files in the order they are read, with their sources.
     pub fn files(&self) -> Vec<(Source, PathBuf)> {
         let mut out: Vec<(Source, PathBuf)> = self.managed.iter().map(|p| (Source::Managed, p.clone())).collect();
         out.extend(user_and_project(&self.project, self.home.as_deref()));
@@ -180,7 +194,7 @@ impl Settings {
     }
 }
 
-/// The settings files for `project`, lowest precedence first, with their sources.
+/// The settings files for `project` in the order they are read, with their sources.
 pub fn locations(project: &Path, home: Option<&Path>) -> Vec<(Source, PathBuf)> {
     let mut out: Vec<(Source, PathBuf)> = MANAGED_FILES.iter().map(|p| (Source::Managed, PathBuf::from(p))).collect();
     out.extend(user_and_project(project, home));
@@ -237,17 +251,57 @@ fn policy_with_home(
         .with_local_settings(local_settings_path(project));
     let anchors = Anchors { project: Some(project.to_owned()), home };
     let mut sandbox = crate::sandbox::SandboxSettings::default();
+    // Read first: whether the managed files' rules are the only ones, and whether
+    // bypassPermissions is disabled, decide how the others are read.
+    let mut read_files = Vec::with_capacity(files.len());
     for (source, path) in files {
-        let Some(file) = read(path)? else { continue };
+        if let Some(file) = read(path)? {
+            read_files.push((*source, path, file));
+        }
+    }
+    let managed_rules_only = read_files
+        .iter()
+        .any(|(source, _, file)| *source == Source::Managed && file.allow_managed_permission_rules_only == Some(true));
+    let mut bypass_disabled = false;
+    for (_, path, file) in &read_files {
+        match file.permissions.disable_bypass_permissions_mode.as_deref() {
+            Some("disable") => bypass_disabled = true,
+            Some(other) => policy.warn(format!(
+                "{}: `permissions.disableBypassPermissionsMode` is \"{other}\"; the one value it takes is \"disable\"",
+                path.display()
+            )),
+            None => {}
+        }
+    }
+    // The starting mode from the highest level that sets it: managed, then local, then
+    // project, then user (Claude Code's settings precedence).
+    let mut mode: Option<(u8, Mode)> = None;
+    for (source, path, file) in &read_files {
+        let (source, path) = (source, *path);
         if let Some(value) = &file.sandbox {
             sandbox.add(value, *source, path, project, anchors.home.as_deref());
         }
         let p = &file.permissions;
+        if file.allow_managed_permission_rules_only.is_some() && *source != Source::Managed {
+            policy.warn(format!(
+                "{}: `allowManagedPermissionRulesOnly` is read from managed settings only; ignored here",
+                path.display()
+            ));
+        }
         // The workspace's own files grant only once it is trusted (Claude Code's
         // workspace trust); what restricts applies at once.
         let grants = trust.is_trusted() || !repository_file(*source, path);
+        let ruled = !managed_rules_only || *source == Source::Managed;
+        let has_rules = !(p.allow.is_empty() && p.ask.is_empty() && p.deny.is_empty());
+        if !ruled && has_rules {
+            policy.warn(format!(
+                "{}: its permission rules are not used: the managed settings' `allowManagedPermissionRulesOnly` \
+                 makes theirs the only ones",
+                path.display()
+            ));
+        }
         for (effect, list) in [(Effect::Allow, &p.allow), (Effect::Ask, &p.ask), (Effect::Deny, &p.deny)] {
-            if effect == Effect::Allow && !grants {
+            if (effect == Effect::Allow && !grants) || !ruled {
                 continue;
             }
             for text in list {
@@ -261,8 +315,16 @@ fn policy_with_home(
             }
         }
         let loosens = matches!(p.default_mode, Some(Mode::AcceptEdits | Mode::BypassPermissions));
-        if let Some(mode) = p.default_mode.filter(|_| grants || !loosens) {
-            policy = policy.with_mode(mode);
+        if let Some(given) = p.default_mode.filter(|_| grants || !loosens) {
+            let level = match source {
+                Source::User | Source::Session => 1,
+                Source::Project => 2,
+                Source::Local => 3,
+                Source::Managed => 4,
+            };
+            if mode.is_none_or(|(at, _)| level >= at) {
+                mode = Some((level, given));
+            }
         }
         if !grants {
             let mut held = Vec::new();
@@ -287,6 +349,16 @@ fn policy_with_home(
                 ));
             }
         }
+    }
+    if let Some((_, mode)) = mode {
+        policy = policy.with_mode(mode);
+    }
+    if bypass_disabled {
+        policy = policy.without_bypass();
+    }
+    if managed_rules_only {
+        // Claude Code then saves no new rules either.
+        policy = policy.without_local_settings();
     }
     Ok(policy.with_sandbox_settings(sandbox))
 }

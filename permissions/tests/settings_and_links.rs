@@ -124,6 +124,65 @@ fn an_untrusted_workspace_only_restricts() {
 }
 
 #[test]
+fn the_starting_mode_comes_from_the_highest_level_and_bypass_can_be_disabled() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let (managed, user) = (root.join("managed.json"), root.join("home/.claude/settings.json"));
+    let (project, local) = (root.join("ws/.claude/settings.json"), root.join("ws/.claude/settings.local.json"));
+    let ws = root.join("ws");
+    let files = vec![
+        (Source::Managed, managed.clone()),
+        (Source::User, user.clone()),
+        (Source::Project, project.clone()),
+        (Source::Local, local.clone()),
+    ];
+    let mode_of = |text: [&str; 4]| {
+        for (path, text) in [&managed, &user, &project, &local].into_iter().zip(text) {
+            write(path, &format!(r#"{{"permissions": {{{text}}}}}"#));
+        }
+        settings::policy_from_files_with(&ws, &files, Trust::Trusted).unwrap()
+    };
+    let m = |mode: &str| format!(r#""defaultMode": "{mode}""#);
+    // Managed, then local, then project, then user (Claude Code's precedence), whatever
+    // order the files are read in.
+    assert_eq!(mode_of([&m("plan"), "", &m("bypassPermissions"), &m("acceptEdits")]).mode(), Mode::Plan);
+    assert_eq!(mode_of(["", &m("plan"), &m("acceptEdits"), ""]).mode(), Mode::AcceptEdits);
+    assert_eq!(mode_of(["", &m("acceptEdits"), &m("plan"), &m("dontAsk")]).mode(), Mode::DontAsk);
+    assert_eq!(mode_of(["", &m("plan"), "", ""]).mode(), Mode::Plan);
+    // `disableBypassPermissionsMode` from any file: bypass is not entered, now or later.
+    let disabled = r#""disableBypassPermissionsMode": "disable""#;
+    let policy = mode_of(["", disabled, &m("bypassPermissions"), ""]);
+    assert_eq!(policy.mode(), Mode::Default);
+    assert!(policy.bypass_disabled());
+    assert!(policy.warnings().iter().any(|w| w.contains("bypassPermissions is disabled")), "{:?}", policy.warnings());
+    assert_eq!(policy.with_mode(Mode::BypassPermissions).mode(), Mode::Default);
+    let policy = mode_of(["", r#""disableBypassPermissionsMode": "yes""#, "", ""]);
+    assert!(!policy.bypass_disabled() && policy.warnings()[0].contains("the one value it takes is \"disable\""));
+    assert_eq!(policy.with_mode(Mode::BypassPermissions).mode(), Mode::BypassPermissions);
+}
+
+#[test]
+fn managed_rules_can_be_the_only_ones() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let (managed, project) = (root.join("managed.json"), root.join(".claude/settings.json"));
+    write(&managed, r#"{"allowManagedPermissionRulesOnly": true, "permissions": {"allow": ["Bash(make *)"]}}"#);
+    write(
+        &project,
+        r#"{"allowManagedPermissionRulesOnly": false, "permissions": {"allow": ["Bash(rm *)"], "deny": ["Bash(make *)"]}}"#,
+    );
+    let files = vec![(Source::Managed, managed), (Source::Project, project.clone())];
+    let policy = settings::policy_from_files_with(&root, &files, Trust::Trusted).unwrap();
+    let decide = |command: &str| support::decide(&policy, "shell", &json!({"command": command}), &root);
+    assert_eq!(decide("make all"), PermissionDecision::Allow, "the project's deny is not used");
+    assert!(matches!(decide("rm x"), PermissionDecision::Ask(_)), "nor its allow");
+    let warnings = policy.warnings();
+    assert_eq!(warnings.len(), 2, "{warnings:?}");
+    assert!(warnings.iter().all(|w| w.starts_with(&project.display().to_string())), "{warnings:?}");
+    assert!(warnings.iter().any(|w| w.contains("read from managed settings only")), "{warnings:?}");
+}
+
+#[test]
 fn a_symlinked_settings_directory_is_the_repositorys() {
     let project = tempfile::tempdir().unwrap();
     let root = project.path().canonicalize().unwrap();
