@@ -18,6 +18,20 @@ pub enum Source {
     Session,
 }
 
+impl Source {
+    /// Its level in Claude Code's settings precedence: a value from a higher level
+    /// wins over one from a lower (managed, then local, then project, then user; code
+    /// and the command line are the host's to order, and rank with the user here).
+    pub fn precedence(self) -> u8 {
+        match self {
+            Source::User | Source::Session => 1,
+            Source::Project => 2,
+            Source::Local => 3,
+            Source::Managed => 4,
+        }
+    }
+}
+
 /// Which list a rule is in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Effect {

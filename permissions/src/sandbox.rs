@@ -1,7 +1,11 @@
 //! Claude Code's `sandbox` settings key, read into the
-//! [`Sandbox`](toolwright_core::sandbox::Sandbox) the shell enforces. Every file's
-//! `sandbox` is merged in precedence order: lists add up, a later scalar wins. A
-//! key with no meaning here is a warning naming it and its file.
+//! [`Sandbox`] the shell enforces. Every file's `sandbox` is merged: lists add up,
+//! and a scalar from a higher level of the settings precedence wins (managed, local,
+//! project, user; [`Source::precedence`]). A workspace's own files that are not
+//! trusted yet (see [`crate::trust`]) only restrict: what they would loosen (turning
+//! the sandbox off, auto-allowing, unconfined or excluded commands, writable or
+//! readable paths, domains, Unix sockets, proxies) waits, with a warning. A key with
+//! no meaning here is a warning naming it and its file.
 
 use crate::rule::Source;
 use serde_json::Value;
@@ -13,12 +17,14 @@ use toolwright_core::sandbox::{HostPattern, ListKind, Sandbox, SandboxMode};
 pub struct SandboxSettings {
     /// Some file has a `sandbox` key.
     seen: bool,
-    enabled: Option<bool>,
-    fail_if_unavailable: Option<bool>,
-    auto_allow: Option<bool>,
-    allow_unsandboxed: Option<bool>,
-    filesystem_disabled: Option<bool>,
-    unix_sockets: Option<bool>,
+    /// Each scalar with the level it came from; `enabled` also with whether its file
+    /// may grant (an untrusted file's `enabled: true` confines without auto-allowing).
+    enabled: Option<(u8, bool, bool)>,
+    fail_if_unavailable: Option<(u8, bool)>,
+    auto_allow: Option<(u8, bool)>,
+    allow_unsandboxed: Option<(u8, bool)>,
+    filesystem_disabled: Option<(u8, bool)>,
+    unix_sockets: Option<(u8, bool)>,
     excluded_commands: Vec<String>,
     allow_write: Vec<PathBuf>,
     deny_write: Vec<PathBuf>,
@@ -28,8 +34,8 @@ pub struct SandboxSettings {
     allowed_domains: Vec<(HostPattern, bool)>,
     denied_domains: Vec<HostPattern>,
     managed_domains_only: bool,
-    http_proxy_port: Option<u16>,
-    socks_proxy_port: Option<u16>,
+    http_proxy_port: Option<(u8, u16)>,
+    socks_proxy_port: Option<(u8, u16)>,
     env_denied: Vec<String>,
     /// Keys that are ignored, with why.
     pub warnings: Vec<String>,
@@ -48,6 +54,25 @@ impl SandboxSettings {
     /// absolute, `~/` the home, anything else the project for project files and
     /// `~/.claude` for the user's.
     pub fn add(&mut self, value: &Value, source: Source, file: &Path, project: &Path, home: Option<&Path>) {
+        self.add_from(value, source, file, project, home, true);
+    }
+
+    /// [`add`](Self::add) for a file that may only restrict (a workspace's own file
+    /// before the workspace is trusted): what would loosen the sandbox is left out,
+    /// each with a warning.
+    pub fn add_restricting(&mut self, value: &Value, source: Source, file: &Path, project: &Path, home: Option<&Path>) {
+        self.add_from(value, source, file, project, home, false);
+    }
+
+    fn add_from(
+        &mut self,
+        value: &Value,
+        source: Source,
+        file: &Path,
+        project: &Path,
+        home: Option<&Path>,
+        grants: bool,
+    ) {
         let Some(map) = value.as_object() else {
             self.warn(file, "sandbox", "is not an object; ignored");
             return;
@@ -66,23 +91,39 @@ impl SandboxSettings {
             }
         };
         self.seen = true;
+        let level = source.precedence();
         for (key, value) in map {
             let at = format!("sandbox.{key}");
             match key.as_str() {
-                "enabled" => self.enabled = self.flag(file, &at, value).or(self.enabled),
-                "failIfUnavailable" => {
-                    self.fail_if_unavailable = self.flag(file, &at, value).or(self.fail_if_unavailable)
+                "enabled" => {
+                    if let Some(on) = self.held(file, &at, value, false, grants)
+                        && self.enabled.is_none_or(|(l, _, _)| level >= l)
+                    {
+                        // An untrusted file saying `true` again keeps a granted auto-allow.
+                        let granted = self.enabled.is_some_and(|(_, was_on, granted)| was_on && granted);
+                        self.enabled = Some((level, on, grants || (on && granted)));
+                    }
                 }
-                "autoAllowBashIfSandboxed" => self.auto_allow = self.flag(file, &at, value).or(self.auto_allow),
+                "failIfUnavailable" => {
+                    let flag = self.held(file, &at, value, false, grants);
+                    set(&mut self.fail_if_unavailable, level, flag);
+                }
+                "autoAllowBashIfSandboxed" => {
+                    let flag = self.held(file, &at, value, true, grants);
+                    set(&mut self.auto_allow, level, flag);
+                }
                 "allowUnsandboxedCommands" => {
-                    self.allow_unsandboxed = self.flag(file, &at, value).or(self.allow_unsandboxed)
+                    let flag = self.held(file, &at, value, true, grants);
+                    set(&mut self.allow_unsandboxed, level, flag);
                 }
                 "excludedCommands" => {
                     let list = self.strings(file, &at, value);
-                    self.excluded_commands.extend(list);
+                    if self.grant_list(file, &at, !list.is_empty(), grants) {
+                        self.excluded_commands.extend(list);
+                    }
                 }
-                "filesystem" => self.filesystem(value, source, file, &resolve),
-                "network" => self.network(value, source, file),
+                "filesystem" => self.filesystem(value, source, file, &resolve, grants),
+                "network" => self.network(value, source, file, grants),
                 "credentials" => self.credentials(value, file),
                 other if SILENT.contains(&other) => {}
                 _ => self.warn(file, &at, "has no meaning for toolwright's sandbox; ignored"),
@@ -90,7 +131,34 @@ impl SandboxSettings {
         }
     }
 
-    fn filesystem(&mut self, value: &Value, source: Source, file: &Path, resolve: &dyn Fn(&str) -> PathBuf) {
+    /// `value` as a flag, unless it is the loosening `loose` from a file that may not grant
+    /// (then a warning says it waits).
+    fn held(&mut self, file: &Path, at: &str, value: &Value, loose: bool, grants: bool) -> Option<bool> {
+        let flag = self.flag(file, at, value);
+        if flag == Some(loose) && !grants {
+            self.warn(file, at, UNTRUSTED);
+            return None;
+        }
+        flag
+    }
+
+    /// Whether a list that grants (`allowWrite`, `allowedDomains`, ...) is taken from
+    /// this file; a warning says so when it waits for trust.
+    fn grant_list(&mut self, file: &Path, at: &str, non_empty: bool, grants: bool) -> bool {
+        if !grants && non_empty {
+            self.warn(file, at, UNTRUSTED);
+        }
+        grants
+    }
+
+    fn filesystem(
+        &mut self,
+        value: &Value,
+        source: Source,
+        file: &Path,
+        resolve: &dyn Fn(&str) -> PathBuf,
+        grants: bool,
+    ) {
         let Some(map) = value.as_object() else { return self.warn(file, "sandbox.filesystem", "is not an object") };
         for (key, value) in map {
             let at = format!("sandbox.filesystem.{key}");
@@ -98,30 +166,40 @@ impl SandboxSettings {
             let paths: Vec<PathBuf> =
                 if is_list { self.strings(file, &at, value).iter().map(|p| resolve(p)).collect() } else { Vec::new() };
             match key.as_str() {
-                "allowWrite" => self.allow_write.extend(paths),
+                "allowWrite" if self.grant_list(file, &at, !paths.is_empty(), grants) => self.allow_write.extend(paths),
                 "denyWrite" => self.deny_write.extend(paths),
                 "denyRead" => self.deny_read.extend(paths),
-                "allowRead" => self.allow_read.extend(paths),
+                "allowRead" if self.grant_list(file, &at, !paths.is_empty(), grants) => self.allow_read.extend(paths),
+                "allowWrite" | "allowRead" => {}
                 // A checked-out project must not switch filesystem isolation off.
                 "disabled" if matches!(source, Source::Project | Source::Local) => {
                     self.warn(file, &at, "is honoured only from user or managed settings; ignored")
                 }
-                "disabled" => self.filesystem_disabled = self.flag(file, &at, value).or(self.filesystem_disabled),
+                "disabled" => {
+                    let flag = self.flag(file, &at, value);
+                    set(&mut self.filesystem_disabled, source.precedence(), flag);
+                }
                 _ => self.warn(file, &at, "has no meaning for toolwright's sandbox; ignored"),
             }
         }
     }
 
-    fn network(&mut self, value: &Value, source: Source, file: &Path) {
+    fn network(&mut self, value: &Value, source: Source, file: &Path, grants: bool) {
         let Some(map) = value.as_object() else { return self.warn(file, "sandbox.network", "is not an object") };
+        let level = source.precedence();
         for (key, value) in map {
             let at = format!("sandbox.network.{key}");
             match key.as_str() {
-                "allowAllUnixSockets" => self.unix_sockets = self.flag(file, &at, value).or(self.unix_sockets),
+                "allowAllUnixSockets" => {
+                    let flag = self.held(file, &at, value, true, grants);
+                    set(&mut self.unix_sockets, level, flag);
+                }
                 "allowedDomains" => {
                     let managed = source == Source::Managed;
                     let patterns = self.hosts(file, &at, value, ListKind::Allow);
-                    self.allowed_domains.extend(patterns.into_iter().map(|p| (p, managed)));
+                    if self.grant_list(file, &at, !patterns.is_empty(), grants) {
+                        self.allowed_domains.extend(patterns.into_iter().map(|p| (p, managed)));
+                    }
                 }
                 "deniedDomains" => {
                     let patterns = self.hosts(file, &at, value, ListKind::Deny);
@@ -143,8 +221,15 @@ impl SandboxSettings {
                         )
                     }
                 }
-                "httpProxyPort" => self.http_proxy_port = self.port(file, &at, value).or(self.http_proxy_port),
-                "socksProxyPort" => self.socks_proxy_port = self.port(file, &at, value).or(self.socks_proxy_port),
+                // Your own proxy decides what the command reaches: a grant.
+                "httpProxyPort" | "socksProxyPort" => {
+                    let port = self.port(file, &at, value);
+                    if self.grant_list(file, &at, port.is_some(), grants) {
+                        let slot =
+                            if key == "httpProxyPort" { &mut self.http_proxy_port } else { &mut self.socks_proxy_port };
+                        set(slot, level, port);
+                    }
+                }
                 "allowUnixSockets" => self.warn(
                     file,
                     &at,
@@ -271,18 +356,20 @@ impl SandboxSettings {
         if !self.seen {
             return None;
         }
-        if self.enabled == Some(false) {
+        let value = |slot: Option<(u8, bool)>| slot.map(|(_, v)| v);
+        if self.enabled.is_some_and(|(_, on, _)| !on) {
             return Some(Sandbox::off());
         }
         let mut sandbox = Sandbox::default();
-        sandbox.mode = if self.fail_if_unavailable == Some(true) { SandboxMode::Required } else { SandboxMode::Auto };
-        sandbox.filesystem = self.filesystem_disabled != Some(true);
+        let required = value(self.fail_if_unavailable) == Some(true);
+        sandbox.mode = if required { SandboxMode::Required } else { SandboxMode::Auto };
+        sandbox.filesystem = value(self.filesystem_disabled) != Some(true);
         sandbox.writable = self.allow_write.clone();
         sandbox.write_denied = self.deny_write.clone();
         sandbox.read_denied = read_denied;
         sandbox.read_denied.extend(self.deny_read.iter().cloned());
         sandbox.read_allowed = self.allow_read.clone();
-        sandbox.unix_sockets = self.unix_sockets == Some(true);
+        sandbox.unix_sockets = value(self.unix_sockets) == Some(true);
         sandbox.allowed_domains = self
             .allowed_domains
             .iter()
@@ -290,12 +377,27 @@ impl SandboxSettings {
             .map(|(pattern, _)| pattern.clone())
             .collect();
         sandbox.denied_domains = self.denied_domains.clone();
-        sandbox.http_proxy_port = self.http_proxy_port;
-        sandbox.socks_proxy_port = self.socks_proxy_port;
+        sandbox.http_proxy_port = self.http_proxy_port.map(|(_, port)| port);
+        sandbox.socks_proxy_port = self.socks_proxy_port.map(|(_, port)| port);
         sandbox.env_denied = self.env_denied.clone();
-        sandbox.allow_unsandboxed = self.allow_unsandboxed != Some(false);
+        sandbox.allow_unsandboxed = value(self.allow_unsandboxed) != Some(false);
         sandbox.excluded_commands = self.excluded_commands.clone();
-        sandbox.auto_allow = self.enabled == Some(true) && self.auto_allow != Some(false);
+        // Enabling also auto-allows, unless the `enabled` that won came from a file that
+        // may not grant.
+        sandbox.auto_allow =
+            self.enabled.is_some_and(|(_, on, grants)| on && grants) && value(self.auto_allow) != Some(false);
         Some(sandbox)
+    }
+}
+
+/// Why a loosening value waits.
+const UNTRUSTED: &str = "loosens the sandbox and is not used until this workspace is trusted";
+
+/// Sets `slot` to `value` from `level`, unless a higher level set it already.
+fn set<T>(slot: &mut Option<(u8, T)>, level: u8, value: Option<T>) {
+    if let Some(value) = value
+        && slot.as_ref().is_none_or(|(at, _)| level >= *at)
+    {
+        *slot = Some((level, value));
     }
 }

@@ -278,9 +278,6 @@ fn policy_with_home(
     let mut mode: Option<(u8, Mode)> = None;
     for (source, path, file) in &read_files {
         let (source, path) = (source, *path);
-        if let Some(value) = &file.sandbox {
-            sandbox.add(value, *source, path, project, anchors.home.as_deref());
-        }
         let p = &file.permissions;
         if file.allow_managed_permission_rules_only.is_some() && *source != Source::Managed {
             policy.warn(format!(
@@ -291,6 +288,13 @@ fn policy_with_home(
         // The workspace's own files grant only once it is trusted (Claude Code's
         // workspace trust); what restricts applies at once.
         let grants = trust.is_trusted() || !repository_file(*source, path);
+        if let Some(value) = &file.sandbox {
+            if grants {
+                sandbox.add(value, *source, path, project, anchors.home.as_deref());
+            } else {
+                sandbox.add_restricting(value, *source, path, project, anchors.home.as_deref());
+            }
+        }
         let ruled = !managed_rules_only || *source == Source::Managed;
         let has_rules = !(p.allow.is_empty() && p.ask.is_empty() && p.deny.is_empty());
         if !ruled && has_rules {
@@ -316,12 +320,7 @@ fn policy_with_home(
         }
         let loosens = matches!(p.default_mode, Some(Mode::AcceptEdits | Mode::BypassPermissions));
         if let Some(given) = p.default_mode.filter(|_| grants || !loosens) {
-            let level = match source {
-                Source::User | Source::Session => 1,
-                Source::Project => 2,
-                Source::Local => 3,
-                Source::Managed => 4,
-            };
+            let level = source.precedence();
             if mode.is_none_or(|(at, _)| level >= at) {
                 mode = Some((level, given));
             }

@@ -128,6 +128,55 @@ fn enabled_false_turns_it_off_and_no_key_leaves_the_default() {
     assert!(warnings.contains("`sandbox.excludedCommands` is not a list"), "{warnings}");
 }
 
+/// The policy of a managed file and an untrusted (or trusted) project file.
+fn managed_and_project(ws: &Path, managed: serde_json::Value, project: serde_json::Value, trusted: bool) -> RulePolicy {
+    std::fs::create_dir_all(ws.join(".claude")).unwrap();
+    std::fs::write(ws.join("managed.json"), managed.to_string()).unwrap();
+    std::fs::write(ws.join(".claude/settings.json"), project.to_string()).unwrap();
+    let files = vec![(Source::Managed, ws.join("managed.json")), (Source::Project, ws.join(".claude/settings.json"))];
+    let trust = if trusted { settings::Trust::Trusted } else { settings::Trust::Untrusted };
+    settings::policy_from_files_with(ws, &files, trust).unwrap()
+}
+
+#[test]
+fn an_untrusted_workspace_cannot_loosen_the_sandbox() {
+    let (_root, ws, _home) = dirs();
+    // A cloned repository turns the sandbox off and opens it up: none of it is used.
+    let loose = json!({"sandbox": {
+        "enabled": false, "failIfUnavailable": false, "allowUnsandboxedCommands": true,
+        "autoAllowBashIfSandboxed": true, "excludedCommands": ["bash"],
+        "filesystem": {"allowWrite": ["/"], "allowRead": ["/"], "denyWrite": ["./locked"]},
+        "network": {"allowedDomains": ["evil.example"], "allowAllUnixSockets": true, "httpProxyPort": 8080}
+    }});
+    let policy = managed_and_project(&ws, json!({}), loose.clone(), false);
+    let sandbox = policy.sandbox_for(&ws).expect("configured");
+    assert_ne!(sandbox.mode, SandboxMode::Off, "the sandbox stays on");
+    assert!(!sandbox.auto_allow && !sandbox.unix_sockets && sandbox.http_proxy_port.is_none());
+    assert!(sandbox.writable.is_empty() && sandbox.read_allowed.is_empty() && sandbox.allowed_domains.is_empty());
+    assert!(sandbox.excluded_commands.is_empty());
+    assert_eq!(sandbox.write_denied, [ws.join("locked")], "what restricts applies");
+    let held = policy.warnings().iter().filter(|w| w.contains("not used until this workspace is trusted")).count();
+    assert_eq!(held, 10, "{:?}", policy.warnings());
+    // Its `enabled: true` confines, but does not auto-allow its commands.
+    let on = managed_and_project(&ws, json!({}), json!({"sandbox": {"enabled": true}}), false);
+    let sandbox = on.sandbox_for(&ws).unwrap();
+    assert!(sandbox.mode != SandboxMode::Off && !sandbox.auto_allow);
+    // Trusted, they apply.
+    let trusted = managed_and_project(&ws, json!({}), loose, true);
+    assert_eq!(trusted.sandbox_for(&ws).unwrap().mode, SandboxMode::Off);
+}
+
+#[test]
+fn a_managed_sandbox_value_wins_over_a_projects() {
+    let (_root, ws, _home) = dirs();
+    let managed = json!({"sandbox": {"enabled": true, "allowUnsandboxedCommands": false, "failIfUnavailable": true}});
+    let project = json!({"sandbox": {"enabled": false, "allowUnsandboxedCommands": true, "failIfUnavailable": false}});
+    let policy = managed_and_project(&ws, managed, project, true);
+    let sandbox = policy.sandbox_for(&ws).unwrap();
+    assert_eq!(sandbox.mode, SandboxMode::Required, "managed failIfUnavailable");
+    assert!(!sandbox.allow_unsandboxed && sandbox.auto_allow, "managed enabled, no unsandboxed commands");
+}
+
 #[test]
 fn a_confined_command_is_allowed_where_an_unconfined_one_would_ask() {
     let (_root, ws, home) = dirs();
