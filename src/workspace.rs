@@ -57,7 +57,7 @@ impl WorkspaceSettings {
     pub fn load_with_trust(cwd: &Path, home: Option<&Path>, trust: Trust) -> Result<WorkspaceSettings, SettingsError> {
         let files = settings::locations(cwd, home);
         let policy = settings::policy_from_files_with(cwd, &files, trust)?;
-        let hooks = settings::hooks_from_files(&files)?;
+        let hooks = settings::hooks_from_files(&files, trust)?;
         Ok(WorkspaceSettings { cwd: cwd.to_path_buf(), policy, hooks })
     }
 

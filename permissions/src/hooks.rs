@@ -442,6 +442,11 @@ impl CommandHooks {
     }
 
     /// Appends `other`'s hooks, naming `file` in its warnings.
+    /// A warning for [`warnings`](Self::warnings) (a file whose hooks are left out).
+    pub(crate) fn warn(&mut self, warning: String) {
+        self.warnings.push(warning);
+    }
+
     pub(crate) fn extend(&mut self, other: CommandHooks, file: &Path) {
         self.hooks.extend(other.hooks);
         self.warnings.extend(other.warnings.into_iter().map(|w| format!("{}: {w}", file.display())));

@@ -66,6 +66,12 @@ pub struct SettingsFile {
     /// rules are the only ones.
     #[serde(default)]
     pub allow_managed_permission_rules_only: Option<bool>,
+    /// `allowManagedHooksOnly` (managed settings only): only the managed files' hooks run.
+    #[serde(default)]
+    pub allow_managed_hooks_only: Option<bool>,
+    /// `disableAllHooks`: no hooks but the managed ones run (none, from a managed file).
+    #[serde(default)]
+    pub disable_all_hooks: Option<bool>,
 }
 
 /// `permissions`.
@@ -188,9 +194,10 @@ impl Settings {
         policy_with_home(&self.project, self.home.clone(), &self.files(), trust)
     }
 
-    /// The command hooks of these files.
+    /// The command hooks of these files (a workspace's own only once it is trusted).
     pub fn hooks(&self) -> Result<crate::hooks::CommandHooks, SettingsError> {
-        hooks_from_files(&self.files())
+        let trust = self.trust.unwrap_or_else(|| Trust::recorded(&self.project, self.home.as_deref()));
+        hooks_from_files(&self.files(), trust)
     }
 }
 
@@ -374,13 +381,45 @@ fn repository_file(source: Source, path: &Path) -> bool {
 
 /// The command hooks of every file, in file order; ignored hooks become warnings
 /// naming the file.
-pub fn hooks_from_files(files: &[(Source, PathBuf)]) -> Result<crate::hooks::CommandHooks, SettingsError> {
+///
+/// A workspace's own files (the project's, and a local one the repository supplies)
+/// run no hooks until the workspace is trusted: a hook is a command that runs on the
+/// machine, outside the sandbox (Claude Code gates them behind the same trust). A
+/// managed `allowManagedHooksOnly: true` keeps only the managed files' hooks;
+/// `disableAllHooks: true` turns off every hook but the managed ones, or every hook
+/// when a managed file says it. Each file whose hooks are left out is a warning.
+pub fn hooks_from_files(
+    files: &[(Source, PathBuf)],
+    trust: Trust,
+) -> Result<crate::hooks::CommandHooks, SettingsError> {
+    let mut read_files = Vec::with_capacity(files.len());
+    for (source, path) in files {
+        if let Some(file) = read(path)? {
+            read_files.push((*source, path, file));
+        }
+    }
+    let managed_says = |pick: fn(&SettingsFile) -> Option<bool>| {
+        read_files.iter().any(|(source, _, file)| *source == Source::Managed && pick(file) == Some(true))
+    };
+    let all_off = managed_says(|f| f.disable_all_hooks);
+    // `disableAllHooks` elsewhere restricts, so it holds from any file, trusted or not.
+    let managed_only = managed_says(|f| f.allow_managed_hooks_only)
+        || read_files.iter().any(|(_, _, file)| file.disable_all_hooks == Some(true));
     let mut all = crate::hooks::CommandHooks::default();
-    for (_, path) in files {
-        if let Some(file) = read(path)?
-            && let Some(hooks) = &file.hooks
-        {
-            all.extend(crate::hooks::CommandHooks::from_settings(hooks), path);
+    for (source, path, file) in &read_files {
+        let Some(hooks) = &file.hooks else { continue };
+        let why = if all_off {
+            Some("the managed settings' `disableAllHooks` turns every hook off")
+        } else if managed_only && *source != Source::Managed {
+            Some("only the managed settings' hooks run (`allowManagedHooksOnly` or `disableAllHooks`)")
+        } else if !trust.is_trusted() && repository_file(*source, path) {
+            Some("not run until this workspace is trusted")
+        } else {
+            None
+        };
+        match why {
+            Some(why) => all.warn(format!("{}: its hooks are left out: {why}", path.display())),
+            None => all.extend(crate::hooks::CommandHooks::from_settings(hooks), path),
         }
     }
     Ok(all)

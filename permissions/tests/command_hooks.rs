@@ -50,7 +50,7 @@ impl Setup {
         let file = self.root.join(".claude/settings.json");
         fs::create_dir_all(file.parent().unwrap()).unwrap();
         fs::write(&file, json!({ "hooks": hooks }).to_string()).unwrap();
-        let hooks = settings::hooks_from_files(&[(Source::Project, file)]).unwrap();
+        let hooks = settings::hooks_from_files(&[(Source::Project, file)], settings::Trust::Trusted).unwrap();
         assert!(hooks.warnings().is_empty(), "{:?}", hooks.warnings());
         hooks
     }
@@ -83,6 +83,50 @@ fn pre(matcher: &str, command: &str) -> serde_json::Value {
 
 fn path_of(s: &Setup, name: &str) -> PathBuf {
     s.root.join(name)
+}
+
+/// Whether `hooks` block `echo ran` (the hooks in these tests block every call).
+async fn blocked(s: &Setup, hooks: &CommandHooks) -> bool {
+    s.run(hooks, RulePolicy::new(), "echo ran").await.0.output.text_content().contains("blocked by a hook")
+}
+
+#[tokio::test]
+async fn a_workspaces_own_hooks_run_only_once_it_is_trusted() {
+    let s = Setup::new();
+    let block = s.script("block.sh", "#!/bin/sh\ncat > /dev/null\necho 'blocked by a hook' >&2\nexit 2\n");
+    let group = |command: &str| json!({ "PreToolUse": [ { "matcher": "Bash", "hooks": [ { "type": "command", "command": command } ] } ] });
+    let file = |name: &str, value: serde_json::Value| {
+        let path = s.root.join(name);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(&path, value.to_string()).unwrap();
+        path
+    };
+    let project = file(".claude/settings.json", json!({ "hooks": group(&block) }));
+    // A cloned repository's hook is a command on this machine: not run untrusted.
+    let untrusted =
+        settings::hooks_from_files(&[(Source::Project, project.clone())], settings::Trust::Untrusted).unwrap();
+    assert!(untrusted.warnings()[0].contains("its hooks are left out: not run until this workspace is trusted"));
+    assert!(!blocked(&s, &untrusted).await);
+    let trusted = settings::hooks_from_files(&[(Source::Project, project.clone())], settings::Trust::Trusted).unwrap();
+    assert!(trusted.warnings().is_empty() && blocked(&s, &trusted).await);
+    // The user's hooks run untrusted; a managed `allowManagedHooksOnly` leaves them out.
+    let user = file("home/settings.json", json!({ "hooks": group(&block) }));
+    let managed_only = file("managed.json", json!({ "allowManagedHooksOnly": true }));
+    let files = [(Source::Managed, managed_only.clone()), (Source::User, user.clone())];
+    let hooks = settings::hooks_from_files(&files, settings::Trust::Untrusted).unwrap();
+    assert!(hooks.warnings()[0].contains("only the managed settings' hooks run"), "{:?}", hooks.warnings());
+    assert!(!blocked(&s, &hooks).await);
+    // `disableAllHooks` restricts, so it holds from an untrusted project too; the
+    // managed hooks keep running, unless a managed file says it.
+    let managed = file("managed2.json", json!({ "hooks": group(&block) }));
+    let off = file(".claude/settings.json", json!({ "disableAllHooks": true }));
+    let files = [(Source::Managed, managed.clone()), (Source::User, user.clone()), (Source::Project, off)];
+    let hooks = settings::hooks_from_files(&files, settings::Trust::Untrusted).unwrap();
+    assert_eq!(hooks.warnings().len(), 1, "{:?}", hooks.warnings());
+    assert!(blocked(&s, &hooks).await, "the managed hook runs");
+    let managed_off = file("managed3.json", json!({ "disableAllHooks": true, "hooks": group(&block) }));
+    let hooks = settings::hooks_from_files(&[(Source::Managed, managed_off)], settings::Trust::Trusted).unwrap();
+    assert!(!blocked(&s, &hooks).await);
 }
 
 #[tokio::test]
@@ -390,7 +434,7 @@ fn bad_hook_settings_are_reported() {
     let s = Setup::new();
     let file = s.root.join("settings.json");
     fs::write(&file, r#"{"hooks": {"PreToolUse": [{"matcher": "(", "hooks": [{"type": "command", "command": "x"}]}], "Nope": [], "PostToolUse": [{"hooks": [{"type": "prompt"}]}]}}"#).unwrap();
-    let hooks = settings::hooks_from_files(&[(Source::Project, file.clone())]).unwrap();
+    let hooks = settings::hooks_from_files(&[(Source::Project, file.clone())], settings::Trust::Trusted).unwrap();
     let warnings = hooks.warnings().join("\n");
     assert!(
         warnings.contains("`Nope` is not supported")
@@ -399,7 +443,7 @@ fn bad_hook_settings_are_reported() {
         "{warnings}"
     );
     fs::write(&file, r#"{"hooks": {"PreToolUse": [{"matcher": "x", "hooks": "nope"}]}}"#).unwrap();
-    let err = settings::hooks_from_files(&[(Source::Project, file)]).unwrap_err().to_string();
+    let err = settings::hooks_from_files(&[(Source::Project, file)], settings::Trust::Trusted).unwrap_err().to_string();
     assert!(err.contains("hooks.PreToolUse[0].hooks"), "{err}");
 }
 
