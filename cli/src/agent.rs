@@ -99,7 +99,8 @@ pub fn run(args: AgentArgs) -> Result<(), String> {
     let outcome = block_on(async {
         // The workspace's MCP servers, mounted before the tools are listed.
         #[cfg(feature = "mcp")]
-        let _mounts = args.mcp.mount(&workspace, &registry, |w| trace.note(&format!("warning: {w}"))).await?;
+        let trusted = args.trust.trusted(&workspace);
+        let _mounts = args.mcp.mount(&workspace, trusted, &registry, |w| trace.note(&format!("warning: {w}"))).await?;
         let (mut turn, printer) = traced_turn_with_transcript(&workspace, &trace);
         let mut observer = Traced::new(&trace, api);
         let outcome = agent.run(&args.task, &mut turn, &mut observer).await;

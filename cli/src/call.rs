@@ -82,7 +82,9 @@ pub fn run(args: CallArgs) -> Result<bool, String> {
     let result = block_on(async {
         // The workspace's MCP servers, mounted before the call (it may be theirs).
         #[cfg(feature = "mcp")]
-        let _mounts = args.mcp.mount(&cwd, executor.registry(), |w| eprintln!("toolwright: warning: {w}")).await?;
+        let trusted = args.trust.trusted(&cwd);
+        let warn = |w: &str| eprintln!("toolwright: warning: {w}");
+        let _mounts = args.mcp.mount(&cwd, trusted, executor.registry(), warn).await?;
         let (turn, printer) = traced_turn(&cwd, &trace);
         // One session across calls: what an earlier call read may be edited now (a
         // write still checks that the file has not changed since).

@@ -126,7 +126,8 @@ mod serve {
             let registry = Arc::new(toolwright::registry().map_err(|e| e.to_string())?);
             // Mounting runs in the background: a slow or silent server never delays
             // serving; its tools appear when ready (clients get list_changed).
-            let mounting = match args.mcp.config(&cwd)? {
+            let warn = |w: &str| eprintln!("toolwright: warning: {w}");
+            let mounting = match args.mcp.config(&cwd, args.trust.trusted(&cwd), warn)? {
                 Some(config) => {
                     let registry = Arc::clone(&registry);
                     Some(tokio::spawn(async move {

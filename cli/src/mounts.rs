@@ -1,5 +1,6 @@
 //! The MCP servers a command mounts: those of `--mcp-config FILE`, else of the
-//! workspace's `.mcp.json` when it has one, unless `--no-mcp`.
+//! workspace's `.mcp.json` when it has one and the workspace is trusted (its stdio
+//! servers are commands run on this machine), unless `--no-mcp`.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -17,8 +18,10 @@ pub struct McpArgs {
 }
 
 impl McpArgs {
-    /// The config to mount for a workspace in `cwd`, if any.
-    pub fn config(&self, cwd: &Path) -> Result<Option<McpConfig>, String> {
+    /// The config to mount for a workspace in `cwd`, if any. The workspace's own
+    /// `.mcp.json` only when `trusted` (else a warning through `warn`); a file given
+    /// with `--mcp-config` is the user's choice.
+    pub fn config(&self, cwd: &Path, trusted: bool, warn: impl Fn(&str)) -> Result<Option<McpConfig>, String> {
         if self.no_mcp {
             return Ok(None);
         }
@@ -27,6 +30,14 @@ impl McpArgs {
             None => {
                 let project = cwd.join(".mcp.json");
                 if !project.is_file() {
+                    return Ok(None);
+                }
+                if !trusted {
+                    warn(&format!(
+                        "{}: not mounted until this workspace is trusted (its servers are commands run on this \
+                         machine); pass --trust-workspace, or --mcp-config to mount it yourself",
+                        project.display()
+                    ));
                     return Ok(None);
                 }
                 project
@@ -40,10 +51,11 @@ impl McpArgs {
     pub async fn mount(
         &self,
         cwd: &Path,
+        trusted: bool,
         registry: &Arc<toolwright::Registry>,
         warn: impl Fn(&str),
     ) -> Result<Option<McpMounts>, String> {
-        let Some(config) = self.config(cwd)? else { return Ok(None) };
+        let Some(config) = self.config(cwd, trusted, &warn)? else { return Ok(None) };
         let mounts = McpMounts::mount(Arc::clone(registry), &config, MountOptions::default()).await;
         for warning in mounts.warnings() {
             warn(&warning);

@@ -150,15 +150,23 @@ pub struct TrustArgs {
 }
 
 impl TrustArgs {
-    /// The workspace's rules and hooks, trusted as asked; a warning on stderr for each
-    /// file whose grants wait for trust.
+    /// Whether the workspace in `cwd` is trusted: by the flag, or by Claude Code's record.
+    pub fn trusted(&self, cwd: &std::path::Path) -> bool {
+        self.trust(cwd).is_trusted()
+    }
+
+    fn trust(&self, cwd: &std::path::Path) -> toolwright::rules::trust::Trust {
+        if self.trust_workspace {
+            return toolwright::rules::trust::Trust::Trusted;
+        }
+        let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
+        toolwright::rules::trust::Trust::recorded(cwd, home.as_deref())
+    }
+
+    /// The workspace's rules and hooks, trusted as asked (its warnings name each file
+    /// whose grants wait for trust).
     pub fn load(&self, cwd: &std::path::Path) -> Result<toolwright::WorkspaceSettings, String> {
         let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
-        let trust = if self.trust_workspace {
-            toolwright::rules::trust::Trust::Trusted
-        } else {
-            toolwright::rules::trust::Trust::recorded(cwd, home.as_deref())
-        };
-        toolwright::WorkspaceSettings::load_with_trust(cwd, home.as_deref(), trust).map_err(|e| e.to_string())
+        toolwright::WorkspaceSettings::load_with_trust(cwd, home.as_deref(), self.trust(cwd)).map_err(|e| e.to_string())
     }
 }

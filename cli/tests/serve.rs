@@ -103,7 +103,7 @@ async fn toolwright_mounts_a_toolwright_server_over_http() {
 }
 
 #[test]
-fn the_cli_mounts_the_workspace_mcp_json_unless_told_not_to() {
+fn the_cli_mounts_the_workspace_mcp_json_once_trusted_unless_told_not_to() {
     let ws = tempfile::tempdir().unwrap();
     // One good server and one entry that cannot be used: a warning, not an error.
     let config = json!({"mcpServers": {
@@ -112,20 +112,24 @@ fn the_cli_mounts_the_workspace_mcp_json_unless_told_not_to() {
     }});
     std::fs::write(ws.path().join(".mcp.json"), config.to_string()).unwrap();
     let call = |extra: &[&str]| {
-        std::process::Command::new(env!("CARGO_BIN_EXE_toolwright"))
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_toolwright"))
             .args(["call", "mcp__raw__echo", r#"{"text": "through .mcp.json"}"#, "--yes"])
             .args(extra)
             .current_dir(ws.path())
             .env("HOME", ws.path())
             .output()
-            .unwrap()
+            .unwrap();
+        let text = |bytes: &[u8]| String::from_utf8_lossy(bytes).into_owned();
+        (out.status.success(), text(&out.stdout), text(&out.stderr))
     };
-    let out = call(&[]);
-    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-    assert!(out.status.success(), "{stdout}\n{stderr}");
+    // Its stdio servers are commands run on this machine: not started untrusted.
+    let (ok, stdout, stderr) = call(&[]);
+    assert!(!ok && stdout.contains("unknown tool"), "{stdout}\n{stderr}");
+    assert!(stderr.contains(".mcp.json: not mounted until this workspace is trusted"), "{stderr}");
+    let (ok, stdout, stderr) = call(&["--trust-workspace"]);
+    assert!(ok, "{stdout}\n{stderr}");
     assert_eq!(stdout.trim(), "through .mcp.json");
     assert!(stderr.contains("mcpServers.legacy") && stderr.contains("skipped"), "{stderr}");
-    let out = call(&["--no-mcp"]);
-    assert!(!out.status.success());
-    assert!(String::from_utf8_lossy(&out.stdout).contains("unknown tool"), "{}", String::from_utf8_lossy(&out.stdout));
+    let (ok, stdout, _) = call(&["--no-mcp", "--trust-workspace"]);
+    assert!(!ok && stdout.contains("unknown tool"), "{stdout}");
 }
