@@ -30,6 +30,16 @@ async fn serve(listener: tokio::net::TcpListener) {
                     b"<html><body><h1>Title</h1><p>Some <b>bold</b> text and a <a href=\"/x\">link</a>.</p></body></html>".to_vec(),
                 ),
                 "/plain.txt" => ("200 OK", "Content-Type: text/plain\r\n".into(), b"just text\n".to_vec()),
+                // 100,000 nested elements (1 MB): the converter walks recursively.
+                "/deep.html" => {
+                    let n = 100_000;
+                    let page = format!(
+                        "<html><body><p>at the top</p>{}<b>deep</b> inside<br>still there{}</body></html>",
+                        "<div><span>".repeat(n / 2),
+                        "</span></div>".repeat(n / 2)
+                    );
+                    ("200 OK", "Content-Type: text/html\r\n".into(), page.into_bytes())
+                }
                 "/same" => ("302 Found", "Location: /plain.txt\r\n".into(), Vec::new()),
                 "/away" => ("302 Found", "Location: http://elsewhere.invalid/next\r\n".into(), Vec::new()),
                 "/image.png" => ("200 OK", "Content-Type: image/png\r\n".into(), vec![0x89, b'P', b'N', b'G']),
@@ -61,6 +71,17 @@ fn html_becomes_markdown_and_text_comes_as_is() {
     assert!(page.contains("# Title") && page.contains("**bold**") && page.contains("[link](/x)"), "{page}");
     assert_eq!(s.ok("web_fetch", json!({"url": format!("{base}/plain.txt")})), "just text");
     assert_eq!(s.ok("web_fetch", json!({"url": format!("{base}/same")})), "just text", "same-host redirect followed");
+}
+
+#[test]
+fn a_page_nested_past_any_stack_comes_as_html_with_a_note() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = Session::new(dir.path());
+    let base = start(&s);
+    // Its HTML as it is (the output limit cuts it), with a note, in no time.
+    let page = s.ok("web_fetch", json!({"url": format!("{base}/deep.html")}));
+    assert!(page.contains("<p>at the top</p>"), "{}", &page[..page.len().min(300)]);
+    assert!(page.contains("more than 256 levels deep"), "{}", &page[page.len().saturating_sub(300)..]);
 }
 
 #[test]
