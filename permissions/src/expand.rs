@@ -42,13 +42,30 @@ pub fn has_braces(text: &str) -> bool {
 /// `text` with its brace expansions done, at most [`MAX_EXPANSION`] words; `None` if
 /// there would be more.
 pub fn braces(text: &str) -> Option<Vec<String>> {
+    // Depth first with a stack of its own (a recursion, one level a group, overflowed on
+    // a 10 KB word of 2,000 groups). Each pending word yields at least one word, so
+    // once the words and the pending ones are over the limit, so is the expansion.
     let mut out = Vec::new();
-    expand_braces(text, &mut out)?;
+    let mut pending = vec![text.to_owned()];
+    while let Some(word) = pending.pop() {
+        match first_expansion(&word)? {
+            None => out.push(word),
+            Some((head, alternatives, tail)) => {
+                pending.extend(alternatives.iter().rev().map(|alternative| format!("{head}{alternative}{tail}")));
+            }
+        }
+        if out.len() + pending.len() > MAX_EXPANSION {
+            return None;
+        }
+    }
     Some(out)
 }
 
-fn expand_braces(text: &str, out: &mut Vec<String>) -> Option<()> {
-    // The first `{` whose matching `}` holds a top-level `,` or a `..` range.
+/// The first brace expansion of `text`: the first `{` whose matching `}` holds a
+/// top-level `,` or a `..` range, as the text before it, its alternatives and the text
+/// after. `Some(None)` when it has none; `None` when a range is too long.
+#[allow(clippy::type_complexity)]
+fn first_expansion(text: &str) -> Option<Option<(&str, Vec<String>, &str)>> {
     let bytes = text.as_bytes();
     let mut start = 0;
     while let Some(open) = text[start..].find('{').map(|i| i + start) {
@@ -71,31 +88,22 @@ fn expand_braces(text: &str, out: &mut Vec<String>) -> Option<()> {
         }
         let Some(close) = close else { break };
         let (head, inner, tail) = (&text[..open], &text[open + 1..close], &text[close + 1..]);
-        let alternatives: Vec<String> = if !commas.is_empty() {
-            let mut parts = Vec::new();
+        if !commas.is_empty() {
+            let mut parts = Vec::with_capacity(commas.len() + 1);
             let mut from = open + 1;
             for &comma in &commas {
                 parts.push(text[from..comma].to_owned());
                 from = comma + 1;
             }
             parts.push(text[from..close].to_owned());
-            parts
-        } else if let Some(range) = sequence(inner) {
-            range?
-        } else {
-            start = open + 1;
-            continue;
-        };
-        for alternative in alternatives {
-            expand_braces(&format!("{head}{alternative}{tail}"), out)?;
-            if out.len() > MAX_EXPANSION {
-                return None;
-            }
+            return Some(Some((head, parts, tail)));
         }
-        return Some(());
+        if let Some(range) = sequence(inner) {
+            return Some(Some((head, range?, tail)));
+        }
+        start = open + 1;
     }
-    out.push(text.to_owned());
-    (out.len() <= MAX_EXPANSION).then_some(())
+    Some(None)
 }
 
 /// `a..b` (numbers or single letters): `Some(None)` when too long.

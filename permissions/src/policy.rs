@@ -1494,7 +1494,12 @@ impl<'a> Places<'a> {
         if !matches!(word, Word::Pattern(_)) {
             return denied(&self.resolve(arg, dir, home)).and_then(deny);
         }
-        let words = crate::expand::braces(arg).unwrap_or_else(|| vec![arg.to_owned()]);
+        let Some(words) = crate::expand::braces(arg) else {
+            // Too many words to check one by one: it reaches whatever is below the
+            // directories it starts with (`{.e,a}{n,a}{v,a}{a,}...` is `.env` among 2,048).
+            let below = self.resolve(&literal_dirs(arg), dir, home);
+            return reaches(&below).and_then(deny);
+        };
         for expanded in &words {
             let named = self.resolve(expanded, dir, home);
             if !crate::expand::has_glob(expanded) {

@@ -553,6 +553,25 @@ impl Walker<'_> {
     /// Strips wrappers and brings out hidden commands, then records what runs.
     fn unwrap(&mut self, mut command: Command) {
         loop {
+            // A command name bash expands (`{r,x}m`, `/bin/r?`): braces become words, the
+            // first of them the command; a glob is known only when it runs.
+            if let Some(Word::Pattern(raw)) = command.words.first() {
+                match crate::expand::braces(raw) {
+                    Some(words) if words.iter().all(|w| !crate::expand::has_glob(w)) => {
+                        let rest = command.words.split_off(1);
+                        let words: Vec<Word> = words.into_iter().filter(|w| !w.is_empty()).map(Word::Literal).collect();
+                        if words.is_empty() {
+                            return;
+                        }
+                        command.words = words.into_iter().chain(rest).collect();
+                    }
+                    _ => {
+                        let raw = raw.clone();
+                        return self
+                            .unknown(format!("the command name `{raw}` is a pattern bash expands when it runs"));
+                    }
+                }
+            }
             let Some(name) = command.base_name().map(str::to_owned) else {
                 if let Some(Word::Dynamic(raw)) = command.words.first() {
                     self.unknown(format!("the command name `{raw}` is computed when it runs"));

@@ -353,6 +353,19 @@ const SHELL: &[(&str, &str, Want)] = &[
     ("", "bash ./build.sh", Q),
     ("", "trap - EXIT", Q),
     ("allow:Bash(npm test)", "nocorrect npm test", Q),
+    // A command name bash expands: braces are words (the first runs), a glob is unknown.
+    ("deny:Bash(rm *)", "{r,x}m -rf a", D),
+    ("deny:Bash(rm *)", "{rm,} -rf a", D),
+    ("deny:Bash(rm *)", "r{m,} -rf a", D),
+    ("deny:Bash(rm *)", "sudo {r,x}m a", D),
+    ("deny:Bash(rm *)", "r[m] -rf a", D),
+    ("deny:Bash(rm *)", "/bin/r? -rf a", D),
+    ("deny:Bash(rm *)", "echo {rm,-rf,a}", A),
+    ("", "{l,}s", A),
+    ("allow:Bash(ls *)", "{l,}s", A),
+    // More words than can be checked one by one reach what is below their directory.
+    ("deny:Read(./.env)", "cat {.e,a}{n,a}{v,a}{a,}{a,}{a,}{a,}{a,}{a,}{a,}{a,}", D),
+    ("deny:Read(./.env)", "cat src/{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}", A),
     ("allow:Bash(npm test)", "noglob npm test", A),
 ];
 
@@ -406,6 +419,9 @@ const SHELL_MODES: &[(&str, Mode, &str, Want)] = &[
     ("deny:Bash(rm *)", Mode::BypassPermissions, "trap 'rm x' EXIT", D),
     ("deny:Bash(rm *)", Mode::BypassPermissions, "git -c alias.x='!rm y' x", D),
     ("deny:Read(./.env)", Mode::BypassPermissions, "diff --from-file=.env README.md", D),
+    ("deny:Bash(rm *)", Mode::BypassPermissions, "{r,x}m -rf a", D),
+    ("deny:Bash(rm *)", Mode::BypassPermissions, "/bin/r? -rf a", D),
+    ("deny:Read(./.env)", Mode::BypassPermissions, "cat {.e,a}{n,a}{v,a}{a,}{a,}{a,}{a,}{a,}{a,}{a,}{a,}", D),
     ("deny:Read(./.env)", Mode::BypassPermissions, "X=.env; cat $X", Q),
     // A command that cannot be analysed asks; with ask rules, in every mode.
     ("", Mode::Default, "$CMD x", Q),
@@ -430,6 +446,16 @@ fn commands_nested_deeper_than_the_checker_reads_are_denied() {
         let braces = format!("{}rm x;{}", "{ ".repeat(depth), " };".repeat(depth));
         assert_eq!(decide("allow:Bash", Mode::Default, "shell", &sh(&braces), false), D, "depth {depth}");
     }
+}
+
+#[test]
+fn a_word_of_two_thousand_brace_groups_is_checked_without_a_deep_recursion() {
+    // 9,950 bytes, under the length that is analysed: the expansion's recursion, one level
+    // a group, overflowed the stack and aborted the process.
+    // Its 2^1990 words are too many to check: they reach what is below `.`.
+    let command = format!("cat {}", "{a,b}".repeat(1990));
+    assert_eq!(decide("deny:Read(./.env)", Mode::Default, "shell", &sh(&command), true), D);
+    assert_eq!(decide("", Mode::Default, "shell", &sh(&command), true), A);
 }
 
 #[test]
