@@ -503,7 +503,15 @@ impl Walker<'_> {
         let mut literal = true;
         for piece in pieces {
             match &piece.piece {
-                WordPiece::Text(s) | WordPiece::SingleQuotedText(s) | WordPiece::AnsiCQuotedText(s) => text.push_str(s),
+                WordPiece::Text(s) | WordPiece::SingleQuotedText(s) => text.push_str(s),
+                // `$'\x72m'` is `rm`: the escapes are read as bash reads them.
+                WordPiece::AnsiCQuotedText(s) => match ansi_c(s) {
+                    Some(decoded) => text.push_str(&decoded),
+                    None => {
+                        text.push_str(s);
+                        literal = false;
+                    }
+                },
                 WordPiece::EscapeSequence(s) => text.push_str(s.strip_prefix('\\').unwrap_or(s)),
                 WordPiece::TildePrefix(s) => {
                     // `~` and `~+` (the current directory) are known; `~-` and `~user`
@@ -553,6 +561,10 @@ impl Walker<'_> {
     /// Strips wrappers and brings out hidden commands, then records what runs.
     fn unwrap(&mut self, mut command: Command) {
         loop {
+            // `time -- cmd` leaves the `--` to the command's words.
+            if command.words.len() > 1 && command.words.first().and_then(Word::literal) == Some("--") {
+                command.words.remove(0);
+            }
             // A command name bash expands (`{r,x}m`, `/bin/r?`): braces become words, the
             // first of them the command; a glob is known only when it runs.
             if let Some(Word::Pattern(raw)) = command.words.first() {
@@ -585,7 +597,10 @@ impl Walker<'_> {
                 "nice" => skip_options(args, &["-n", "--adjustment"]),
                 // (`!` negates the status of what it runs, where the parser left it a word.)
                 // (zsh's `nocorrect` is not stripped: Claude Code matches it as written.)
-                "nohup" | "builtin" | "exec" | "coproc" | "noglob" | "!" => Some(0),
+                "builtin" | "coproc" | "noglob" | "!" => Some(0),
+                // `nohup -- cmd`; `exec -a name -cl cmd`.
+                "nohup" => skip_options(args, &[]),
+                "exec" => skip_options(args, &["-a"]),
                 // `busybox rm x` runs its applet `rm`.
                 "busybox" if args.first().and_then(Word::literal).is_some_and(|a| !a.starts_with('-')) => Some(0),
                 // `trap 'cmd' EXIT` runs its text later, as a script.
@@ -675,13 +690,28 @@ impl Walker<'_> {
                     }
                     Some(i)
                 }
-                "bash" | "sh" | "zsh" | "dash" | "ksh" => {
+                "bash" | "sh" | "zsh" | "dash" | "ksh" | "ash" | "mksh" | "yash" | "posh" | "rbash" | "fish"
+                | "tcsh" | "csh" => {
                     if let Some(at) = args.iter().position(|a| {
                         a.literal().is_some_and(|a| {
                             a == "-c" || (a.starts_with('-') && !a.starts_with("--") && a.contains('c'))
                         })
                     }) {
-                        match args.get(at + 1) {
+                        // The script is the first operand after the options (`bash -c -x
+                        // 'cmd'`, `sh -c -- 'cmd'`), past the values of those that take one.
+                        let mut i = at + 1;
+                        while let Some(arg) = args.get(i).and_then(Word::literal) {
+                            match arg {
+                                "--" => {
+                                    i += 1;
+                                    break;
+                                }
+                                "-o" | "+o" | "-O" | "+O" | "--rcfile" | "--init-file" => i += 2,
+                                a if a.starts_with('-') || a.starts_with('+') => i += 1,
+                                _ => break,
+                            }
+                        }
+                        match args.get(i) {
                             Some(Word::Literal(script)) => {
                                 let script = script.clone();
                                 return self.subshell(|walker| walker.script(&script));
@@ -748,6 +778,20 @@ impl Walker<'_> {
                     self.git_config_commands(args);
                     None
                 }
+                // A script from a file is not read (as Claude Code does not); one from
+                // its input or a substitution is text known only when it runs.
+                "source" | "." => match args.first() {
+                    Some(Word::Literal(file))
+                        if !(file == "/dev/stdin" || file.starts_with("/dev/fd/") || file.starts_with("/proc/")) =>
+                    {
+                        None
+                    }
+                    Some(word) => {
+                        let what = word.text().to_owned();
+                        return self.unknown(format!("`{name}` runs a script known only when it runs (`{what}`)"));
+                    }
+                    None => None,
+                },
                 _ => None,
             };
             match rest {
@@ -916,6 +960,74 @@ fn clip(text: &str) -> &str {
 
 /// The index (into `args`) of the first word after the options, where `with_value`
 /// lists the options that take the next word as their value. `None` if only options.
+/// The text of `$'...'` (its inside, as written) with bash's escapes read: `\n`,
+/// `\x72`, `\162`, `\u2603`, `\cA`, ... `None` for an escape that yields no text
+/// (`\x` with no digits, a NUL, which ends the word in bash) or is not a character.
+fn ansi_c(raw: &str) -> Option<String> {
+    let mut out = String::with_capacity(raw.len());
+    let mut chars = raw.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        let Some(e) = chars.next() else {
+            out.push('\\');
+            break;
+        };
+        let digits = |chars: &mut std::iter::Peekable<std::str::Chars<'_>>, radix: u32, max: usize| {
+            let mut value: u32 = 0;
+            let mut n = 0;
+            while n < max
+                && let Some(d) = chars.peek().and_then(|c| c.to_digit(radix))
+            {
+                value = value * radix + d;
+                chars.next();
+                n += 1;
+            }
+            (n > 0).then_some(value)
+        };
+        let decoded = match e {
+            'a' => '\u{7}',
+            'b' => '\u{8}',
+            'e' | 'E' => '\u{1b}',
+            'f' => '\u{c}',
+            'n' => '\n',
+            'r' => '\r',
+            't' => '\t',
+            'v' => '\u{b}',
+            '\\' | '\'' | '"' | '?' => e,
+            '0'..='7' => {
+                // Up to three octal digits, this one the first.
+                let mut value = e.to_digit(8)?;
+                for _ in 0..2 {
+                    match chars.peek().and_then(|c| c.to_digit(8)) {
+                        Some(d) => {
+                            value = value * 8 + d;
+                            chars.next();
+                        }
+                        None => break,
+                    }
+                }
+                char::from_u32(value & 0xff)?
+            }
+            'x' => char::from_u32(digits(&mut chars, 16, 2)?)?,
+            'u' => char::from_u32(digits(&mut chars, 16, 4)?)?,
+            'U' => char::from_u32(digits(&mut chars, 16, 8)?)?,
+            'c' => char::from_u32(chars.next()? as u32 & 0x1f)?,
+            other => {
+                out.push('\\');
+                other
+            }
+        };
+        if decoded == '\0' {
+            return None;
+        }
+        out.push(decoded);
+    }
+    Some(out)
+}
+
 fn skip_options(args: &[Word], with_value: &[&str]) -> Option<usize> {
     let mut i = 0;
     while let Some(word) = args.get(i) {
