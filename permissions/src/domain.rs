@@ -60,10 +60,22 @@ impl DomainPattern {
         Ok(DomainPattern { raw: raw.trim().to_owned(), subdomains, labels })
     }
 
-    /// Whether `host` (as the URL parser gives it) matches.
+    /// Whether `host` (as the URL parser gives it) matches. An IPv6 address that maps
+    /// an IPv4 one (`[::ffff:127.0.0.1]`, which reaches `127.0.0.1`) matches as that
+    /// address too.
     pub fn matches(&self, host: &str) -> bool {
         let host = host.trim_end_matches('.').to_ascii_lowercase();
         let host = host.trim_start_matches('[').trim_end_matches(']');
+        if let Ok(v6) = host.parse::<std::net::Ipv6Addr>()
+            && let Some(v4) = v6.to_ipv4_mapped()
+            && self.matches_name(&v4.to_string())
+        {
+            return true;
+        }
+        self.matches_name(host)
+    }
+
+    fn matches_name(&self, host: &str) -> bool {
         if self.labels.is_empty() && !self.subdomains {
             return true;
         }
@@ -118,5 +130,8 @@ mod tests {
         assert!(m("bücher.de", "xn--bcher-kva.de"));
         assert!(DomainPattern::new("exa*mple.com").is_err() && DomainPattern::new("a..b").is_err());
         assert!(DomainPattern::new("example.com/path").is_err());
+        // The IPv4 address an IPv6 one maps is the address it reaches.
+        assert!(m("127.0.0.1", "[::ffff:7f00:1]") && m("127.0.0.1", "::ffff:127.0.0.1"));
+        assert!(!m("127.0.0.1", "[::1]") && !m("127.0.0.2", "[::ffff:7f00:1]"));
     }
 }

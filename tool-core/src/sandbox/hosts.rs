@@ -121,9 +121,19 @@ impl HostPattern {
                     && got.ends_with(base.as_str())
                     && got[..got.len() - base.len()].ends_with('.')
             }
-            (Hosts::Ip(want), Hosts::Ip(got)) => want == got,
+            // An IPv6 address that maps an IPv4 one (`::ffff:169.254.169.254`) is that
+            // address: it is where the connection goes.
+            (Hosts::Ip(want), Hosts::Ip(got)) => unmapped(*want) == unmapped(*got),
             _ => false,
         }
+    }
+}
+
+/// `ip`, or the IPv4 address it maps.
+fn unmapped(ip: IpAddr) -> IpAddr {
+    match ip {
+        IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(ip, IpAddr::V4),
+        v4 => v4,
     }
 }
 
@@ -254,6 +264,10 @@ mod tests {
         assert!(hit("[::1]", "::1", 80));
         assert!(hit("[::1]:443", "[::1]", 443));
         assert!(!hit("[::1]:443", "[::1]", 80));
+        // Both ways: a mapped IPv6 spelling is the IPv4 address.
+        assert!(hit("169.254.169.254", "[::ffff:169.254.169.254]", 80));
+        assert!(hit("[::ffff:a9fe:a9fe]", "169.254.169.254", 80));
+        assert!(!hit("127.0.0.1", "[::1]", 80));
         // A wildcard over an address names nothing.
         assert_eq!(HostPattern::parse("*.0.0.1", ListKind::Allow), Err(HostPatternError::Wildcard));
     }
