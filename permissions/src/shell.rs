@@ -722,10 +722,48 @@ impl Walker<'_> {
                             None => return self.unknown(format!("`{name} -c` without a script")),
                         }
                     }
-                    // Without a script file it runs what it reads (`... | sh`, `sh <<< text`):
-                    // known only when it runs.
-                    if !args.iter().any(|a| a.literal().is_none_or(|a| !a.starts_with('-'))) {
-                        return self.unknown(format!("`{name}` runs the script it reads from its input"));
+                    // Without a script file it runs what it reads (`... | sh`, `sh <<< text`),
+                    // and so it does with `/dev/stdin` or a substitution (`bash <(...)`) for
+                    // one: known only when it runs. (A script file is not read.)
+                    let mut i = 0;
+                    while let Some(arg) = args.get(i).and_then(Word::literal) {
+                        match arg {
+                            "-o" | "+o" | "-O" | "+O" | "--rcfile" | "--init-file" => i += 2,
+                            a if (a.starts_with('-') || a.starts_with('+')) && a != "--" => i += 1,
+                            "--" => {
+                                i += 1;
+                                break;
+                            }
+                            _ => break,
+                        }
+                    }
+                    match args.get(i) {
+                        None => return self.unknown(format!("`{name}` runs the script it reads from its input")),
+                        Some(Word::Literal(file))
+                            if file == "/dev/stdin" || file.starts_with("/dev/fd/") || file.starts_with("/proc/") =>
+                        {
+                            return self.unknown(format!("`{name} {file}` runs the script it reads from its input"));
+                        }
+                        Some(Word::Dynamic(raw)) => {
+                            return self.unknown(format!("`{name}` runs a script known only when it runs (`{raw}`)"));
+                        }
+                        Some(_) => {}
+                    }
+                    None
+                }
+                // `alias x=rm` makes `x` run `rm` (a script's aliases expand with
+                // `shopt -s expand_aliases`): the value is checked as a command.
+                "alias" => {
+                    for arg in args {
+                        match arg {
+                            Word::Literal(definition) => {
+                                if let Some((_, value)) = definition.split_once('=') {
+                                    let value = value.to_owned();
+                                    self.subshell(|walker| walker.script(&value));
+                                }
+                            }
+                            other => self.unknown(format!("`alias` defines a computed command `{}`", other.text())),
+                        }
                     }
                     None
                 }

@@ -440,6 +440,12 @@ const SHELL_MODES: &[(&str, Mode, &str, Want)] = &[
     ("deny:Bash(rm *)", Mode::BypassPermissions, "tcsh -c 'rm x'", D),
     ("deny:Bash(rm *)", Mode::BypassPermissions, "source <(echo rm x)", D),
     ("deny:Bash(rm *)", Mode::BypassPermissions, ". /dev/stdin <<< 'rm x'", D),
+    ("deny:Bash(rm *)", Mode::BypassPermissions, "bash /dev/stdin <<< 'rm x'", D),
+    ("deny:Bash(rm *)", Mode::BypassPermissions, "bash -o errexit /dev/fd/0 <<< 'rm x'", D),
+    ("deny:Bash(rm *)", Mode::BypassPermissions, "bash <(echo rm x)", D),
+    ("deny:Bash(rm *)", Mode::BypassPermissions, "bash -c 'shopt -s expand_aliases\nalias x=rm\nx y'", D),
+    ("deny:Bash(rm *)", Mode::BypassPermissions, "bash ./build.sh", A),
+    ("deny:Bash(rm *)", Mode::BypassPermissions, "alias ll='ls -l'", A),
     ("deny:Read(./.env)", Mode::BypassPermissions, "cat {.e,a}{n,a}{v,a}{a,}{a,}{a,}{a,}{a,}{a,}{a,}{a,}", D),
     ("deny:Read(./.env)", Mode::BypassPermissions, "X=.env; cat $X", Q),
     // A command that cannot be analysed asks; with ask rules, in every mode.
