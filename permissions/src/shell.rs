@@ -350,6 +350,10 @@ impl Walker<'_> {
             ast::CompoundCommand::CaseClause(c) => {
                 self.word(&c.value.value);
                 for item in &c.cases {
+                    // A pattern is expanded before it is matched (`$(cmd))` runs cmd).
+                    for pattern in &item.patterns {
+                        self.word(&pattern.value);
+                    }
                     if let Some(list) = &item.cmd {
                         self.list(list);
                     }
@@ -378,8 +382,23 @@ impl Walker<'_> {
         for item in simple.prefix.iter().flat_map(|p| &p.0) {
             match item {
                 ast::CommandPrefixOrSuffixItem::AssignmentWord(assignment, raw) => {
-                    if let ast::AssignmentValue::Scalar(value) = &assignment.value {
-                        self.word(&value.value);
+                    match &assignment.value {
+                        ast::AssignmentValue::Scalar(value) => {
+                            self.word(&value.value);
+                        }
+                        // `a=( $(cmd) )`, `a=([$(cmd)]=1)`: each element and key is expanded.
+                        ast::AssignmentValue::Array(items) => {
+                            for (key, value) in items {
+                                if let Some(key) = key {
+                                    self.subscript(&key.value);
+                                }
+                                self.word(&value.value);
+                            }
+                        }
+                    }
+                    // `a[$(cmd)]=1`: the subscript is expanded and evaluated.
+                    if let ast::AssignmentName::ArrayElementName(_, index) = &assignment.name {
+                        self.subscript(index);
                     }
                     let name = assignment.name.to_string();
                     let value = raw.value.split_once('=').map(|(_, v)| v.to_owned()).unwrap_or_default();
@@ -480,7 +499,7 @@ impl Walker<'_> {
         match word::parse(raw, &options()) {
             Ok(pieces) => {
                 let mut text = String::new();
-                let literal = self.pieces(&pieces, &mut text);
+                let literal = self.pieces(raw, &pieces, &mut text);
                 // Unquoted glob or brace characters: bash expands the word.
                 let expands = pieces.iter().any(|piece| match &piece.piece {
                     WordPiece::Text(t) => crate::expand::has_glob(t) || crate::expand::has_braces(t),
@@ -499,7 +518,9 @@ impl Walker<'_> {
         }
     }
 
-    fn pieces(&mut self, pieces: &[word::WordPieceWithSource], text: &mut String) -> bool {
+    /// `pieces` of the word `raw` (their indices are into it) into `text`; whether all
+    /// of it is known before it runs.
+    fn pieces(&mut self, raw: &str, pieces: &[word::WordPieceWithSource], text: &mut String) -> bool {
         let mut literal = true;
         for piece in pieces {
             match &piece.piece {
@@ -523,7 +544,7 @@ impl Walker<'_> {
                     text.push_str(s);
                 }
                 WordPiece::DoubleQuotedSequence(inner) | WordPiece::GettextDoubleQuotedSequence(inner) => {
-                    literal &= self.pieces(inner, text);
+                    literal &= self.pieces(raw, inner, text);
                 }
                 WordPiece::CommandSubstitution(body) | WordPiece::BackquotedCommandSubstitution(body) => {
                     self.subshell(|walker| walker.script(body));
@@ -539,6 +560,12 @@ impl Walker<'_> {
                     literal = false;
                 }
                 WordPiece::ParameterExpansion(expansion) => {
+                    // A substitution in an operand (`${x:-$(cmd)}`, `${x/$(cmd)/y}`) runs
+                    // when the expansion is made: not read here, so not known.
+                    let source = raw.get(piece.start_index..piece.end_index).unwrap_or(raw);
+                    if ["$(", "`", "<(", ">("].iter().any(|s| source.contains(s)) {
+                        self.unknown(format!("the expansion `{}` runs a command substitution", clip(source)));
+                    }
                     // An array subscript is arithmetic (`${a[$i]}`).
                     // (Read through its debug form: the expression type has no display.)
                     let text = format!("{expansion:?}");
@@ -556,6 +583,16 @@ impl Walker<'_> {
             }
         }
         literal
+    }
+
+    /// An array subscript as written: its substitutions are commands, and as
+    /// arithmetic it evaluates the variables it names (`a[$i]`, whose value may be
+    /// `a[$(cmd)]`).
+    fn subscript(&mut self, index: &str) {
+        self.word(index);
+        if arithmetic_runs_code(index) {
+            self.unknown(format!("the array subscript `{}` evaluates variables", clip(index)));
+        }
     }
 
     /// Strips wrappers and brings out hidden commands, then records what runs.

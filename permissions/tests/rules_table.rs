@@ -446,6 +446,17 @@ const SHELL_MODES: &[(&str, Mode, &str, Want)] = &[
     ("deny:Bash(rm *)", Mode::BypassPermissions, "bash -c 'shopt -s expand_aliases\nalias x=rm\nx y'", D),
     ("deny:Bash(rm *)", Mode::BypassPermissions, "bash ./build.sh", A),
     ("deny:Bash(rm *)", Mode::BypassPermissions, "alias ll='ls -l'", A),
+    // Substitutions bash runs while it expands: case patterns, parameter expansions'
+    // operands, array elements and subscripts.
+    ("deny:Bash(rm *)", Mode::BypassPermissions, "case x in $(rm y)) ;; esac", D),
+    ("deny:Bash(rm *)", Mode::BypassPermissions, "echo ${x:-$(rm y)}", D),
+    ("deny:Bash(rm *)", Mode::BypassPermissions, "echo ${x/$(rm y)/z}", D),
+    ("deny:Bash(rm *)", Mode::BypassPermissions, "a=( $(rm y) )", D),
+    ("deny:Bash(rm *)", Mode::BypassPermissions, "a=([$(rm y)]=1)", D),
+    ("deny:Bash(rm *)", Mode::BypassPermissions, "a[$(rm y)]=1", D),
+    ("deny:Bash(rm *)", Mode::BypassPermissions, "case x in y) ;; esac", A),
+    ("deny:Bash(rm *)", Mode::BypassPermissions, "echo ${x:-default}", A),
+    ("deny:Bash(rm *)", Mode::BypassPermissions, "a=(one two)", A),
     ("deny:Read(./.env)", Mode::BypassPermissions, "cat {.e,a}{n,a}{v,a}{a,}{a,}{a,}{a,}{a,}{a,}{a,}{a,}", D),
     ("deny:Read(./.env)", Mode::BypassPermissions, "X=.env; cat $X", Q),
     // A command that cannot be analysed asks; with ask rules, in every mode.
