@@ -602,24 +602,37 @@ impl Walker<'_> {
             if command.words.len() > 1 && command.words.first().and_then(Word::literal) == Some("--") {
                 command.words.remove(0);
             }
-            // A command name bash expands (`{r,x}m`, `/bin/r?`): braces become words, the
-            // first of them the command; a glob is known only when it runs.
-            if let Some(Word::Pattern(raw)) = command.words.first() {
-                match crate::expand::braces(raw) {
-                    Some(words) if words.iter().all(|w| !crate::expand::has_glob(w)) => {
-                        let rest = command.words.split_off(1);
-                        let words: Vec<Word> = words.into_iter().filter(|w| !w.is_empty()).map(Word::Literal).collect();
-                        if words.is_empty() {
-                            return;
-                        }
-                        command.words = words.into_iter().chain(rest).collect();
-                    }
-                    _ => {
-                        let raw = raw.clone();
-                        return self
-                            .unknown(format!("the command name `{raw}` is a pattern bash expands when it runs"));
+            // Braces are words, as bash makes them before anything runs: `git pu{sh,}`
+            // is `git push pu`, and `{r,x}m -rf a` runs `rm` (the first word is the
+            // command). A word with more than can be listed stays as it is (the paths it
+            // names reach what is below its directory); a glob stays a pattern.
+            if command.words.iter().any(|w| matches!(w, Word::Pattern(p) if crate::expand::has_braces(p))) {
+                let mut words = Vec::with_capacity(command.words.len());
+                for word in std::mem::take(&mut command.words) {
+                    let expanded = match &word {
+                        Word::Pattern(p) if crate::expand::has_braces(p) => crate::expand::braces(p),
+                        _ => None,
+                    };
+                    match expanded {
+                        Some(expanded) => words.extend(
+                            expanded
+                                .into_iter()
+                                .filter(|w| !w.is_empty())
+                                .map(|w| if crate::expand::has_glob(&w) { Word::Pattern(w) } else { Word::Literal(w) }),
+                        ),
+                        None => words.push(word),
                     }
                 }
+                if words.is_empty() {
+                    return;
+                }
+                command.words = words;
+            }
+            // A command name that is still a pattern (`/bin/r?`, too many braces) is known
+            // only when it runs.
+            if let Some(Word::Pattern(raw)) = command.words.first() {
+                let raw = raw.clone();
+                return self.unknown(format!("the command name `{raw}` is a pattern bash expands when it runs"));
             }
             let Some(name) = command.base_name().map(str::to_owned) else {
                 if let Some(Word::Dynamic(raw)) = command.words.first() {

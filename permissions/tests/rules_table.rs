@@ -457,6 +457,11 @@ const SHELL_MODES: &[(&str, Mode, &str, Want)] = &[
     ("deny:Bash(rm *)", Mode::BypassPermissions, "case x in y) ;; esac", A),
     ("deny:Bash(rm *)", Mode::BypassPermissions, "echo ${x:-default}", A),
     ("deny:Bash(rm *)", Mode::BypassPermissions, "a=(one two)", A),
+    // Braces in arguments are words too.
+    ("deny:Bash(git push *)", Mode::BypassPermissions, "git pu{sh,} origin", D),
+    ("deny:Bash(git push --force *)", Mode::BypassPermissions, "git push --for{ce,} origin", D),
+    ("deny:Bash(git push --force *)", Mode::BypassPermissions, "git push {--force,} origin", D),
+    ("deny:Bash(git push --force *)", Mode::BypassPermissions, "git push origin {main,dev}", A),
     ("deny:Read(./.env)", Mode::BypassPermissions, "cat {.e,a}{n,a}{v,a}{a,}{a,}{a,}{a,}{a,}{a,}{a,}{a,}", D),
     ("deny:Read(./.env)", Mode::BypassPermissions, "X=.env; cat $X", Q),
     // A command that cannot be analysed asks; with ask rules, in every mode.
