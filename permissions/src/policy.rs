@@ -1468,6 +1468,13 @@ impl<'a> Places<'a> {
                             if let Some(verdict) = self.word_paths(word, arg, dir, home, &denied, &reaches) {
                                 return Some(verdict);
                             }
+                            // `git show HEAD:.env` reads the file as committed: `<rev>:<path>`.
+                            if let Some(path) = git_object_path(part.base_name(), arg) {
+                                let named = Word::Literal(path.to_owned());
+                                if let Some(verdict) = self.word_paths(&named, path, dir, home, &denied, &reaches) {
+                                    return Some(verdict);
+                                }
+                            }
                         }
                         Word::Dynamic(raw) => computed(&mut ask, raw),
                     }
@@ -1533,6 +1540,19 @@ impl<'a> Places<'a> {
         }
         None
     }
+}
+
+/// The path of a `git` object name `<rev>:<path>` (`HEAD:.env`, `main:src/key`, `:.env`
+/// for the index): what `git show` or `git cat-file` prints is that file, as committed.
+/// (Paths in such a name are from the repository's root; the directory the command
+/// runs in is taken for it, as `./` forms are.)
+fn git_object_path<'a>(program: Option<&str>, arg: &'a str) -> Option<&'a str> {
+    if program != Some("git") || arg.contains("://") {
+        return None;
+    }
+    let (_, path) = arg.split_once(':')?;
+    let path = path.strip_prefix("./").unwrap_or(path);
+    (!path.is_empty()).then_some(path)
 }
 
 /// The path an option carries in its own word, which the program opens as it would

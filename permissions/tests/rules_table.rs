@@ -229,6 +229,12 @@ const SHELL: &[(&str, &str, Want)] = &[
     ("deny:Read(./secrets/**)", "cd secrets && ls", D),
     ("deny:Read(./secrets/**)", "git -C secrets log", D),
     ("deny:Read(./secrets/**)", "git diff secrets", D),
+    // A `<rev>:<path>` object name reads that file as committed.
+    ("deny:Read(./.env)", "git show HEAD:.env", D),
+    ("deny:Read(./.env)", "git cat-file -p main:./.env", D),
+    ("deny:Read(./secrets/**)", "git show :secrets/key", D),
+    ("deny:Read(./.env)", "git show HEAD:README.md", A),
+    ("deny:Read(./.env)", "git log HEAD~3..HEAD", A),
     ("deny:Read(./secrets/**)", "grep -r key src", A),
     // Where each part runs: `&&` after `cd`, `;`, subshells, a computed or bare `cd`.
     ("deny:Read(./.env)", "cd sub && cat .env", A),
