@@ -1561,7 +1561,13 @@ fn git_object_path<'a>(program: Option<&str>, arg: &'a str) -> Option<&'a str> {
 /// names a file in the directory, which is harmless to check.
 fn option_path<'a>(program: Option<&str>, arg: &'a str) -> Option<&'a str> {
     if let Some(long) = arg.strip_prefix("--") {
-        return long.split_once('=').map(|(_, value)| value).filter(|value| !value.is_empty());
+        // Looked at only when it may be a path: shaped like one, or the option's name
+        // says so (`--from-file=x`); `--watch=false` and `--color=auto` are not (each
+        // look is a syscall).
+        let (name, value) = long.split_once('=')?;
+        let path_shaped = value.contains(['/', '.', '~']);
+        let path_named = ["file", "from", "dir", "path"].iter().any(|n| name.contains(n));
+        return (!value.is_empty() && (path_shaped || path_named)).then_some(value);
     }
     match program {
         Some("grep" | "egrep" | "fgrep" | "rg" | "ugrep") => arg.strip_prefix("-f").filter(|value| !value.is_empty()),
