@@ -951,6 +951,15 @@ impl RulePolicy {
                     Some(deny @ Verdict::Deny(_)) => return deny,
                     other => path_ask = other,
                 }
+                // A link made by one part (`ln -s . x && cat x/.env`) names paths the
+                // others can read through, which do not exist yet where the rules look.
+                if path_ask.is_none() && parts.len() > 1 && parts.iter().any(makes_link) {
+                    path_ask = Some(Verdict::AskRule(format!(
+                        "`{}` makes a link that its other commands may read through, and some paths are \
+                         denied; allow it?",
+                        first_line(command)
+                    )));
+                }
             }
             // Redirections write files: Edit (and Read) deny and ask rules apply.
             if !list.writes.is_empty() {
@@ -1539,6 +1548,20 @@ impl<'a> Places<'a> {
             }
         }
         None
+    }
+}
+
+/// Whether a command makes a link (`ln`, `link`, `cp -s`/`-l`, `mount --bind`).
+fn makes_link(part: &Command) -> bool {
+    let args = || part.words.iter().skip(1).filter_map(Word::literal);
+    match part.base_name() {
+        Some("ln" | "link") => true,
+        Some("cp") => args().any(|a| {
+            matches!(a, "--symbolic-link" | "--link")
+                || (a.starts_with('-') && !a.starts_with("--") && a.contains(['s', 'l']))
+        }),
+        Some("mount") => args().any(|a| matches!(a, "--bind" | "--rbind" | "-B" | "-R")),
+        _ => false,
     }
 }
 

@@ -229,6 +229,11 @@ const SHELL: &[(&str, &str, Want)] = &[
     ("deny:Read(./secrets/**)", "cd secrets && ls", D),
     ("deny:Read(./secrets/**)", "git -C secrets log", D),
     ("deny:Read(./secrets/**)", "git diff secrets", D),
+    // A link one command makes can be read through by the others.
+    ("deny:Read(./.env)", "ln -s . x && cat x/.env", Q),
+    ("deny:Read(./.env)", "cp -s README.md y; cat y", Q),
+    ("deny:Read(./.env)", "ln -s README.md y", Q),
+    ("", "ln -s . x && cat x/README.md", Q),
     // A `<rev>:<path>` object name reads that file as committed.
     ("deny:Read(./.env)", "git show HEAD:.env", D),
     ("deny:Read(./.env)", "git cat-file -p main:./.env", D),
@@ -463,6 +468,8 @@ const SHELL_MODES: &[(&str, Mode, &str, Want)] = &[
     ("deny:Bash(rm *)", Mode::BypassPermissions, "case x in y) ;; esac", A),
     ("deny:Bash(rm *)", Mode::BypassPermissions, "echo ${x:-default}", A),
     ("deny:Bash(rm *)", Mode::BypassPermissions, "a=(one two)", A),
+    ("deny:Read(./.env)", Mode::BypassPermissions, "ln -s . x && cat x/.env", Q),
+    ("deny:Read(./.env)", Mode::BypassPermissions, "ln -s . x", A),
     // Braces in arguments are words too.
     ("deny:Bash(git push *)", Mode::BypassPermissions, "git pu{sh,} origin", D),
     ("deny:Bash(git push --force *)", Mode::BypassPermissions, "git push --for{ce,} origin", D),
