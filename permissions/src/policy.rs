@@ -1024,6 +1024,7 @@ impl RulePolicy {
             // the working directories (none of them protected).
             if self.mode == Mode::AcceptEdits
                 && part.base_name().is_some_and(|name| crate::protected::ACCEPT_EDITS_COMMANDS.contains(&name))
+                && crate::read_only::runs_the_system_program(part)
                 && !part.exact_only
                 && stays()
                 && !self.part_touches_protected(part, places(), home)

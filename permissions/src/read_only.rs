@@ -109,6 +109,9 @@ const READ_ONLY_GIT: &[&str] = &[
 /// Whether one command, as flattened, only reads.
 pub fn is_read_only(command: &Command) -> bool {
     let Some(name) = command.base_name() else { return false };
+    if !runs_the_system_program(command) {
+        return false;
+    }
     // An unquoted glob could expand to a flag (`-delete`, `-o`, `-i`): commands with
     // write- or exec-capable flags are not read-only with one (Claude Code).
     if matches!(name, "find" | "sort" | "sed" | "git" | "tree" | "xargs" | "env" | "uniq" | "xxd" | "file" | "less")
@@ -122,6 +125,21 @@ pub fn is_read_only(command: &Command) -> bool {
         other if !READ_BY_ARGS.contains(&other) => listed(READ_ONLY_COMMANDS, other) && !command.more_args,
         _ => is_read_only_by_args(command, name, listed),
     }
+}
+
+/// Whether the command runs the system's program of its name, as the lists that judge
+/// by name assume: not `./ls` or `bin/cat` (whatever file has that name), and with no
+/// variable set but the known-safe ones (`PATH=. ls`, `LD_PRELOAD=x.so cat`,
+/// `GIT_EXTERNAL_DIFF=x git diff` make it run other code).
+pub(crate) fn runs_the_system_program(command: &Command) -> bool {
+    let from_path = command.name().is_none_or(|written| !written.contains('/') || in_system_dir(written));
+    from_path && command.env.iter().all(|(var, _)| crate::policy::SAFE_ENV_VARS.contains(&var.as_str()))
+}
+
+/// Whether a program path is in a directory of the system's own programs.
+fn in_system_dir(path: &str) -> bool {
+    let dir = path.rsplit_once('/').map_or("", |(dir, _)| dir);
+    matches!(dir, "/bin" | "/usr/bin" | "/usr/local/bin" | "/sbin" | "/usr/sbin" | "/usr/local/sbin")
 }
 
 /// The listed commands (and `command`, `git`) whose arguments decide whether they
@@ -171,6 +189,8 @@ fn is_read_only_by_args(command: &Command, name: &str, listed: impl Fn(&[&str], 
         }
         "env" | "printenv" => command.words.len() == 1 || name == "printenv",
         "command" => args.first().is_some_and(|a| *a == "-v" || *a == "-V"),
+        // `-p`/`--paginate` runs the pager even without a terminal.
+        "git" if args.iter().take_while(|a| a.starts_with('-')).any(|a| matches!(*a, "-p" | "--paginate")) => false,
         "git" => {
             let sub = git_subcommand(&args);
             match sub {
@@ -311,6 +331,13 @@ mod tests {
             "file -C -m magic",
             "file -zm magic x",
             "less -o log in",
+            "./ls",
+            "bin/cat x",
+            "PATH=. ls",
+            "LD_PRELOAD=./x.so cat README",
+            "GIT_EXTERNAL_DIFF=./x git diff",
+            "git -p log",
+            "git --paginate log",
             "less -Olog in",
             "less --log-file=log in",
             "less +!sh in",
@@ -360,6 +387,10 @@ mod tests {
             "git reflog",
             "git reflog show main",
             "git reflog -n 5",
+            "/bin/ls -la",
+            "/usr/bin/git status",
+            "LANG=C ls",
+            "NO_COLOR=1 git log",
         ] {
             assert!(read(command), "{command} was not read-only");
         }

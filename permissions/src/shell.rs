@@ -414,8 +414,26 @@ impl Walker<'_> {
         for item in simple.suffix.iter().flat_map(|s| &s.0) {
             self.item(item, &mut command);
         }
+        // A prompt string is expanded when bash shows it (`PS4='$(cmd)' bash -x`), and
+        // PROMPT_COMMAND runs: their text is a command substitution or a command.
+        for (name, value) in &command.env {
+            if matches!(name.as_str(), "PS1" | "PS2" | "PS3" | "PS4" | "PROMPT_COMMAND")
+                && (name == "PROMPT_COMMAND" || value.contains("$(") || value.contains('`'))
+            {
+                self.unknown(format!("`{name}` runs `{}` when bash expands it", clip(value)));
+            }
+        }
         if command.words.is_empty() {
-            // Only assignments (`A=1`) or redirections: nothing runs.
+            // Only assignments (`A=1`) or redirections: nothing runs now, but a variable
+            // other than the known-safe ones changes what later commands run (`PATH=.;
+            // ls`): it is a part that needs a rule.
+            if let Some((name, value)) =
+                command.env.iter().find(|(name, _)| !crate::policy::SAFE_ENV_VARS.contains(&name.as_str()))
+            {
+                let assignment =
+                    Command { words: vec![Word::Literal(format!("{name}={value}"))], ..Command::default() };
+                self.record(assignment);
+            }
             return;
         }
         self.unwrap(command);

@@ -381,6 +381,21 @@ const SHELL: &[(&str, &str, Want)] = &[
     ("deny:Read(./.env)", "cat {.e,a}{n,a}{v,a}{a,}{a,}{a,}{a,}{a,}{a,}{a,}{a,}", D),
     ("deny:Read(./.env)", "cat src/{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}{a,b}", A),
     ("allow:Bash(npm test)", "noglob npm test", A),
+    // A read-only command runs without a rule only as the system's program, with no
+    // variable set but the known-safe ones (a variable can make it run other code).
+    ("", "./ls", Q),
+    ("", "cd bin; ./cat x", Q),
+    ("", "/bin/ls -la", A),
+    ("", "PATH=. ls", Q),
+    ("", "PATH=.; ls", Q),
+    ("", "LD_PRELOAD=./x.so cat README.md", Q),
+    ("", "GIT_EXTERNAL_DIFF=./x git diff", Q),
+    ("", "GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.fsmonitor GIT_CONFIG_VALUE_0=./x git status", Q),
+    ("", "git -p log", Q),
+    ("", "LANG=C ls", A),
+    ("", "NO_COLOR=1 git log", A),
+    ("", "PS4='$(touch y)' bash -x -c ls", Q),
+    ("deny:Bash(rm *)", "PS4='$(rm y)' bash -x -c ls", D),
 ];
 
 /// `(rules, mode, command, expected)`: modes against shell rules.
@@ -401,6 +416,11 @@ const SHELL_MODES: &[(&str, Mode, &str, Want)] = &[
     ("", Mode::AcceptEdits, "mkdir build && touch build/x", A),
     ("", Mode::AcceptEdits, "rm -rf build", A),
     ("", Mode::AcceptEdits, "LANG=C timeout 5 cp a b", A),
+    // Not the system's program: a file of that name, or one a variable redirects.
+    ("", Mode::AcceptEdits, "./rm x", Q),
+    ("", Mode::AcceptEdits, "PATH=. rm x", Q),
+    ("", Mode::AcceptEdits, "LD_PRELOAD=./x.so touch y", Q),
+    ("", Mode::AcceptEdits, "/bin/rm x", A),
     ("", Mode::AcceptEdits, "sed -i s/a/b/ src/x", A),
     ("", Mode::AcceptEdits, "rm -rf /tmp/x", Q),
     ("", Mode::AcceptEdits, "mv a ../outside", Q),
