@@ -43,6 +43,7 @@ pub mod protected;
 mod read_only;
 pub mod rule;
 pub mod sandbox;
+pub mod sed;
 pub mod settings;
 pub mod shell;
 pub mod trust;

@@ -1025,6 +1025,8 @@ impl RulePolicy {
             if self.mode == Mode::AcceptEdits
                 && part.base_name().is_some_and(|name| crate::protected::ACCEPT_EDITS_COMMANDS.contains(&name))
                 && crate::read_only::runs_the_system_program(part)
+                // sed's `e`, `w` and `r` run commands and touch other files.
+                && (part.base_name() != Some("sed") || crate::sed::only_edits(part))
                 && !part.exact_only
                 && stays()
                 && !self.part_touches_protected(part, places(), home)
@@ -1181,25 +1183,32 @@ impl RulePolicy {
             return dirs.all(|dir| dir.is_some_and(|d| d.inside(cwd, &self.additional_dirs)));
         }
         let subcommand = name.is_some_and(has_subcommands);
+        // sed's scripts are not paths (`/^#/d` is an address).
+        let scripts: Vec<usize> = match name {
+            Some("sed") => crate::sed::scripts(part).unwrap_or_default().into_iter().map(|(i, _)| i).collect(),
+            _ => Vec::new(),
+        };
         dirs.all(|dir| {
             let Some(dir) = dir else { return false };
             if !dir.inside(cwd, &self.additional_dirs) {
                 return false;
             }
-            part.words.iter().skip(1).enumerate().all(|(k, word)| match word {
-                // `--file=/etc/x` opens its value like an operand.
-                Word::Literal(arg) if arg.starts_with('-') => option_path(name, arg)
-                    .is_none_or(|value| places.resolve(value, dir, home).inside(cwd, &self.additional_dirs)),
-                Word::Literal(_) if k == 0 && subcommand => true,
-                Word::Literal(arg) => places.resolve(arg, dir, home).inside(cwd, &self.additional_dirs),
-                // A pattern stays inside when its literal directories do and it does not
-                // climb out (`*/../..`); what it matches is below them.
-                Word::Pattern(arg) => {
-                    !arg.split('/').any(|c| c == "..")
-                        && places.resolve(&literal_dirs(arg), dir, home).inside(cwd, &self.additional_dirs)
-                }
-                Word::Dynamic(_) => false,
-            })
+            part.words.iter().enumerate().skip(1).filter(|(i, _)| !scripts.contains(i)).map(|(i, w)| (i - 1, w)).all(
+                |(k, word)| match word {
+                    // `--file=/etc/x` opens its value like an operand.
+                    Word::Literal(arg) if arg.starts_with('-') => option_path(name, arg)
+                        .is_none_or(|value| places.resolve(value, dir, home).inside(cwd, &self.additional_dirs)),
+                    Word::Literal(_) if k == 0 && subcommand => true,
+                    Word::Literal(arg) => places.resolve(arg, dir, home).inside(cwd, &self.additional_dirs),
+                    // A pattern stays inside when its literal directories do and it does not
+                    // climb out (`*/../..`); what it matches is below them.
+                    Word::Pattern(arg) => {
+                        !arg.split('/').any(|c| c == "..")
+                            && places.resolve(&literal_dirs(arg), dir, home).inside(cwd, &self.additional_dirs)
+                    }
+                    Word::Dynamic(_) => false,
+                },
+            )
         })
     }
 
@@ -1595,6 +1604,8 @@ fn option_path<'a>(program: Option<&str>, arg: &'a str) -> Option<&'a str> {
     }
     match program {
         Some("grep" | "egrep" | "fgrep" | "rg" | "ugrep") => arg.strip_prefix("-f").filter(|value| !value.is_empty()),
+        // `cp -t/tmp a`: the directory written to.
+        Some("cp" | "mv" | "ln" | "install") => arg.strip_prefix("-t").filter(|value| !value.is_empty()),
         _ => None,
     }
 }
