@@ -66,6 +66,10 @@ pub struct HookCommand {
     /// Seconds.
     #[serde(default)]
     pub timeout: Option<u64>,
+    /// Claude Code's `if`: one permission rule (`Bash(git *)`, `Edit(*.ts)`); the hook
+    /// runs only for the calls it matches.
+    #[serde(default, rename = "if")]
+    pub condition: Option<String>,
 }
 
 /// The `hooks` key of a settings file: event name to groups.
@@ -109,6 +113,8 @@ impl Matcher {
 struct CommandHook {
     event: &'static str,
     matcher: Matcher,
+    /// The `if` rule, as a policy that denies what it matches.
+    condition: Option<Arc<crate::RulePolicy>>,
     command: String,
     timeout: Duration,
     fail_closed: bool,
@@ -127,6 +133,29 @@ enum Ran {
 }
 
 impl CommandHook {
+    /// Whether the hook's `if` rule (if any) matches the call.
+    fn condition_holds(&self, call: &HookCall<'_>) -> bool {
+        let Some(condition) = &self.condition else { return true };
+        let undeclared = toolwright_core::access::Accesses::undeclared();
+        let extensions = toolwright_core::Extensions::new();
+        let request = PermissionRequest {
+            tool: call.tool,
+            rule_name: call.rule_name,
+            access: call.access.unwrap_or(&undeclared),
+            invoked_name: call.tool,
+            call_id: call.call_id,
+            input: call.input,
+            flags: toolwright_core::Flags::NONE,
+            cwd: call.cwd,
+            own_summary: None,
+            extensions: &extensions,
+        };
+        matches!(
+            toolwright_core::permission::PermissionPolicy::check(condition.as_ref(), &request),
+            toolwright_core::permission::PermissionDecision::Deny(_)
+        )
+    }
+
     fn payload(&self, call: &HookCall<'_>, response: Option<&ToolOutput>) -> Value {
         let mut input: Value = serde_json::from_str(call.input).unwrap_or(Value::Null);
         if let Some(path) = input.get("path").and_then(Value::as_str) {
@@ -296,6 +325,9 @@ impl PreToolHook for CommandHook {
 
     fn before<'a>(&'a self, call: &'a HookCall<'a>) -> BoxFuture<'a, Result<PreToolOutcome, String>> {
         Box::pin(async move {
+            if !self.condition_holds(call) {
+                return Ok(PreToolOutcome::default());
+            }
             let value = match self.run(&self.payload(call, None), call.cwd).await {
                 Ran::Ok(value) => value,
                 Ran::Blocked(reason) => return Ok(PreToolOutcome { deny: Some(reason), ..PreToolOutcome::default() }),
@@ -358,7 +390,7 @@ impl PostToolHook for CommandHook {
         Box::pin(async move {
             // PostToolUse hooks see results that are not errors; PostToolUseFailure
             // hooks the errors.
-            if output.is_error != (self.event == "PostToolUseFailure") {
+            if output.is_error != (self.event == "PostToolUseFailure") || !self.condition_holds(call) {
                 return Ok(PostToolOutcome::default());
             }
             let value = match self.run(&self.payload(call, Some(output)), call.cwd).await {
@@ -428,9 +460,23 @@ impl CommandHooks {
                         continue;
                     }
                     let timeout = hook.timeout.map_or(DEFAULT_HOOK_TIMEOUT, Duration::from_secs);
+                    // The condition is one rule: a call it matches is one a deny rule of it
+                    // would deny (a shell command when any of its parts matches).
+                    let condition = match &hook.condition {
+                        None => None,
+                        Some(rule) => {
+                            let mut policy = crate::RulePolicy::new();
+                            if let Err(e) = policy.add(rule, crate::Effect::Deny, crate::Source::Session) {
+                                out.warnings.push(format!("{event} hook `{}` is left out: its `if` {e}", hook.command));
+                                continue;
+                            }
+                            Some(Arc::new(policy))
+                        }
+                    };
                     out.hooks.push(CommandHook {
                         event,
                         matcher: matcher.clone(),
+                        condition,
                         command: hook.command.clone(),
                         timeout,
                         fail_closed: false,
@@ -441,12 +487,12 @@ impl CommandHooks {
         out
     }
 
-    /// Appends `other`'s hooks, naming `file` in its warnings.
     /// A warning for [`warnings`](Self::warnings) (a file whose hooks are left out).
     pub(crate) fn warn(&mut self, warning: String) {
         self.warnings.push(warning);
     }
 
+    /// Appends `other`'s hooks, naming `file` in its warnings.
     pub(crate) fn extend(&mut self, other: CommandHooks, file: &Path) {
         self.hooks.extend(other.hooks);
         self.warnings.extend(other.warnings.into_iter().map(|w| format!("{}: {w}", file.display())));
@@ -507,8 +553,10 @@ impl<A: Approver> Approver for HookApprover<A> {
         Box::pin(async move {
             let call = HookCall::new(request.tool, request.rule_name, request.call_id, request.input, request.cwd)
                 .with_session(request.extensions.get::<toolwright_core::SessionInfo>())
-                .with_permission_mode(self.mode);
-            for hook in self.hooks.iter().filter(|h| h.matcher.matches(request.tool, request.rule_name)) {
+                .with_permission_mode(self.mode)
+                .with_access(request.access);
+            let matching = self.hooks.iter().filter(|h| h.matcher.matches(request.tool, request.rule_name));
+            for hook in matching.filter(|h| h.condition_holds(&call)) {
                 match hook.run(&hook.payload(&call, None), request.cwd).await {
                     Ran::Ok(Some(value)) => {
                         let decision = specific(&value).get("decision").unwrap_or(&Value::Null);

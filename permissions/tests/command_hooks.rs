@@ -130,6 +130,41 @@ async fn a_workspaces_own_hooks_run_only_once_it_is_trusted() {
 }
 
 #[tokio::test]
+async fn an_if_rule_narrows_a_hook_to_the_calls_it_matches() {
+    // Claude Code's example: the matcher picks Bash, `if` picks its `rm` commands; the
+    // hook is not even started for the others (it leaves a mark when it is).
+    let s = Setup::new();
+    let hook = s.script("block-rm.sh", "#!/bin/sh\ncat > /dev/null\ntouch ran.mark\necho 'no rm' >&2\nexit 2\n");
+    let hooks = s.hooks(json!({ "PreToolUse": [ { "matcher": "Bash", "hooks": [
+        { "type": "command", "if": "Bash(rm *)", "command": hook }
+    ] } ] }));
+    let (result, _) = s.run(&hooks, RulePolicy::new().allow("Bash"), "echo fine").await;
+    assert_eq!(result.output.text_content(), "fine");
+    assert!(!path_of(&s, "ran.mark").exists(), "the hook was started for `echo`");
+    fs::write(path_of(&s, "victim"), "x").unwrap();
+    let (result, _) = s.run(&hooks, RulePolicy::new().allow("Bash"), "echo a && rm -f victim").await;
+    assert_eq!(result.error, Some(ErrorKind::HookDenied), "{}", result.output.text_content());
+    assert!(path_of(&s, "victim").exists() && path_of(&s, "ran.mark").exists());
+    // A file tool's path pattern.
+    let edit_hook = s.script("ts-only.sh", "#!/bin/sh\ncat > /dev/null\necho 'not TypeScript' >&2\nexit 2\n");
+    let hooks = s.hooks(json!({ "PreToolUse": [ { "matcher": "Write", "hooks": [
+        { "type": "command", "if": "Edit(*.ts)", "command": edit_hook }
+    ] } ] }));
+    let write = |path: &str| json!({ "path": path, "content": "x" });
+    let (result, _) = s.call(&hooks, RulePolicy::new().allow("Edit"), "write_file", write("a.ts")).await;
+    assert_eq!(result.error, Some(ErrorKind::HookDenied), "{}", result.output.text_content());
+    let (result, _) = s.call(&hooks, RulePolicy::new().allow("Edit"), "write_file", write("a.rs")).await;
+    assert!(result.error.is_none(), "{}", result.output.text_content());
+    // A rule that does not parse leaves the hook out, with a warning.
+    let file = s.root.join(".claude/settings.json");
+    let bad = json!({ "hooks": { "PreToolUse": [ { "matcher": "Bash", "hooks": [
+        { "type": "command", "if": "Bash(rm *", "command": "exit 2" } ] } ] } });
+    fs::write(&file, bad.to_string()).unwrap();
+    let hooks = settings::hooks_from_files(&[(Source::Project, file)], settings::Trust::Trusted).unwrap();
+    assert!(hooks.warnings()[0].contains("is left out: its `if`"), "{:?}", hooks.warnings());
+}
+
+#[tokio::test]
 async fn exit_2_blocks_with_stderr_as_the_reason() {
     let s = Setup::new();
     let hook = s.script("block.sh", "#!/bin/sh\ncat > /dev/null\necho 'no rm here, use trash' >&2\nexit 2\n");

@@ -25,12 +25,15 @@ pub struct HookCall<'a> {
     pub session: Option<&'a crate::context::SessionInfo>,
     /// The permission mode, as the policy names it (`acceptEdits`).
     pub permission_mode: Option<&'a str>,
+    /// What the call touches, as its tool states it (hooks with a condition on the
+    /// call, Claude Code's `if`, match on it as permission rules do).
+    pub access: Option<&'a crate::access::Accesses>,
 }
 
 impl<'a> HookCall<'a> {
     /// A call as hooks see it, without a session or a permission mode.
     pub fn new(tool: &'a str, rule_name: Option<&'a str>, call_id: &'a str, input: &'a str, cwd: &'a Path) -> Self {
-        HookCall { tool, rule_name, call_id, input, cwd, session: None, permission_mode: None }
+        HookCall { tool, rule_name, call_id, input, cwd, session: None, permission_mode: None, access: None }
     }
 
     /// With the session the call belongs to.
@@ -42,6 +45,12 @@ impl<'a> HookCall<'a> {
     /// With the permission mode, as the policy names it.
     pub fn with_permission_mode(mut self, mode: Option<&'a str>) -> Self {
         self.permission_mode = mode;
+        self
+    }
+
+    /// With what the call touches.
+    pub fn with_access(mut self, access: &'a crate::access::Accesses) -> Self {
+        self.access = Some(access);
         self
     }
 }

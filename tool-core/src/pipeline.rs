@@ -369,7 +369,7 @@ impl Executor {
             self.pre_hooks.iter().filter(|h| h.matches_call(name, spec.rule_name.as_deref())).collect();
         let mut hook_permission = None;
         if !hooks.is_empty() {
-            let hook_call = self.hook_call(name, spec, call_id, &input, &cx);
+            let hook_call = self.hook_call(name, spec, call_id, &input, &access, &cx);
             let runs = hooks.iter().map(|hook| guarded(&cx, hook.before(&hook_call), None, self.grace, true));
             let outcomes = join_all(runs).await;
             let mut merged: Vec<(&str, PreToolOutcome)> = Vec::new();
@@ -437,7 +437,7 @@ impl Executor {
             // Without post-tool hooks there is nothing to show the output to.
             Ok(Ok(output)) if self.post_hooks.is_empty() => return Ok(output),
             Ok(Ok(output)) => {
-                let hook_call = self.hook_call(name, spec, call_id, &input, &cx);
+                let hook_call = self.hook_call(name, spec, call_id, &input, &access, &cx);
                 return self.post_hooks(&cx, &hook_call, output, progress).await;
             }
             Err(Stopped::TimedOut) => {
@@ -455,7 +455,7 @@ impl Executor {
         if self.post_hooks.is_empty() {
             return Err(failure);
         }
-        let hook_call = self.hook_call(name, spec, call_id, &input, &cx);
+        let hook_call = self.hook_call(name, spec, call_id, &input, &access, &cx);
         let seen = self.post_hooks(&cx, &hook_call, ToolOutput::error(failure.message), progress).await?;
         Err(Failure::new(failure.kind, seen.text_content()))
     }
@@ -467,11 +467,13 @@ impl Executor {
         spec: &'c crate::spec::ToolSpec,
         call_id: &'c str,
         input: &'c str,
+        access: &'c Accesses,
         cx: &'c ToolContext,
     ) -> HookCall<'c> {
         HookCall::new(tool, spec.rule_name.as_deref(), call_id, input, cx.cwd())
             .with_session(cx.extension::<crate::context::SessionInfo>())
             .with_permission_mode(self.policy.mode_name())
+            .with_access(access)
     }
 
     /// Runs the matching post-tool hooks in order over `output`: each may replace it
