@@ -9,7 +9,7 @@ use std::time::SystemTime;
 use toolwright_core::{Extensions, ToolContext, ToolError};
 
 /// The extensions the built-in tools need, for every turn of one session: a
-/// [`FileStates`] cache and the [`BackgroundShells`] table. Keep the `Extensions`
+/// [`FileStates`] cache and the [`BackgroundShells`](crate::tools::shell::BackgroundShells) table. Keep the `Extensions`
 /// (or the `TurnContext` built with it) for the whole session; clones share state.
 ///
 /// ```
