@@ -1006,6 +1006,18 @@ impl RulePolicy {
         let mut open: SmallVec<[&Command; 4]> = SmallVec::new();
         let mut open_writes: SmallVec<[&str; 2]> = SmallVec::new();
         let mut all_read_only = true;
+        // Whether an exact allow rule names a part whole (`Bash(watch -n 1 make)`,
+        // `Bash(find . -delete)`): it then allows what runs within it too (Claude Code).
+        let exactly_allowed = |at: usize| -> bool {
+            let Some(text) = parts.get(at).and_then(strict_form) else { return false };
+            let starting = [index.starting_with(first_token(&text))];
+            let mut found = Candidates::new();
+            index.candidates(Effect::Allow, &starting, false, &mut found);
+            found.iter().filter(|&&(i, _)| applies(&set.rules[i])).any(|&(i, _)| {
+                matches!(set.rules[i].specifier.as_ref().map(command_pattern),
+                    Some(Some(pattern)) if pattern.is_exact() && pattern.matches(&text))
+            })
+        };
         for part in parts.iter().filter(|part| !part.stripped) {
             // `cd` changes no file (the shell tool keeps the directory inside the
             // workspace), but it is not read-only for scheduling: later calls depend
@@ -1046,7 +1058,7 @@ impl RulePolicy {
                     Some(None) => false,
                 }
             });
-            if !allowed {
+            if !allowed && !part.within.is_some_and(exactly_allowed) {
                 open.push(part);
             }
         }

@@ -74,6 +74,10 @@ pub struct Command {
     /// A wrapper allow rules look past (bare `xargs`): deny and ask rules match it,
     /// and it needs no allow of its own; the command it runs does.
     pub stripped: bool,
+    /// The part (in [`Analysis::commands`]) it runs within: an exec wrapper's command
+    /// (`make` in `watch -n 1 make`), or what `find -exec`/`-delete` runs. An exact rule
+    /// naming that whole part allows it too (Claude Code).
+    pub within: Option<usize>,
 }
 
 /// A directory a `cd` changes to.
@@ -131,7 +135,7 @@ pub fn analyze(command: &str) -> Analysis {
         analysis.unknowns.push(format!("the command is longer than {MAX_COMMAND_LEN} characters"));
         return analysis;
     }
-    Walker { out: &mut analysis, depth: 0, here: vec![None], source: String::new() }.script(command);
+    Walker { out: &mut analysis, depth: 0, here: vec![None], source: String::new(), within: None }.script(command);
     analysis
 }
 
@@ -182,6 +186,8 @@ struct Walker<'a> {
     here: Vec<Option<usize>>,
     /// The text of the script being walked (the parser's locations index into it).
     source: String,
+    /// The exec wrapper whose command is being walked (see [`Command::within`]).
+    within: Option<usize>,
 }
 
 impl Walker<'_> {
@@ -192,6 +198,7 @@ impl Walker<'_> {
     /// Records a command that runs; a `cd` moves the shell for what follows.
     fn record(&mut self, mut command: Command) {
         command.dirs = self.here.clone();
+        command.within = command.within.or(self.within);
         command.read_only = is_read_only(&command);
         if let Some(name @ ("cd" | "pushd" | "popd")) = command.base_name() {
             // `cd -L dir`, `cd -- dir`: the last word names the directory.
@@ -614,7 +621,14 @@ impl Walker<'_> {
     }
 
     /// Strips wrappers and brings out hidden commands, then records what runs.
-    fn unwrap(&mut self, mut command: Command) {
+    fn unwrap(&mut self, command: Command) {
+        // What an exec wrapper runs is within it only while the wrapper is walked.
+        let outer = self.within;
+        self.unwrap_command(command);
+        self.within = outer;
+    }
+
+    fn unwrap_command(&mut self, mut command: Command) {
         loop {
             // `time -- cmd` leaves the `--` to the command's words.
             if command.words.len() > 1 && command.words.first().and_then(Word::literal) == Some("--") {
@@ -692,7 +706,9 @@ impl Walker<'_> {
                 | "unbuffer" | "rlwrap" | "catchsegv" | "xvfb-run" | "dbus-run-session" | "fakeroot"
                 | "proot" | "parallel") => {
                     let inner = exec_wrapper_command(wrapper, args);
+                    let wrapper_at = self.out.commands.len();
                     self.record(Command { exact_only: true, ..command.clone() });
+                    self.within = Some(wrapper_at);
                     match inner {
                         Some(at) if at < args.len() => {
                             command =
@@ -877,7 +893,13 @@ impl Walker<'_> {
                     continue;
                 }
                 "find" => {
+                    // What `-exec` and `-delete` run is within the find, recorded next.
+                    let before = self.out.commands.len();
                     self.find_actions(&command);
+                    let find_at = self.out.commands.len();
+                    for action in &mut self.out.commands[before..] {
+                        action.within.get_or_insert(find_at);
+                    }
                     None
                 }
                 "git" => {

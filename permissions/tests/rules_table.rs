@@ -159,6 +159,14 @@ const SHELL: &[(&str, &str, Want)] = &[
     ("allow:Bash(watch *)", "watch make", Q),
     ("allow:Bash(setsid *)|allow:Bash(make)", "setsid make", Q),
     ("allow:Bash(watch -n 1 make)|allow:Bash(make)", "watch -n 1 make", A),
+    // An exact rule naming the whole command allows what it runs too (Claude Code), a
+    // prefix rule does not; a deny of what it runs still holds.
+    ("allow:Bash(watch -n 1 make)", "watch -n 1 make", A),
+    ("allow:Bash(find . -delete)", "find . -delete", A),
+    ("allow:Bash(find . -name x -exec cat {} +)", "find . -name x -exec cat {} +", A),
+    ("allow:Bash(find *)", "find . -delete", Q),
+    ("allow:Bash(find . -delete)", "find . -delete; rm x", Q),
+    ("allow:Bash(watch -n 1 rm x)|deny:Bash(rm *)", "watch -n 1 rm x", D),
     ("allow:Bash(echo *)", "echo a && echo b", A),
     // git -C and global options, reordered flags, paths to binaries.
     ("deny:Bash(git push *)", "git -C /elsewhere push origin", D),
