@@ -27,6 +27,7 @@ use toolwright_core::permission::Approver;
 #[derive(Debug)]
 pub struct WorkspaceSettings {
     cwd: PathBuf,
+    trust: Trust,
     policy: RulePolicy,
     hooks: CommandHooks,
 }
@@ -58,12 +59,18 @@ impl WorkspaceSettings {
         let files = settings::locations(cwd, home);
         let policy = settings::policy_from_files_with(cwd, &files, trust)?;
         let hooks = settings::hooks_from_files(&files, trust)?;
-        Ok(WorkspaceSettings { cwd: cwd.to_path_buf(), policy, hooks })
+        Ok(WorkspaceSettings { cwd: cwd.to_path_buf(), trust, policy, hooks })
     }
 
     /// The workspace's directory.
     pub fn cwd(&self) -> &Path {
         &self.cwd
+    }
+
+    /// Whether the workspace's own files were read as trusted (what else they bring,
+    /// such as a `.mcp.json`, should follow it).
+    pub fn trust(&self) -> Trust {
+        self.trust
     }
 
     /// What the files had to say that was not an error (unknown keys, rules that

@@ -83,6 +83,7 @@ pub fn run(args: AgentArgs) -> Result<(), String> {
     };
     // The workspace's rules and hooks, as for `serve` and `call`.
     let settings = args.trust.load(&workspace)?;
+    let trusted = settings.trust().is_trusted();
     let trace = Trace::new(Mode::pick(args.json));
     for warning in settings.warnings() {
         trace.note(&format!("warning: {warning}"));
@@ -99,7 +100,6 @@ pub fn run(args: AgentArgs) -> Result<(), String> {
     let outcome = block_on(async {
         // The workspace's MCP servers, mounted before the tools are listed.
         #[cfg(feature = "mcp")]
-        let trusted = args.trust.trusted(&workspace);
         let _mounts = args.mcp.mount(&workspace, trusted, &registry, |w| trace.note(&format!("warning: {w}"))).await?;
         let (mut turn, printer) = traced_turn_with_transcript(&workspace, &trace);
         let mut observer = Traced::new(&trace, api);

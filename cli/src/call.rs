@@ -70,6 +70,7 @@ pub fn run(args: CallArgs) -> Result<bool, String> {
     let cwd = super::turn::workspace_dir(args.cwd.as_deref())?;
     // The workspace's rules and hooks, as for `serve`.
     let workspace = args.trust.load(&cwd)?;
+    let trusted = workspace.trust().is_trusted();
     for warning in workspace.warnings() {
         eprintln!("toolwright: warning: {warning}");
     }
@@ -82,7 +83,6 @@ pub fn run(args: CallArgs) -> Result<bool, String> {
     let result = block_on(async {
         // The workspace's MCP servers, mounted before the call (it may be theirs).
         #[cfg(feature = "mcp")]
-        let trusted = args.trust.trusted(&cwd);
         let warn = |w: &str| eprintln!("toolwright: warning: {w}");
         let _mounts = args.mcp.mount(&cwd, trusted, executor.registry(), warn).await?;
         let (turn, printer) = traced_turn(&cwd, &trace);

@@ -115,6 +115,7 @@ mod serve {
             .map_err(|e| format!("--max-depth: {e}"))?;
         let cwd = crate::turn::workspace_dir(args.cwd.as_deref())?;
         let workspace = args.trust.load(&cwd)?;
+        let trusted = workspace.trust().is_trusted();
         for warning in workspace.warnings() {
             eprintln!("toolwright: warning: {warning}");
         }
@@ -127,7 +128,7 @@ mod serve {
             // Mounting runs in the background: a slow or silent server never delays
             // serving; its tools appear when ready (clients get list_changed).
             let warn = |w: &str| eprintln!("toolwright: warning: {w}");
-            let mounting = match args.mcp.config(&cwd, args.trust.trusted(&cwd), warn)? {
+            let mounting = match args.mcp.config(&cwd, trusted, warn)? {
                 Some(config) => {
                     let registry = Arc::clone(&registry);
                     Some(tokio::spawn(async move {

@@ -151,10 +151,6 @@ pub struct TrustArgs {
 
 impl TrustArgs {
     /// Whether the workspace in `cwd` is trusted: by the flag, or by Claude Code's record.
-    pub fn trusted(&self, cwd: &std::path::Path) -> bool {
-        self.trust(cwd).is_trusted()
-    }
-
     fn trust(&self, cwd: &std::path::Path) -> toolwright::rules::trust::Trust {
         if self.trust_workspace {
             return toolwright::rules::trust::Trust::Trusted;

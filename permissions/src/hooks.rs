@@ -224,10 +224,17 @@ impl CommandHook {
             Err(_) => return Ran::TimedOut,
         };
         let stderr = capped(String::from_utf8_lossy(&stderr).trim());
+        // Exit 2 blocks whatever the JSON says: its blocking reason, if it gives one, is
+        // the message, else stderr.
+        let blocked = |reason: Option<String>| {
+            Ran::Blocked(
+                reason.unwrap_or_else(|| if stderr.is_empty() { "blocked by a hook".into() } else { stderr.clone() }),
+            )
+        };
         if stdout.len() > MAX_PIPE_BYTES {
             // Cut JSON does not parse: the hook is a non-blocking error, but exit 2 still blocks.
             return match status.code() {
-                Some(2) => Ran::Blocked(if stderr.is_empty() { "blocked by a hook".into() } else { stderr }),
+                Some(2) => blocked(None),
                 _ => Ran::Failed(format!("printed more than {MAX_PIPE_BYTES} bytes on stdout")),
             };
         }
@@ -239,12 +246,7 @@ impl CommandHook {
             (Some(0), None) => Ran::Ok(None),
             (Some(0), Some(Ok(value))) => Ran::Ok(Some(value)),
             (Some(0), Some(Err(e))) => Ran::Failed(format!("printed malformed JSON ({e})")),
-            // Exit 2 blocks whatever the JSON says; its blocking reason, if it gives one,
-            // is the message.
-            (Some(2), json) => {
-                let reason = json.and_then(Result::ok).as_ref().and_then(blocking_reason);
-                Ran::Blocked(reason.unwrap_or(if stderr.is_empty() { "blocked by a hook".into() } else { stderr }))
-            }
+            (Some(2), json) => blocked(json.and_then(Result::ok).as_ref().and_then(blocking_reason)),
             (_, Some(Ok(value))) => Ran::Ok(Some(value)),
             (Some(code), _) => Ran::Failed(format!("exited with {code}: {stderr}")),
             (None, _) => Ran::Failed(format!("was killed by a signal: {stderr}")),

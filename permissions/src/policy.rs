@@ -1006,16 +1006,22 @@ impl RulePolicy {
         let mut open: SmallVec<[&Command; 4]> = SmallVec::new();
         let mut open_writes: SmallVec<[&str; 2]> = SmallVec::new();
         let mut all_read_only = true;
-        // Whether an exact allow rule names a part whole (`Bash(watch -n 1 make)`,
-        // `Bash(find . -delete)`): it then allows what runs within it too (Claude Code).
-        let exactly_allowed = |at: usize| -> bool {
-            let Some(text) = parts.get(at).and_then(strict_form) else { return false };
-            let starting = [index.starting_with(first_token(&text))];
-            let mut found = Candidates::new();
-            index.candidates(Effect::Allow, &starting, false, &mut found);
+        // Whether an allow rule allows a part as written; with `exact`, only a rule
+        // without `*` naming it whole: an exec wrapper needs one, and one naming a whole
+        // wrapper or find (`Bash(watch -n 1 make)`, `Bash(find . -delete)`) allows what
+        // runs within it too (Claude Code).
+        let allowed_by_rule = |part: &Command, exact: bool, found: &mut Candidates| -> bool {
+            let text = strict_form(part);
+            let starting = [text.as_deref().and_then(|text| index.starting_with(first_token(text)))];
+            index.candidates(Effect::Allow, &starting, false, found);
             found.iter().filter(|&&(i, _)| applies(&set.rules[i])).any(|&(i, _)| {
-                matches!(set.rules[i].specifier.as_ref().map(command_pattern),
-                    Some(Some(pattern)) if pattern.is_exact() && pattern.matches(&text))
+                match set.rules[i].specifier.as_ref().map(command_pattern) {
+                    None => !exact,
+                    Some(Some(pattern)) => {
+                        (!exact || pattern.is_exact()) && text.as_deref().is_some_and(|t| pattern.matches(t))
+                    }
+                    Some(None) => false,
+                }
             })
         };
         for part in parts.iter().filter(|part| !part.stripped) {
@@ -1045,20 +1051,10 @@ impl RulePolicy {
             {
                 continue;
             }
-            let text = strict_form(part);
-            let starting = [text.as_deref().and_then(|text| index.starting_with(first_token(text)))];
-            index.candidates(Effect::Allow, &starting, false, &mut candidates);
-            // An exec wrapper is allowed only by a rule naming the whole command.
-            let allowed = candidates.iter().filter(|&&(i, _)| applies(&set.rules[i])).any(|&(i, _)| {
-                match set.rules[i].specifier.as_ref().map(command_pattern) {
-                    None => !part.exact_only,
-                    Some(Some(pattern)) => {
-                        (!part.exact_only || pattern.is_exact()) && text.as_deref().is_some_and(|t| pattern.matches(t))
-                    }
-                    Some(None) => false,
-                }
-            });
-            if !allowed && !part.within.is_some_and(exactly_allowed) {
+            let allowed = allowed_by_rule(part, part.exact_only, &mut candidates);
+            if !allowed
+                && !part.within.and_then(|at| parts.get(at)).is_some_and(|w| allowed_by_rule(w, true, &mut candidates))
+            {
                 open.push(part);
             }
         }

@@ -782,20 +782,8 @@ impl Walker<'_> {
                         })
                     }) {
                         // The script is the first operand after the options (`bash -c -x
-                        // 'cmd'`, `sh -c -- 'cmd'`), past the values of those that take one.
-                        let mut i = at + 1;
-                        while let Some(arg) = args.get(i).and_then(Word::literal) {
-                            match arg {
-                                "--" => {
-                                    i += 1;
-                                    break;
-                                }
-                                "-o" | "+o" | "-O" | "+O" | "--rcfile" | "--init-file" => i += 2,
-                                a if a.starts_with('-') || a.starts_with('+') => i += 1,
-                                _ => break,
-                            }
-                        }
-                        match args.get(i) {
+                        // 'cmd'`, `sh -c -- 'cmd'`).
+                        match args.get(shell_operand(args, at + 1)) {
                             Some(Word::Literal(script)) => {
                                 let script = script.clone();
                                 return self.subshell(|walker| walker.script(&script));
@@ -809,23 +797,9 @@ impl Walker<'_> {
                     // Without a script file it runs what it reads (`... | sh`, `sh <<< text`),
                     // and so it does with `/dev/stdin` or a substitution (`bash <(...)`) for
                     // one: known only when it runs. (A script file is not read.)
-                    let mut i = 0;
-                    while let Some(arg) = args.get(i).and_then(Word::literal) {
-                        match arg {
-                            "-o" | "+o" | "-O" | "+O" | "--rcfile" | "--init-file" => i += 2,
-                            a if (a.starts_with('-') || a.starts_with('+')) && a != "--" => i += 1,
-                            "--" => {
-                                i += 1;
-                                break;
-                            }
-                            _ => break,
-                        }
-                    }
-                    match args.get(i) {
+                    match args.get(shell_operand(args, 0)) {
                         None => return self.unknown(format!("`{name}` runs the script it reads from its input")),
-                        Some(Word::Literal(file))
-                            if file == "/dev/stdin" || file.starts_with("/dev/fd/") || file.starts_with("/proc/") =>
-                        {
+                        Some(Word::Literal(file)) if is_input(file) => {
                             return self.unknown(format!("`{name} {file}` runs the script it reads from its input"));
                         }
                         Some(Word::Dynamic(raw)) => {
@@ -909,11 +883,7 @@ impl Walker<'_> {
                 // A script from a file is not read (as Claude Code does not); one from
                 // its input or a substitution is text known only when it runs.
                 "source" | "." => match args.first() {
-                    Some(Word::Literal(file))
-                        if !(file == "/dev/stdin" || file.starts_with("/dev/fd/") || file.starts_with("/proc/")) =>
-                    {
-                        None
-                    }
+                    Some(Word::Literal(file)) if !is_input(file) => None,
                     Some(word) => {
                         let what = word.text().to_owned();
                         return self.unknown(format!("`{name}` runs a script known only when it runs (`{what}`)"));
@@ -1088,6 +1058,27 @@ fn clip(text: &str) -> &str {
 
 /// The index (into `args`) of the first word after the options, where `with_value`
 /// lists the options that take the next word as their value. `None` if only options.
+/// The index in `args`, from `from`, of a shell's first operand: past its options and
+/// the values of those that take one (`-o posix`, `--rcfile f`), and past `--`.
+fn shell_operand(args: &[Word], from: usize) -> usize {
+    let mut i = from;
+    while let Some(arg) = args.get(i).and_then(Word::literal) {
+        match arg {
+            "--" => return i + 1,
+            "-o" | "+o" | "-O" | "+O" | "--rcfile" | "--init-file" => i += 2,
+            a if a.starts_with('-') || a.starts_with('+') => i += 1,
+            _ => break,
+        }
+    }
+    i
+}
+
+/// Whether a file a script is read from is the process's input (`/dev/stdin`,
+/// `/dev/fd/0`, `/proc/self/fd/0`): its text is known only when it runs.
+fn is_input(file: &str) -> bool {
+    file == "/dev/stdin" || file.starts_with("/dev/fd/") || file.starts_with("/proc/")
+}
+
 /// The text of `$'...'` (its inside, as written) with bash's escapes read: `\n`,
 /// `\x72`, `\162`, `\u2603`, `\cA`, ... `None` for an escape that yields no text
 /// (`\x` with no digits, a NUL, which ends the word in bash) or is not a character.

@@ -113,7 +113,7 @@ pub fn repository_supplies(file: &Path) -> bool {
 
 /// Whether the git index at `index` lists `path` (relative to the work tree, `/`
 /// separated). Index versions 2 and 3 store each path whole; version 4 compresses
-/// them against the one before, so a v4 index is read entry by entry.
+/// them against the one before, so the entries are read in order.
 fn index_lists(index: &Path, path: &str) -> bool {
     let Ok(bytes) = std::fs::read(index) else { return false };
     if bytes.len() < 12 || &bytes[..4] != b"DIRC" {
@@ -121,16 +121,17 @@ fn index_lists(index: &Path, path: &str) -> bool {
     }
     let version = u32::from_be_bytes([bytes[4], bytes[5], bytes[6], bytes[7]]);
     let count = u32::from_be_bytes([bytes[8], bytes[9], bytes[10], bytes[11]]) as usize;
-    index_paths(&bytes, version, count).is_some_and(|paths| paths.iter().any(|p| p.as_slice() == path.as_bytes()))
+    index_has(&bytes, version, count, path.as_bytes()).unwrap_or(false)
 }
 
-/// The paths of an index's entries; `None` if it cannot be read.
-fn index_paths(bytes: &[u8], version: u32, count: usize) -> Option<Vec<Vec<u8>>> {
+/// Whether an index's entries hold `wanted`; `None` if the index cannot be read.
+fn index_has(bytes: &[u8], version: u32, count: usize, wanted: &[u8]) -> Option<bool> {
     // Each entry: 40 bytes of stat data, a 20-byte object id, 2 bytes of flags (and 2
     // more in v3+ when the extended flag is set), then the path.
     const FIXED: usize = 62;
     let mut at = 12;
-    let mut paths: Vec<Vec<u8>> = Vec::with_capacity(count.min(1 << 20));
+    // The path before, which a v4 entry's path is compressed against.
+    let mut previous: Vec<u8> = Vec::new();
     for _ in 0..count {
         let start = at;
         let flags = u16::from_be_bytes([*bytes.get(at + 60)?, *bytes.get(at + 61)?]);
@@ -138,28 +139,27 @@ fn index_paths(bytes: &[u8], version: u32, count: usize) -> Option<Vec<Vec<u8>>>
         if version >= 3 && flags & 0x4000 != 0 {
             at += 2;
         }
-        let path = if version == 4 {
+        if version == 4 {
             // How many bytes to drop from the previous path (a varint), then the rest.
             let (strip, used) = varint(bytes.get(at..)?)?;
             at += used;
             let end = at + bytes.get(at..)?.iter().position(|&b| b == 0)?;
-            let previous = paths.last().map_or(&[][..], Vec::as_slice);
-            let keep = previous.len().checked_sub(strip)?;
-            let mut path = previous[..keep].to_vec();
-            path.extend_from_slice(&bytes[at..end]);
+            previous.truncate(previous.len().checked_sub(strip)?);
+            previous.extend_from_slice(&bytes[at..end]);
             at = end + 1;
-            path
+            if previous == wanted {
+                return Some(true);
+            }
         } else {
             let end = at + bytes.get(at..)?.iter().position(|&b| b == 0)?;
-            let path = bytes[at..end].to_vec();
+            if &bytes[at..end] == wanted {
+                return Some(true);
+            }
             // Padded with NULs to a multiple of 8 bytes from the entry's start.
-            let len = end + 1 - start;
-            at = start + len.div_ceil(8) * 8;
-            path
-        };
-        paths.push(path);
+            at = start + (end + 1 - start).div_ceil(8) * 8;
+        }
     }
-    Some(paths)
+    Some(false)
 }
 
 /// Git's offset varint (as in pack files' `OFS_DELTA`): the value and its length.

@@ -287,6 +287,25 @@ impl Approver for AlwaysYes {
 }
 
 #[tokio::test]
+async fn with_managed_rules_only_always_allow_saves_no_rule() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let managed = root.join("managed.json");
+    write(&managed, r#"{"allowManagedPermissionRulesOnly": true}"#);
+    let policy = settings::policy_from_files_with(&root, &[(Source::Managed, managed)], Trust::Trusted).unwrap();
+    let asked = Arc::new(AtomicUsize::new(0));
+    let registry = Arc::new(toolwright_builtin::registry().unwrap());
+    let executor =
+        toolwright_core::Executor::builder(registry).policy(policy).approver(AlwaysYes(asked.clone())).build();
+    let turn = toolwright_core::TurnContext::new(&root).with_extensions(toolwright_builtin::session());
+    let call = ToolCall::new("c", "shell", json!({"command": "touch made"}).to_string());
+    let result = executor.execute(&call, &turn).await;
+    assert!(result.error.is_none(), "{}", result.output.text_content());
+    assert_eq!(asked.load(Ordering::SeqCst), 1);
+    assert!(!settings::local_settings_path(&root).exists(), "an always-allow rule was saved");
+}
+
+#[tokio::test]
 async fn always_allow_saves_one_rule_per_subcommand_and_never_asks_again() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().canonicalize().unwrap();
