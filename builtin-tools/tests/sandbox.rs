@@ -9,67 +9,16 @@
 
 mod common;
 
-use common::Session;
+use common::sandbox::{place, rerun_without, session, shell};
 use serde_json::json;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
-use toolwright_core::permission::{PermissionDecision, PermissionPolicy, PermissionRequest};
 use toolwright_core::sandbox::{Sandbox, SandboxMode};
 
-/// Allows everything and confines commands as `sandbox` says.
-struct Confining(Arc<Sandbox>);
-
-impl PermissionPolicy for Confining {
-    fn check(&self, _request: &PermissionRequest<'_>) -> PermissionDecision {
-        PermissionDecision::Allow
-    }
-    fn sandbox(&self, _cwd: &Path) -> Option<Arc<Sandbox>> {
-        Some(Arc::clone(&self.0))
-    }
-}
-
-fn session(dir: &Path, sandbox: Sandbox) -> Session {
-    Session::with_policy(dir, Confining(Arc::new(sandbox)))
-}
-
-/// A workspace and, beside it, a directory outside it the command must not touch.
-struct Place {
-    _root: tempfile::TempDir,
-    ws: PathBuf,
-    outside: PathBuf,
-}
-
-fn place() -> Place {
-    let root = tempfile::tempdir().unwrap();
-    let ws = root.path().join("ws");
-    let outside = root.path().join("outside");
-    std::fs::create_dir_all(&ws).unwrap();
-    std::fs::create_dir_all(&outside).unwrap();
-    std::fs::write(outside.join("precious.txt"), "untouched\n").unwrap();
-    Place { ws: ws.canonicalize().unwrap(), outside: outside.canonicalize().unwrap(), _root: root }
-}
-
-fn shell(session: &mut Session, command: &str) -> (bool, String) {
-    let result = session.call("shell", json!({"command": command}));
-    (result.error.is_none(), result.output.text_content())
-}
-
-/// Runs `test` of this binary again in a child with the kernel's Landlock hidden
-/// (`TOOLWRIGHT_SANDBOX_LANDLOCK=off`), so the fail-closed path runs for real.
-fn rerun_without_landlock(test: &str) {
-    let out = std::process::Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", test, "--nocapture", "--test-threads=1"])
-        .env("TOOLWRIGHT_SANDBOX_LANDLOCK", "off")
-        .output()
-        .unwrap();
-    let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-    assert!(out.status.success() && text.contains("1 passed"), "{text}");
-}
-
 #[test]
-fn a_required_sandbox_fails_closed_without_landlock() {
-    if std::env::var_os("TOOLWRIGHT_SANDBOX_LANDLOCK").is_none() {
-        return rerun_without_landlock("a_required_sandbox_fails_closed_without_landlock");
+fn a_required_sandbox_fails_closed_without_landlock_or_namespaces() {
+    if rerun_without("a_required_sandbox_fails_closed_without_landlock_or_namespaces", &["LANDLOCK", "NAMESPACES"]) {
+        return;
     }
     let p = place();
     let target = p.ws.join("ran.txt");
@@ -80,6 +29,7 @@ fn a_required_sandbox_fails_closed_without_landlock() {
     let text = result.output.text_content();
     assert!(result.error.is_some(), "ran: {text}");
     assert!(text.contains("the sandbox is required") && text.contains("no Landlock"), "{text}");
+    assert!(text.contains("no namespaces"), "{text}");
     assert!(text.contains("sandbox.enabled"), "says how to proceed: {text}");
     assert!(!target.exists(), "the command ran");
     // `auto` runs it, and says it was not confined.
@@ -92,6 +42,10 @@ fn a_required_sandbox_fails_closed_without_landlock() {
 
 #[test]
 fn writes_outside_the_workspace_are_refused_whatever_the_path() {
+    writes_outside_are_refused();
+}
+
+fn writes_outside_are_refused() {
     let p = place();
     let home = std::env::var("HOME").unwrap_or_else(|_| "/root".into());
     let marker = format!("toolwright-sandbox-probe-{}", std::process::id());
@@ -104,7 +58,6 @@ fn writes_outside_the_workspace_are_refused_whatever_the_path() {
         "echo x > ../outside/new2.txt".to_owned(),
         "echo x > link-out/via-symlink.txt".to_owned(),
         format!("echo x > /proc/self/root{}/via-proc.txt", p.outside.display()),
-        format!("echo x > /dev/shm/{marker}"),
         format!("echo x > {home}/.{marker}"),
         format!("mkdir {}/dir", p.outside.display()),
         format!("rm {}/precious.txt", p.outside.display()),
@@ -117,6 +70,9 @@ fn writes_outside_the_workspace_are_refused_whatever_the_path() {
         assert!(!ok, "`{attempt}` succeeded: {out}");
         assert!(out.contains("Blocked by the sandbox"), "`{attempt}`: not reported as blocked: {out}");
     }
+    // Under namespaces `/dev/shm` is the command's own; either way the machine's is
+    // not reached.
+    shell(&mut s, &format!("echo x > /dev/shm/{marker}"));
     assert_eq!(std::fs::read_to_string(p.outside.join("precious.txt")).unwrap(), "untouched\n");
     let left: Vec<_> = std::fs::read_dir(&p.outside).unwrap().flatten().map(|e| e.file_name()).collect();
     assert_eq!(left, ["precious.txt"], "nothing new outside");
@@ -300,6 +256,19 @@ fn off_means_unconfined() {
 
 #[test]
 fn settings_a_command_writes_to_widen_its_own_confinement_are_put_back() {
+    settings_are_put_back();
+}
+
+#[test]
+fn without_namespaces_landlock_alone_still_holds_writes_and_puts_settings_back() {
+    if rerun_without("without_namespaces_landlock_alone_still_holds_writes_and_puts_settings_back", &["NAMESPACES"]) {
+        return;
+    }
+    writes_outside_are_refused();
+    settings_are_put_back();
+}
+
+fn settings_are_put_back() {
     let p = place();
     std::fs::create_dir_all(p.ws.join(".claude")).unwrap();
     std::fs::write(p.ws.join(".claude/settings.json"), "{\"permissions\": {}}").unwrap();
@@ -319,7 +288,7 @@ fn settings_a_command_writes_to_widen_its_own_confinement_are_put_back() {
     std::fs::create_dir_all(p.ws.join("elsewhere")).unwrap();
     let (_, out) =
         shell(&mut s, "mv .claude .claude-old && ln -s elsewhere .claude && echo '{}' > elsewhere/settings.json");
-    assert!(out.contains("was undone"), "{out}");
+    assert!(out.contains("Blocked by the sandbox"), "{out}");
     assert_eq!(std::fs::read_to_string(p.ws.join(".claude/settings.json")).unwrap(), "{\"permissions\": {}}");
     // Other files in the workspace are the command's to change, and a new repository
     // keeps the config `git init` made.
@@ -329,7 +298,7 @@ fn settings_a_command_writes_to_widen_its_own_confinement_are_put_back() {
     assert!(p.ws.join(".git/config").exists());
     // Changing it afterwards is undone.
     let (_, out) = shell(&mut s, "git config core.fsmonitor 'touch /tmp/pwned'");
-    assert!(out.contains("was undone"), "{out}");
+    assert!(out.contains("Blocked by the sandbox"), "{out}");
     assert!(!std::fs::read_to_string(p.ws.join(".git/config")).unwrap().contains("fsmonitor"));
 }
 

@@ -37,9 +37,18 @@ pub(super) struct Grants {
 }
 
 /// Builds the ruleset (opening every granted path now, while nothing is confined):
-/// the filesystem as `grants` say (untouched when `None`), and TCP `connect` only
-/// to `connect_ports` (ABI 4 and later; the caller checks) and `bind` nowhere.
-pub(super) fn ruleset(abi: ABI, grants: Option<&Grants>, connect_ports: &[u16]) -> Result<RulesetCreated, String> {
+/// the filesystem as `grants` say (untouched when `None`), TCP `connect` only to
+/// `connect_ports` and `bind` nowhere (ABI 4 and later), no signals to and no
+/// abstract Unix sockets of processes outside the sandbox (ABI 6 and later). `None`
+/// when this kernel's Landlock has none of these to enforce.
+pub(super) fn ruleset(
+    abi: ABI,
+    grants: Option<&Grants>,
+    connect_ports: &[u16],
+) -> Result<Option<RulesetCreated>, String> {
+    if grants.is_none() && abi < ABI::V4 {
+        return Ok(None);
+    }
     let all = AccessFs::from_all(abi);
     let read = AccessFs::from_read(abi);
     let mut ruleset = Ruleset::default();
@@ -49,7 +58,7 @@ pub(super) fn ruleset(abi: ABI, grants: Option<&Grants>, connect_ports: &[u16]) 
     if abi >= ABI::V4 {
         ruleset = ruleset.handle_access(AccessNet::BindTcp | AccessNet::ConnectTcp).map_err(landlock_error)?;
     }
-    if abi >= ABI::V6 && grants.is_some() {
+    if abi >= ABI::V6 {
         ruleset = ruleset.scope(Scope::AbstractUnixSocket | Scope::Signal).map_err(landlock_error)?;
     }
     let mut created = ruleset.create().map_err(landlock_error)?;
@@ -58,7 +67,7 @@ pub(super) fn ruleset(abi: ABI, grants: Option<&Grants>, connect_ports: &[u16]) 
             created = created.add_rule(NetPort::new(*port, AccessNet::ConnectTcp)).map_err(landlock_error)?;
         }
     }
-    let Some(grants) = grants else { return Ok(created) };
+    let Some(grants) = grants else { return Ok(Some(created)) };
     let readable = around(Path::new("/"), &grants.read_denied, &grants.read_allowed);
     for dir in &readable.granted {
         created = grant(created, abi, dir, read)?;
@@ -80,7 +89,7 @@ pub(super) fn ruleset(abi: ABI, grants: Option<&Grants>, connect_ports: &[u16]) 
         let rights = AccessFs::ReadFile | AccessFs::WriteFile | AccessFs::IoctlDev;
         created = grant(created, abi, Path::new(device), rights & all)?;
     }
-    Ok(created)
+    Ok(Some(created))
 }
 
 /// Grants `rights` beneath `path`; a path that does not exist is skipped (there is

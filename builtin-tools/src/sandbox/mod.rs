@@ -17,10 +17,16 @@
 //! the allow list's limits are in `proxy.rs`.
 
 mod fs;
+mod namespaces;
 mod net;
+mod protected;
 mod proxy;
 
+pub(crate) use protected::Guard;
+
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
+use std::process::Stdio;
 use std::sync::Arc;
 use toolwright_core::ToolError;
 use toolwright_core::leftovers::PendingTemp;
@@ -37,101 +43,18 @@ pub(crate) enum Decision {
     },
 }
 
-/// Files a confined command must not change, in every workspace root: they decide
-/// what later commands may do (rules, the sandbox itself, MCP servers to start, git's
-/// `core.fsmonitor` and `core.hooksPath`). Landlock cannot carve them out of a writable
-/// root without refusing new entries in it, so they are put back as they were when
-/// the command ends, and the result says so.
-const GUARDED: &[&str] = &[
-    ".claude/settings.json",
-    ".claude/settings.local.json",
-    ".toolwright/settings.json",
-    ".toolwright/settings.local.json",
-    ".mcp.json",
-    ".git/config",
-];
-
-/// The most of a guarded file kept to put it back (settings files are small).
-const GUARD_LIMIT: u64 = 4 * 1024 * 1024;
-
-/// A guarded path's state.
-#[derive(PartialEq, Eq)]
-enum Kept {
-    Missing,
-    File(Vec<u8>),
-    /// A directory, a symlink, a file too big to keep: left as it is.
-    Other,
-}
-
-fn kept(path: &Path) -> Kept {
-    match std::fs::symlink_metadata(path) {
-        Ok(meta) if meta.is_file() && meta.len() <= GUARD_LIMIT => std::fs::read(path).map_or(Kept::Other, Kept::File),
-        Ok(_) => Kept::Other,
-        Err(_) => Kept::Missing,
-    }
-}
-
-/// The guarded files as they were before the command.
-pub(crate) struct Guard {
-    files: Vec<(PathBuf, Kept)>,
-}
-
-impl Guard {
-    fn take(roots: &[PathBuf]) -> Guard {
-        let files = roots
-            .iter()
-            .flat_map(|root| GUARDED.iter().map(move |name| root.join(name)))
-            .map(|path| {
-                let before = kept(&path);
-                (path, before)
-            })
-            .collect();
-        Guard { files }
-    }
-
-    /// Puts back what changed; the paths it put back.
-    pub(crate) fn restore(&self) -> Vec<PathBuf> {
-        let mut undone = Vec::new();
-        for (path, before) in &self.files {
-            if *before == Kept::Other || kept(path) == *before {
-                continue;
-            }
-            // `git init` makes a repository's config; changing one that was there
-            // (`core.fsmonitor`, `core.hooksPath`) is what runs code later.
-            if *before == Kept::Missing && path.ends_with(".git/config") {
-                continue;
-            }
-            // A parent swapped for a symlink goes first, so the write lands here.
-            if let Some(parent) = path.parent()
-                && std::fs::symlink_metadata(parent).is_ok_and(|m| !m.is_dir())
-            {
-                let _ = std::fs::remove_file(parent);
-            }
-            if std::fs::symlink_metadata(path).is_ok_and(|m| m.is_dir()) {
-                let _ = std::fs::remove_dir_all(path);
-            } else {
-                let _ = std::fs::remove_file(path);
-            }
-            if let Kept::File(bytes) = before {
-                if let Some(parent) = path.parent() {
-                    let _ = std::fs::create_dir_all(parent);
-                }
-                let _ = std::fs::write(path, bytes);
-            }
-            undone.push(path.clone());
-        }
-        undone
-    }
-}
-
 /// A confinement ready to apply.
 pub(crate) struct Confinement {
     ruleset: Option<landlock::RulesetCreated>,
     filter: seccompiler::BpfProgram,
     mode: SandboxMode,
-    /// The command's own temporary directory (`$TMPDIR`), removed when it is dropped
-    /// (and by `leftovers::clean_up` on a stop signal).
-    temp: tempfile::TempDir,
+    /// bubblewrap and its arguments up to the command, when namespaces are the first
+    /// layer.
+    namespaces: Option<(PathBuf, Vec<OsString>)>,
+    /// The command's own directory, removed when it is dropped (and by
+    /// `leftovers::clean_up` on a stop signal): `tmp/` in it is its `$TMPDIR`, the
+    /// rest (the read-denied stand-ins) it cannot write.
+    dir: tempfile::TempDir,
     _pending: PendingTemp,
     pub(crate) env_denied: Vec<String>,
     /// The proxy variables the command gets (the allow list's way out).
@@ -140,8 +63,10 @@ pub(crate) struct Confinement {
     proxy: Option<proxy::Proxy>,
     /// What the result tells the model when something was refused.
     pub(crate) summary: String,
-    /// The guarded files, to put back after the command.
+    /// The protected paths, to put back after the command.
     pub(crate) guard: Guard,
+    /// Keeps the spawning thread, and so bubblewrap, alive (see [`spawn`]).
+    tether: Option<std::sync::mpsc::Sender<()>>,
 }
 
 /// Decides how `command` runs under `sandbox`, writing in the workspace `roots`. `unsandboxed` is the call
@@ -159,8 +84,10 @@ pub(crate) fn decide(
         return Ok(Decision::Unconfined { note: None });
     }
     let abi = fs::abi();
-    if sandbox.filesystem && abi.is_none() {
-        let why = "this kernel has no Landlock (Linux 5.13 or later, with `landlock` among the LSMs)";
+    let bwrap = namespaces::bwrap(probe);
+    if sandbox.filesystem && abi.is_none() && bwrap.is_err() {
+        let why = "this kernel has no Landlock (Linux 5.13 or later, with `landlock` among the LSMs) and no \
+                   namespaces can be made";
         return match sandbox.mode {
             SandboxMode::Required => Err(ToolError::msg(format!(
                 "the sandbox is required (`sandbox.failIfUnavailable`) and cannot be applied: {why}. Set \
@@ -169,55 +96,146 @@ pub(crate) fn decide(
             _ => Ok(Decision::Unconfined { note: Some(format!("not sandboxed: {why}")) }),
         };
     }
-    let temp = tempfile::Builder::new()
+    let dir = tempfile::Builder::new()
         .prefix("toolwright-sandbox-")
         .tempdir()
         .map_err(|e| ToolError::io("cannot create the sandbox's temporary directory", e))?;
-    let pending = PendingTemp::new(temp.path());
+    let pending = PendingTemp::new(dir.path());
+    let temp = dir.path().join("tmp");
+    std::fs::create_dir(&temp).map_err(|e| ToolError::io("cannot create the sandbox's temporary directory", e))?;
     let network = Network::for_sandbox(sandbox, abi)?;
     let filter = net::filter(sandbox.unix_sockets, network.tcp()).map_err(ToolError::msg)?;
     let mut writable: Vec<PathBuf> = roots.to_vec();
-    writable.push(temp.path().to_owned());
     writable.extend(sandbox.writable.iter().cloned());
+    let guard = Guard::take(&writable);
+    writable.push(temp.clone());
     writable.extend(writable_files.iter().map(|f| f.to_path_buf()));
-    let grants = sandbox.filesystem.then(|| fs::Grants {
+    let namespaces = match bwrap {
+        Ok(bwrap) => {
+            let stubs = namespaces::Stubs::make(dir.path())
+                .map_err(|e| ToolError::io("cannot create the sandbox's stand-ins for denied paths", e))?;
+            let args = bwrap.args(&namespaces::Mounts {
+                isolate: sandbox.filesystem,
+                writable: &writable,
+                write_denied: &sandbox.write_denied,
+                protected: &guard.existing(),
+                read_denied: &sandbox.read_denied,
+                read_allowed: &sandbox.read_allowed,
+                stubs: &stubs,
+            });
+            Some((bwrap.path().to_owned(), args))
+        }
+        Err(_) => None,
+    };
+    // Landlock's filesystem rules only where there are no namespaces: a thread
+    // under them may not mount.
+    let grants = (sandbox.filesystem && namespaces.is_none()).then(|| fs::Grants {
         read_denied: sandbox.read_denied.clone(),
         read_allowed: sandbox.read_allowed.clone(),
         writable: writable.clone(),
         write_denied: sandbox.write_denied.clone(),
     });
     let ruleset = match abi {
-        Some(abi) if grants.is_some() || network.tcp() => {
-            Some(fs::ruleset(abi, grants.as_ref(), &network.ports).map_err(ToolError::msg)?)
-        }
-        _ => None,
+        Some(abi) => fs::ruleset(abi, grants.as_ref(), &network.ports).map_err(ToolError::msg)?,
+        None => None,
     };
-    let summary = if sandbox.filesystem {
+    let mut summary = if sandbox.filesystem {
         let places: Vec<String> = writable.iter().map(|p| p.display().to_string()).collect();
         format!("writes only under {}, and {}", places.join(", "), network.summary)
     } else {
         format!("{} (filesystem isolation is off)", network.summary)
     };
+    match bwrap {
+        Ok(bwrap) if bwrap.nested_userns() => {
+            summary.push_str("; this bubblewrap is older than 0.8, so the command may make user namespaces")
+        }
+        Ok(_) => {}
+        Err(why) => summary.push_str(&format!(
+            "; {why}: metadata outside the workspace, device nodes, protected paths (until they are put back) \
+             and other processes are not covered"
+        )),
+    }
     Ok(Decision::Confine(Box::new(Confinement {
         ruleset,
         filter,
         mode: sandbox.mode,
-        temp,
+        namespaces,
+        dir,
         _pending: pending,
         env_denied: sandbox.env_denied.clone(),
         proxy_env: network.env,
         proxy: network.proxy,
         summary,
-        guard: Guard::take(roots),
+        guard,
+        tether: None,
     })))
 }
 
-/// Spawns `command` confined: on a thread that confines itself first.
+/// Tries bubblewrap's `args` once, confined as a command would be: under the
+/// network's Landlock rules and scopes and the seccomp filter.
+fn probe(bwrap: &Path, args: &[OsString]) -> Result<(), String> {
+    let ruleset = match fs::abi() {
+        Some(abi) => fs::ruleset(abi, None, &[])?,
+        None => None,
+    };
+    let filter = net::filter(false, false)?;
+    let mut command = std::process::Command::new(bwrap);
+    command.args(args).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::piped());
+    let output = std::thread::spawn(move || -> Result<std::process::Output, String> {
+        confine_thread(ruleset, &filter, false).map_err(|e| e.to_string())?;
+        command.output().map_err(|e| format!("cannot start it: {e}"))
+    })
+    .join()
+    .map_err(|_| "the probe's thread panicked".to_owned())??;
+    if output.status.success() { Ok(()) } else { Err(String::from_utf8_lossy(&output.stderr).into_owned()) }
+}
+
+/// Confines the calling thread: Landlock's ruleset when there is one, then seccomp.
+fn confine_thread(
+    ruleset: Option<landlock::RulesetCreated>,
+    filter: &seccompiler::BpfProgram,
+    required: bool,
+) -> Result<(), ToolError> {
+    match ruleset {
+        Some(ruleset) => match fs::restrict(ruleset).map_err(ToolError::msg)? {
+            landlock::RulesetStatus::NotEnforced if required => {
+                return Err(ToolError::msg(
+                    "the sandbox is required and Landlock enforced none of its rules on this kernel",
+                ));
+            }
+            _ => {}
+        },
+        // seccomp needs no_new_privs without CAP_SYS_ADMIN (Landlock set it above).
+        None => nix::sys::prctl::set_no_new_privs().map_err(|e| ToolError::msg(format!("no_new_privs: {e}")))?,
+    }
+    net::apply(filter).map_err(ToolError::msg)
+}
+
+impl Confinement {
+    /// A command that runs `program` confined: bubblewrap's, when namespaces are the
+    /// first layer, else `program` itself. Arguments go on after it.
+    pub(crate) fn command(&self, program: &str) -> tokio::process::Command {
+        match &self.namespaces {
+            Some((bwrap, args)) => {
+                let mut command = tokio::process::Command::new(bwrap);
+                command.args(args).arg("--").arg(program);
+                command
+            }
+            None => tokio::process::Command::new(program),
+        }
+    }
+}
+
+/// Spawns `command` (made by [`Confinement::command`]) confined: on a thread that
+/// confines itself first, and then waits until the confinement is dropped. bubblewrap
+/// is told to die with that thread (`--die-with-parent` watches the thread that
+/// started it), so dropping the confinement, or the agent dying by any signal, ends
+/// the command's whole tree.
 pub(crate) fn spawn(
     mut command: tokio::process::Command,
     confinement: &mut Confinement,
 ) -> Result<tokio::process::Child, ToolError> {
-    command.env("TMPDIR", confinement.temp.path());
+    command.env("TMPDIR", confinement.dir.path().join("tmp"));
     for name in &confinement.env_denied {
         command.env_remove(name);
     }
@@ -231,30 +249,28 @@ pub(crate) fn spawn(
     let filter = confinement.filter.clone();
     let required = confinement.mode == SandboxMode::Required;
     let runtime = tokio::runtime::Handle::current();
-    let spawned = std::thread::Builder::new()
+    let (spawned_tx, spawned_rx) = std::sync::mpsc::sync_channel(1);
+    let (tether, held) = std::sync::mpsc::channel::<()>();
+    std::thread::Builder::new()
         .name("toolwright-sandbox".into())
-        .spawn(move || -> Result<tokio::process::Child, ToolError> {
+        .spawn(move || {
             // The child is registered with the runtime's process driver.
-            let _runtime = runtime.enter();
-            match ruleset {
-                Some(ruleset) => match fs::restrict(ruleset).map_err(ToolError::msg)? {
-                    landlock::RulesetStatus::NotEnforced if required => {
-                        return Err(ToolError::msg(
-                            "the sandbox is required and Landlock enforced none of its rules on this kernel",
-                        ));
-                    }
-                    _ => {}
-                },
-                // seccomp needs no_new_privs without CAP_SYS_ADMIN (Landlock set it above).
-                None => {
-                    nix::sys::prctl::set_no_new_privs().map_err(|e| ToolError::msg(format!("no_new_privs: {e}")))?
-                }
+            let spawned = {
+                let _runtime = runtime.enter();
+                confine_thread(ruleset, &filter, required)
+                    .and_then(|()| command.spawn().map_err(|e| ToolError::io("cannot start the command", e)))
+            };
+            let started = spawned.is_ok();
+            let _ = spawned_tx.send(spawned);
+            if started {
+                // Until the tether is dropped: no message ever comes.
+                let _ = held.recv();
             }
-            net::apply(&filter).map_err(ToolError::msg)?;
-            command.spawn().map_err(|e| ToolError::io("cannot start bash", e))
         })
         .map_err(|e| ToolError::io("cannot start the sandbox thread", e))?;
-    spawned.join().unwrap_or_else(|_| Err(ToolError::msg("the sandbox thread panicked")))
+    let child = spawned_rx.recv().unwrap_or_else(|_| Err(ToolError::msg("the sandbox thread panicked")))?;
+    confinement.tether = Some(tether);
+    Ok(child)
 }
 
 /// How a confined command reaches the network.
@@ -339,6 +355,8 @@ pub(crate) fn blocked_note(output: &str, confinement_summary: &str, allow_unsand
         "Permission denied",
         "Operation not permitted",
         "Read-only file system",
+        "Device or resource busy",
+        "Invalid cross-device link",
         "EACCES",
         "EPERM",
         "PermissionError",
@@ -351,6 +369,7 @@ pub(crate) fn blocked_note(output: &str, confinement_summary: &str, allow_unsand
         "unable to resolve host",
         "Address family not supported",
         "toolwright sandbox:",
+        "bwrap:",
         "CONNECT tunnel failed",
     ];
     if !SIGNS.iter().any(|sign| output.contains(sign)) {

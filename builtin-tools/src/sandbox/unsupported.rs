@@ -27,6 +27,10 @@ impl Guard {
 }
 
 impl Confinement {
+    pub(crate) fn command(&self, program: &str) -> tokio::process::Command {
+        tokio::process::Command::new(program)
+    }
+
     pub(crate) fn refused_note(&self) -> Option<String> {
         None
     }

@@ -386,7 +386,10 @@ impl Running {
             Some(_) => format!("trap 'pwd -P > \"$TOOLWRIGHT_CWD_FILE\"' EXIT\n{command}"),
             None => command.to_owned(),
         };
-        let mut cmd = tokio::process::Command::new("bash");
+        let mut cmd = match &confinement {
+            Some(confinement) => confinement.command("bash"),
+            None => tokio::process::Command::new("bash"),
+        };
         cmd.arg("-c")
             .arg(script)
             .current_dir(cwd)

@@ -1,6 +1,8 @@
 //! A session over the built-in registry: real pipeline, real orchestrator.
 #![allow(dead_code)]
 
+pub mod sandbox;
+
 use std::path::Path;
 use std::sync::Arc;
 use toolwright_core::permission::AllowAll;

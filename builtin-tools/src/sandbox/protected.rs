@@ -1,0 +1,192 @@
+//! Paths a confined command must not change even inside the places it may write:
+//! they decide what later commands may do (rules and the sandbox itself, MCP servers
+//! to start, git hooks and settings that run code, editor tasks, shell start-up
+//! files, agent definitions), or they are toolwright's own state.
+//!
+//! Two lines hold them. Under namespaces (`namespaces.rs`) those that exist are
+//! mounted read-only, so a write fails as it happens. Whatever the layers, the
+//! [`Guard`] keeps them as they were before the command and puts them back after it
+//! (a path made where there was none is removed), and the result says so: this is
+//! what covers a path that did not exist yet, and a machine without namespaces.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// Files, relative to every writable root: Claude Code's sandbox list (git and shell
+/// settings, ripgrep's, MCP servers) and the settings files of both tools.
+pub(crate) const PROTECTED_FILES: &[&str] = &[
+    ".gitconfig",
+    ".gitmodules",
+    ".bashrc",
+    ".bash_profile",
+    ".zshrc",
+    ".zprofile",
+    ".profile",
+    ".ripgreprc",
+    ".mcp.json",
+    ".git/config",
+    ".claude/settings.json",
+    ".claude/settings.local.json",
+    ".claude.json",
+];
+
+/// Directories, relative to every writable root, protected with all they hold:
+/// Claude Code's sandbox list (editor folders, agent commands and definitions, git
+/// hooks) and toolwright's own state (settings, the `call` session).
+pub(crate) const PROTECTED_DIRS: &[&str] =
+    &[".vscode", ".idea", ".claude/commands", ".claude/agents", ".git/hooks", ".toolwright"];
+
+/// The most of a protected path kept to put it back.
+const KEEP_BYTES: u64 = 8 * 1024 * 1024;
+/// The most entries of a protected directory kept.
+const KEEP_ENTRIES: usize = 2_000;
+
+/// A protected path's state.
+#[derive(PartialEq, Eq, Debug)]
+enum Kept {
+    Missing,
+    File(Vec<u8>, u32),
+    Link(PathBuf),
+    /// A directory, by path relative to it.
+    Dir(BTreeMap<PathBuf, Kept>),
+    /// Too big to keep, or not a file, link or directory: left as it is.
+    Other,
+}
+
+fn kept(path: &Path, budget: &mut (u64, usize)) -> Kept {
+    use std::os::unix::fs::PermissionsExt as _;
+    let Ok(meta) = std::fs::symlink_metadata(path) else { return Kept::Missing };
+    budget.1 += 1;
+    if budget.1 > KEEP_ENTRIES {
+        return Kept::Other;
+    }
+    if meta.is_symlink() {
+        return std::fs::read_link(path).map_or(Kept::Other, Kept::Link);
+    }
+    if meta.is_file() {
+        budget.0 += meta.len();
+        if budget.0 > KEEP_BYTES {
+            return Kept::Other;
+        }
+        return std::fs::read(path).map_or(Kept::Other, |bytes| Kept::File(bytes, meta.permissions().mode()));
+    }
+    if meta.is_dir() {
+        let Ok(entries) = std::fs::read_dir(path) else { return Kept::Other };
+        let mut inside = BTreeMap::new();
+        for entry in entries.flatten() {
+            let state = kept(&entry.path(), budget);
+            if state == Kept::Other {
+                return Kept::Other;
+            }
+            inside.insert(PathBuf::from(entry.file_name()), state);
+        }
+        return Kept::Dir(inside);
+    }
+    Kept::Other
+}
+
+fn put(path: &Path, state: &Kept) {
+    use std::os::unix::fs::PermissionsExt as _;
+    match state {
+        Kept::File(bytes, mode) => {
+            let _ = std::fs::write(path, bytes);
+            let _ = std::fs::set_permissions(path, std::fs::Permissions::from_mode(*mode));
+        }
+        Kept::Link(target) => {
+            let _ = std::os::unix::fs::symlink(target, path);
+        }
+        Kept::Dir(inside) => {
+            let _ = std::fs::create_dir(path);
+            for (name, state) in inside {
+                put(&path.join(name), state);
+            }
+        }
+        Kept::Missing | Kept::Other => {}
+    }
+}
+
+fn remove(path: &Path) {
+    match std::fs::symlink_metadata(path) {
+        Ok(meta) if meta.is_dir() => {
+            let _ = std::fs::remove_dir_all(path);
+        }
+        Ok(_) => {
+            let _ = std::fs::remove_file(path);
+        }
+        Err(_) => {}
+    }
+}
+
+/// One protected path before the command.
+struct Entry {
+    root: PathBuf,
+    path: PathBuf,
+    before: Kept,
+    /// The path is inside a `.git` that did not exist before the command: a
+    /// repository it made (`git init`), whose config and hooks are its own.
+    fresh_repository: bool,
+}
+
+/// The protected paths as they were before a command.
+pub(crate) struct Guard {
+    entries: Vec<Entry>,
+}
+
+impl Guard {
+    /// Keeps the state of the protected paths in each of `writable`.
+    pub(crate) fn take(writable: &[PathBuf]) -> Guard {
+        let mut entries = Vec::new();
+        for root in writable.iter().filter(|root| std::fs::symlink_metadata(root).is_ok_and(|m| m.is_dir())) {
+            for name in PROTECTED_FILES.iter().chain(PROTECTED_DIRS) {
+                let path = root.join(name);
+                if entries.iter().any(|e: &Entry| e.path == path) {
+                    continue;
+                }
+                let before = kept(&path, &mut (0, 0));
+                let git = root.join(".git");
+                let fresh_repository = path.starts_with(&git) && std::fs::symlink_metadata(&git).is_err();
+                entries.push(Entry { root: root.clone(), path, before, fresh_repository });
+            }
+        }
+        Guard { entries }
+    }
+
+    /// The protected paths that exist, to mount read-only.
+    pub(crate) fn existing(&self) -> Vec<PathBuf> {
+        self.entries.iter().filter(|e| e.before != Kept::Missing).map(|e| e.path.clone()).collect()
+    }
+
+    /// Puts back what changed; the paths it put back.
+    pub(crate) fn restore(&self) -> Vec<PathBuf> {
+        let mut undone = Vec::new();
+        for entry in &self.entries {
+            if entry.before == Kept::Other || (entry.before == Kept::Missing && entry.fresh_repository) {
+                continue;
+            }
+            // A directory between the root and the path swapped for a link (out of
+            // the workspace) or a file goes first, so the put-back lands here.
+            let swapped: Vec<&Path> = entry
+                .path
+                .ancestors()
+                .skip(1)
+                .take_while(|a| *a != entry.root.as_path())
+                .filter(|a| std::fs::symlink_metadata(a).is_ok_and(|m| !m.is_dir()))
+                .collect();
+            if swapped.is_empty() && kept(&entry.path, &mut (0, 0)) == entry.before {
+                continue;
+            }
+            for ancestor in swapped.iter().rev() {
+                let _ = std::fs::remove_file(ancestor);
+            }
+            remove(&entry.path);
+            if entry.before != Kept::Missing {
+                if let Some(parent) = entry.path.parent() {
+                    let _ = std::fs::create_dir_all(parent);
+                }
+                put(&entry.path, &entry.before);
+            }
+            undone.push(entry.path.clone());
+        }
+        undone
+    }
+}

@@ -1,0 +1,197 @@
+//! What Landlock alone cannot see, tried as an attacker would, each checked by its
+//! effect on the machine: metadata, links, FIFOs and device nodes outside the
+//! writable roots, protected paths inside them, a process that outlives its call to
+//! rewrite settings, other processes' environments under `/proc`. The namespaces come
+//! from bubblewrap, which `.ci/run` installs; on a machine without it these fail, as
+//! they should (the commands are then not confined this way).
+#![allow(missing_docs)]
+#![cfg(target_os = "linux")]
+
+mod common;
+
+use common::sandbox::{place, rerun_with, session, shell};
+use std::os::unix::fs::{MetadataExt as _, PermissionsExt as _};
+use std::time::Duration;
+use toolwright_core::sandbox::Sandbox;
+
+#[test]
+fn nothing_outside_changes_not_even_its_metadata() {
+    let p = place();
+    let precious = p.outside.join("precious.txt");
+    let before = std::fs::metadata(&precious).unwrap();
+    let mut s = session(&p.ws, Sandbox::default());
+    let target = precious.display();
+    let outside = p.outside.display();
+    let attempts = [
+        format!("chmod 4777 {target}"),
+        format!("chown 1234:1234 {target}"),
+        format!("touch -d 2001-01-01 {target}"),
+        format!("python3 -c \"import os; os.setxattr('{target}', 'user.x', b'1')\""),
+        format!("python3 -c \"import os; os.utime('{target}', (0, 0))\""),
+        format!("ln {target} hard-link"),
+        format!("ln -s /etc/passwd {outside}/sym"),
+        format!("mkfifo {outside}/fifo"),
+        format!("python3 -c \"import os; os.mknod('{outside}/node')\""),
+        format!("mknod {outside}/null c 1 3"),
+    ];
+    for attempt in &attempts {
+        let (ok, out) = shell(&mut s, attempt);
+        assert!(!ok, "`{attempt}` succeeded: {out}");
+        assert!(out.contains("Blocked by the sandbox"), "`{attempt}`: not reported as blocked: {out}");
+    }
+    let after = std::fs::metadata(&precious).unwrap();
+    assert_eq!(after.permissions().mode(), before.permissions().mode());
+    assert_eq!((after.uid(), after.gid()), (before.uid(), before.gid()));
+    assert_eq!(after.modified().unwrap(), before.modified().unwrap());
+    let left: Vec<_> = std::fs::read_dir(&p.outside).unwrap().flatten().map(|e| e.file_name()).collect();
+    assert_eq!(left, ["precious.txt"], "nothing new outside");
+    assert!(!p.ws.join("hard-link").exists());
+}
+
+#[test]
+fn no_device_node_and_no_capability_inside() {
+    let p = place();
+    let mut s = session(&p.ws, Sandbox::default());
+    // /dev/kmsg's numbers: were this allowed, a write would reach the kernel's log.
+    let (ok, out) = shell(&mut s, "mknod ./km c 1 11 && echo x > ./km");
+    assert!(!ok, "made a device node: {out}");
+    assert!(!p.ws.join("km").exists() || !std::fs::metadata(p.ws.join("km")).unwrap().file_type().is_file());
+    let (ok, out) = shell(&mut s, "grep -E '^Cap(Eff|Prm|Bnd)' /proc/self/status");
+    assert!(ok, "{out}");
+    for line in out.lines().filter(|l| l.starts_with("Cap")) {
+        assert!(line.ends_with("0000000000000000"), "a capability is left: {out}");
+    }
+    // The devices a command needs are there.
+    let (ok, out) = shell(&mut s, "echo x > /dev/null && head -c 4 /dev/urandom | wc -c && ls /dev");
+    assert!(ok && out.contains('4'), "{out}");
+    assert!(!out.contains("kmsg") && !out.contains("sda") && !out.contains("vda"), "the host's devices: {out}");
+}
+
+#[test]
+fn protected_paths_in_the_workspace_cannot_be_written() {
+    let p = place();
+    for dir in [".git/hooks", ".claude/commands", ".claude/agents", ".vscode", ".toolwright"] {
+        std::fs::create_dir_all(p.ws.join(dir)).unwrap();
+    }
+    let files = [
+        (".git/config", "[core]\n"),
+        (".git/hooks/pre-commit", "#!/bin/sh\n"),
+        (".claude/settings.json", "{}"),
+        (".claude/commands/deploy.md", "deploy"),
+        (".vscode/tasks.json", "{}"),
+        (".bashrc", "# rc\n"),
+        (".mcp.json", "{}"),
+        (".toolwright/settings.json", "{}"),
+    ];
+    for (name, text) in files {
+        std::fs::write(p.ws.join(name), text).unwrap();
+    }
+    let mut s = session(&p.ws, Sandbox::default());
+    for (name, _) in files {
+        for attempt in [
+            format!("python3 -c \"open('{name}', 'w').write('pwned')\""),
+            format!("rm -f {name} && echo pwned > {name}"),
+            format!("chmod 777 {name}"),
+        ] {
+            let (ok, out) = shell(&mut s, &attempt);
+            assert!(!ok, "`{attempt}` succeeded: {out}");
+            assert!(out.contains("Blocked by the sandbox"), "`{attempt}`: {out}");
+        }
+    }
+    // New files in protected directories, and moving a parent out of the way.
+    for attempt in [
+        "echo evil > .git/hooks/post-checkout",
+        "echo evil > .claude/commands/new.md",
+        "mv .git .git-old && mkdir -p .git/hooks && echo evil > .git/hooks/pre-commit",
+        "mv .claude .c && mkdir .claude && echo '{\"sandbox\":{\"enabled\":false}}' > .claude/settings.json",
+    ] {
+        let (ok, out) = shell(&mut s, attempt);
+        assert!(!ok, "`{attempt}` succeeded: {out}");
+    }
+    for (name, text) in files {
+        assert_eq!(std::fs::read_to_string(p.ws.join(name)).unwrap(), text, "{name} changed");
+    }
+    assert!(!p.ws.join(".git/hooks/post-checkout").exists());
+    assert!(!p.ws.join(".claude/commands/new.md").exists());
+    // The rest of the workspace, and of .git, is the command's.
+    let (ok, out) = shell(&mut s, "echo ok > notes.txt && echo x > .git/description && cat notes.txt");
+    assert!(ok && out.contains("ok"), "{out}");
+}
+
+#[test]
+fn a_protected_file_made_where_there_was_none_is_removed() {
+    let p = place();
+    let mut s = session(&p.ws, Sandbox::default());
+    let (ok, out) = shell(
+        &mut s,
+        "mkdir -p .claude/agents && echo '---\nname: x\n---' > .claude/agents/x.md && echo '{}' > .mcp.json",
+    );
+    assert!(!ok && out.contains("was undone"), "{out}");
+    assert!(!p.ws.join(".claude/agents").exists() && !p.ws.join(".mcp.json").exists());
+}
+
+/// The processes whose command line has `marker`.
+fn running_with(marker: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        if let Ok(cmdline) = std::fs::read(entry.path().join("cmdline"))
+            && String::from_utf8_lossy(&cmdline).contains(marker)
+        {
+            found.push(entry.file_name().to_string_lossy().into_owned());
+        }
+    }
+    found
+}
+
+#[test]
+fn nothing_outlives_its_call_to_rewrite_the_settings() {
+    let p = place();
+    std::fs::create_dir_all(p.ws.join(".claude")).unwrap();
+    std::fs::write(p.ws.join(".claude/settings.json"), "{}").unwrap();
+    let marker = format!("survivor{}", std::process::id());
+    let mut s = session(&p.ws, Sandbox::default());
+    let rewrite = format!(
+        "sleep 2; echo '{{\"sandbox\":{{\"enabled\":false}}}}' > {}/.claude/settings.json; touch {}/{marker}",
+        p.ws.display(),
+        p.ws.display()
+    );
+    let tries = [
+        format!("env -i setsid sh -c \"{rewrite}\" {marker} > /dev/null 2>&1 &"),
+        format!("nohup sh -c \"{rewrite}\" {marker} > /dev/null 2>&1 & disown"),
+        format!("(setsid sh -c \"{rewrite}\" {marker} &) ; exit 0"),
+    ];
+    for attempt in &tries {
+        let (ok, out) = shell(&mut s, attempt);
+        assert!(ok, "{out}");
+    }
+    std::thread::sleep(Duration::from_secs(3));
+    assert_eq!(running_with(&marker), Vec::<String>::new(), "a process outlived its call");
+    assert!(!p.ws.join(&marker).exists(), "a survivor wrote in the workspace");
+    assert_eq!(std::fs::read_to_string(p.ws.join(".claude/settings.json")).unwrap(), "{}");
+}
+
+#[test]
+fn other_processes_and_removed_secrets_are_out_of_sight() {
+    // The agent's own environment has the secret; the command must not find it.
+    let test = "other_processes_and_removed_secrets_are_out_of_sight";
+    if rerun_with(test, &[("TOOLWRIGHT_TEST_SECRET", "SECRET_VALUE_X")]) {
+        return;
+    }
+    let p = place();
+    let mut sandbox = Sandbox::default();
+    sandbox.env_denied = vec!["TOOLWRIGHT_TEST_SECRET".to_owned()];
+    let mut s = session(&p.ws, sandbox);
+    let me = std::process::id();
+    let (ok, out) = shell(
+        &mut s,
+        &format!(
+            "echo PPID=$PPID; cat /proc/$PPID/environ /proc/1/environ 2>&1 | tr '\\0' '\\n' | grep -c SECRET_VALUE_X; \
+             ls /proc | grep -E '^[0-9]+$' | wc -l; test -e /proc/{me} && echo SEES_AGENT; true"
+        ),
+    );
+    assert!(ok, "{out}");
+    assert!(!out.contains("SEES_AGENT"), "the agent's process is visible: {out}");
+    assert!(out.lines().nth(1).is_some_and(|l| l.trim() == "0"), "the secret was read back: {out}");
+    let pids: usize = out.lines().rev().find_map(|l| l.trim().parse().ok()).unwrap();
+    assert!(pids < 10, "sees {pids} processes: {out}");
+}
