@@ -57,18 +57,19 @@ impl FileStates {
     /// The states saved at `file` by [`save`](Self::save), for a session that goes on
     /// across processes (`toolwright call`); none when the file is missing or not
     /// one of ours. Stale stamps are harmless: a write still checks the file now.
-    pub fn load(file: &Path) -> FileStates {
+    pub fn load(workspace: &Path, file: &Path) -> FileStates {
         let states = FileStates::default();
-        let Ok(text) = std::fs::read_to_string(file) else { return states };
-        let Ok(saved) = serde_json::from_str::<HashMap<PathBuf, SavedStamp>>(&text) else { return states };
+        let Ok(text) = toolwright_core::state_file::read(workspace, file) else { return states };
+        let Ok(saved) = serde_json::from_slice::<HashMap<PathBuf, SavedStamp>>(&text) else { return states };
         for (path, stamp) in saved {
             states.record(&path, stamp.into());
         }
         states
     }
 
-    /// Saves the states at `file` (atomically: a temporary file renamed over it).
-    pub fn save(&self, file: &Path) -> std::io::Result<()> {
+    /// Saves the states at `file` beneath `workspace` (atomically, following no link a
+    /// command may have planted there: see [`toolwright_core::state_file`]).
+    pub fn save(&self, workspace: &Path, file: &Path) -> std::io::Result<()> {
         let saved: HashMap<PathBuf, SavedStamp> = self
             .0
             .lock()
@@ -76,12 +77,7 @@ impl FileStates {
             .iter()
             .map(|(path, stamp)| (path.clone(), SavedStamp::from(stamp)))
             .collect();
-        if let Some(dir) = file.parent() {
-            std::fs::create_dir_all(dir)?;
-        }
-        let temp = file.with_extension(format!("tmp-{}", std::process::id()));
-        std::fs::write(&temp, serde_json::to_vec(&saved)?)?;
-        std::fs::rename(&temp, file)
+        toolwright_core::state_file::write(workspace, file, &serde_json::to_vec(&saved)?)
     }
 }
 

@@ -4,6 +4,7 @@ use super::trace::{Mode, Trace};
 use super::turn::{block_on, traced_turn};
 use serde_json::json;
 use std::io::{Read, Write};
+use std::path::Path;
 use std::sync::Arc;
 use toolwright::ToolCall;
 
@@ -88,16 +89,19 @@ pub fn run(args: CallArgs) -> Result<bool, String> {
         let (turn, printer) = traced_turn(&cwd, &trace);
         // One session across calls: what an earlier call read may be edited now (a
         // write still checks that the file has not changed since).
-        let session_file = cwd.join(SESSION_FILE);
-        let states = toolwright::builtin::FileStates::load(&session_file);
+        let session_file = Path::new(SESSION_FILE);
+        let states = toolwright::builtin::FileStates::load(&cwd, session_file);
         let mut extensions = toolwright::builtin::session();
         extensions.insert(states.clone());
         let turn = turn.with_extensions(extensions);
         let result = executor.execute(&ToolCall::new("cli-call", args.tool.as_str(), input), &turn).await;
         drop(turn);
         let _ = printer.await;
-        if let Err(e) = states.save(&session_file) {
-            eprintln!("toolwright: warning: cannot keep the session's reads in {}: {e}", session_file.display());
+        if let Err(e) = states.save(&cwd, session_file) {
+            eprintln!(
+                "toolwright: warning: cannot keep the session's reads in {}: {e}",
+                cwd.join(session_file).display()
+            );
         }
         Ok::<_, String>(result)
     })??;

@@ -266,6 +266,29 @@ fn calls_share_a_session_so_a_read_then_an_edit_works() {
 }
 
 #[test]
+fn the_session_file_is_never_written_through_a_planted_link() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    let outside = dir.path().join("outside");
+    std::fs::create_dir_all(&ws).unwrap();
+    std::fs::create_dir_all(&outside).unwrap();
+    std::fs::write(ws.join("notes.txt"), "draft\n").unwrap();
+    // What a command could have left: `.toolwright` a link out of the workspace.
+    std::os::unix::fs::symlink(&outside, ws.join(".toolwright")).unwrap();
+    let out = toolwright(&["call", "read_file", r#"{"path": "notes.txt"}"#], &ws, None);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("not followed"), "{}", text(&out.stderr));
+    assert_eq!(std::fs::read_dir(&outside).unwrap().count(), 0, "written outside the workspace");
+    // A link at the file itself is not followed either.
+    std::fs::remove_file(ws.join(".toolwright")).unwrap();
+    std::fs::create_dir(ws.join(".toolwright")).unwrap();
+    std::os::unix::fs::symlink(outside.join("stolen.json"), ws.join(".toolwright/call-session.json")).unwrap();
+    let out = toolwright(&["call", "read_file", r#"{"path": "notes.txt"}"#], &ws, None);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(!outside.join("stolen.json").exists(), "written through the link");
+}
+
+#[test]
 fn a_permission_request_hook_is_told_the_mode() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir(dir.path().join(".claude")).unwrap();

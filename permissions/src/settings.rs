@@ -431,16 +431,24 @@ pub fn load(project: &Path) -> Result<RulePolicy, SettingsError> {
 }
 
 /// Adds allow rules to a settings file, creating it if needed and keeping its other keys.
+/// The file and its directory (`.toolwright/settings.local.json`) are opened without
+/// following a link, which a command in the workspace could have planted to make the
+/// host write elsewhere.
 pub fn append_allow_rules(path: &Path, rules: &[String]) -> Result<(), SettingsError> {
-    let mut root: serde_json::Value = match std::fs::read_to_string(path) {
-        Ok(text) => serde_json::from_str(&text).map_err(|e| SettingsError::Invalid {
+    let read_error = |source| SettingsError::Read { path: path.to_owned(), source };
+    let base = path.parent().and_then(Path::parent);
+    let (Some(base), Some(relative)) = (base, base.and_then(|base| path.strip_prefix(base).ok())) else {
+        return Err(read_error(std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a settings file path")));
+    };
+    let mut root: serde_json::Value = match toolwright_core::state_file::read(base, relative) {
+        Ok(text) => serde_json::from_slice(&text).map_err(|e| SettingsError::Invalid {
             path: path.to_owned(),
             line: e.line(),
             column: e.column(),
             message: e.to_string(),
         })?,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => serde_json::json!({}),
-        Err(source) => return Err(SettingsError::Read { path: path.to_owned(), source }),
+        Err(source) => return Err(read_error(source)),
     };
     let allow = root
         .as_object_mut()
@@ -461,9 +469,6 @@ pub fn append_allow_rules(path: &Path, rules: &[String]) -> Result<(), SettingsE
             allow.push(serde_json::Value::String(rule.clone()));
         }
     }
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(|source| SettingsError::Read { path: path.to_owned(), source })?;
-    }
     let text = serde_json::to_string_pretty(&root).unwrap_or_default() + "\n";
-    std::fs::write(path, text).map_err(|source| SettingsError::Read { path: path.to_owned(), source })
+    toolwright_core::state_file::write(base, relative, text.as_bytes()).map_err(read_error)
 }

@@ -58,6 +58,8 @@ pub mod sandbox;
 mod schedule;
 pub mod schema;
 mod spec;
+#[cfg(unix)]
+pub mod state_file;
 pub mod streaming;
 pub mod suggest;
 mod tool;
