@@ -667,6 +667,23 @@ impl RulePolicy {
         });
         let call = CallNames { tool: request.tool, rule_name: request.rule_name, mcp };
         let read_only = request.flags.read_only;
+        // Plan mode changes no files, whatever the rules allow (deny rules still name
+        // themselves first).
+        if self.mode == Mode::Plan
+            && let Some(path) = request.access.iter().find_map(|fact| match fact {
+                Access::Write(path) => Some(path),
+                _ => None,
+            })
+        {
+            let denied = self.fact(&Access::Write(path.clone()), &call, request.cwd, read_only, confined);
+            return match denied {
+                Verdict::Deny(why) => PermissionDecision::Deny(why),
+                _ => PermissionDecision::Deny(format!(
+                    "plan mode does not change files: {} writes `{path}`; leave plan mode to make the change",
+                    request.tool
+                )),
+            };
+        }
         // Rules about the tool as a whole, or one of its parameters: deny, then ask.
         {
             let set = self.read_rules();

@@ -598,11 +598,16 @@ const PATHS: &[(&str, Mode, &str, &str, bool, Want)] = &[
     ("ask:Edit", Mode::AcceptEdits, "edit_file", "a.txt", false, Q),
     // Modes.
     ("", Mode::AcceptEdits, "edit_file", "src/lib.rs", false, A),
+    // Plan mode changes no files, whatever the rules allow.
+    ("allow:Edit", Mode::Plan, "edit_file", "src/lib.rs", false, D),
+    ("allow:Edit(./src/**)", Mode::Plan, "write_file", "src/new.rs", false, D),
+    ("allow:Write", Mode::Plan, "write_file", "docs/a.md", false, D),
+    ("allow:edit_file", Mode::Plan, "edit_file", "docs/a.md", false, D),
+    ("allow:Read", Mode::Plan, "read_file", "src/lib.rs", true, A),
     ("", Mode::AcceptEdits, "write_file", "/etc/passwd", false, Q),
     ("", Mode::AcceptEdits, "write_file", "../outside.txt", false, Q),
     ("", Mode::Plan, "edit_file", "src/lib.rs", false, D),
     ("", Mode::Plan, "read_file", "src/lib.rs", true, A),
-    ("allow:Edit", Mode::Plan, "edit_file", "src/lib.rs", false, A),
     ("", Mode::DontAsk, "edit_file", "src/lib.rs", false, D),
     ("allow:Edit(./src/**)", Mode::DontAsk, "edit_file", "src/lib.rs", false, A),
     ("", Mode::BypassPermissions, "edit_file", "src/lib.rs", false, A),
