@@ -46,7 +46,6 @@ const READ_ONLY_COMMANDS: &[&str] = &[
     "grep",
     "head",
     "less",
-    "lsof",
     "more",
     "stat",
     "tail",

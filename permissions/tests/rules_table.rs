@@ -57,6 +57,11 @@ const SHELL: &[(&str, &str, Want)] = &[
     // Wildcards and word boundaries.
     ("allow:Bash(ls *)", "ls -la", A),
     ("allow:Bash(ls *)", "ls", A),
+    // The word boundary holds: `lsof` is not `ls`, nor one of Claude Code's read-only
+    // commands, so it asks.
+    ("allow:Bash(ls *)", "lsof -i", Q),
+    ("allow:Bash(ls *)", "lsof", Q),
+    ("allow:Bash(ls*)", "lsof", A),
     ("allow:Bash(npm run *)", "npm run test", A),
     ("allow:Bash(npm run *)", "npm runx", Q),
     ("allow:Bash(npm run*)", "npm runx", A),
