@@ -305,6 +305,39 @@ async fn tools_that_do_not_parse_are_skipped_one_by_one() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_unusable_tool_the_sdk_reads_as_an_unknown_result_is_skipped_alone() {
+    // Without `deep` the list parses whole, as an unknown result: the good tool must
+    // still be mounted.
+    let (_registry, mounts, executor) = mount(raw_server(json!({"RAW_ONLY_STRINGY": "1"}))).await;
+    assert_eq!(mounts.tools("raw"), ["mcp__raw__echo"], "{:?}", mounts.warnings());
+    assert!(mounts.warnings().join("\n").contains("`stringy`"), "{:?}", mounts.warnings());
+    let echoed = call(&executor, "mcp__raw__echo", json!({"text": "mounted"})).await;
+    assert_eq!(echoed.output.text_content(), "mounted", "{echoed:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_answers_nothing_any_more_is_restarted() {
+    let mut config = raw_server(json!({"RAW_DEAF_AFTER": "1"}));
+    config["mcpServers"]["raw"]["timeout"] = json!(1.0);
+    let (_registry, mounts, executor) = mount(config).await;
+    assert_eq!(call(&executor, "mcp__raw__echo", json!({"text": "one"})).await.output.text_content(), "one");
+    // It reads nothing now, though its pipe is far from full.
+    let stuck = call(&executor, "mcp__raw__echo", json!({"text": "two"})).await;
+    assert!(stuck.output.is_error, "{:?}", stuck.output.text_content());
+    // Its ping goes unanswered too (5 s): taken down, and the next call starts it again.
+    let deadline = Instant::now() + Duration::from_secs(15);
+    loop {
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        let again = call(&executor, "mcp__raw__echo", json!({"text": "back"})).await;
+        if again.output.text_content() == "back" {
+            break;
+        }
+        assert!(Instant::now() < deadline, "never restarted: {:?}", again.output.text_content());
+    }
+    assert!(mounts.warnings().join("\n").contains("not even a ping"), "{:?}", mounts.warnings());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_server_that_stops_reading_is_restarted() {
     let registry = Arc::new(Registry::builder().build().unwrap());
     let options = MountOptions::default().write_timeout(Duration::from_millis(500));

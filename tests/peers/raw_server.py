@@ -3,7 +3,10 @@ toolwright's mount tests: no SDK, so it can list what an SDK would refuse.
 
 Tools listed: `echo` (good), `stringy` (an inputSchema that is a string), `deep`
 (a schema nested 100 levels), `mute` (answers, then never reads stdin again).
-With RAW_NO_INIT=1 it never answers `initialize`.
+With RAW_NO_INIT=1 it never answers `initialize`; with RAW_ONLY_STRINGY=1 it lists
+only `echo` and `stringy` (a list the SDK's types take whole as an unknown result);
+with RAW_DEAF_AFTER=N it stops reading and answering after N tool calls, without
+blocking its writer.
 """
 
 import json
@@ -34,6 +37,7 @@ def send(message):
 
 
 def main():
+    calls = 0
     for line in sys.stdin:
         message = json.loads(line)
         method, id_ = message.get("method"), message.get("id")
@@ -46,8 +50,12 @@ def main():
                 "protocolVersion": message["params"]["protocolVersion"], "capabilities": {"tools": {}},
                 "serverInfo": {"name": "raw", "version": "0"}}})
         elif method == "tools/list":
-            send({"jsonrpc": "2.0", "id": id_, "result": {"tools": TOOLS}})
+            tools = TOOLS[:2] if os.environ.get("RAW_ONLY_STRINGY") == "1" else TOOLS
+            send({"jsonrpc": "2.0", "id": id_, "result": {"tools": tools}})
         elif method == "tools/call":
+            calls += 1
+            if calls > int(os.environ.get("RAW_DEAF_AFTER", "0") or 0) > 0:
+                time.sleep(3600)
             name = message["params"]["name"]
             args = message["params"].get("arguments") or {}
             text = args.get("text", "muted") if name in ("echo", "mute") else "?"

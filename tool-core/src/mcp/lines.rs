@@ -277,24 +277,39 @@ impl Side for RoleClient {
     /// one nested past the parser's depth) keeps its other tools.
     fn parse(line: &[u8], warn: &Warn) -> Result<RxJsonRpcMessage<Self>, serde_json::Error> {
         let error = match serde_json::from_slice(line) {
+            // A result no known shape takes is the catch-all `CustomResult`: a tool
+            // list with one bad tool lands there whole, so it is repaired too.
+            Ok(rmcp::model::JsonRpcMessage::Response(rmcp::model::JsonRpcResponse {
+                result: rmcp::model::ServerResult::CustomResult(_),
+                ..
+            })) if memchr::memmem::find(line, b"\"tools\"").is_some() => match repair_tool_list(line, warn) {
+                Some(repaired) => return Ok(repaired),
+                None => return serde_json::from_slice(line),
+            },
             Ok(message) => return Ok(message),
             Err(error) => error,
         };
-        let Ok(mut list) = serde_json::from_slice::<ToolListAnswer<'_>>(line) else { return Err(error) };
-        let mut kept = Vec::with_capacity(list.result.tools.len());
-        for raw in list.result.tools {
-            match serde_json::from_str::<rmcp::model::Tool>(raw.get()) {
-                Ok(_) => kept.push(serde_json::from_str::<serde_json::Value>(raw.get())?),
-                Err(e) => {
-                    let name = serde_json::from_str::<Named>(raw.get()).map_or_else(|_| "?".to_owned(), |n| n.name);
-                    warn(format!("tool `{name}` skipped: its definition does not parse ({e})"));
-                }
+        repair_tool_list(line, warn).ok_or(error)
+    }
+}
+
+/// The tool list in `line` with the tools that do not parse left out (each with a
+/// warning); `None` when it is no tool list.
+fn repair_tool_list(line: &[u8], warn: &Warn) -> Option<RxJsonRpcMessage<RoleClient>> {
+    let mut list = serde_json::from_slice::<ToolListAnswer<'_>>(line).ok()?;
+    let mut kept = Vec::with_capacity(list.result.tools.len());
+    for raw in list.result.tools {
+        match serde_json::from_str::<rmcp::model::Tool>(raw.get()) {
+            Ok(_) => kept.push(serde_json::from_str::<serde_json::Value>(raw.get()).ok()?),
+            Err(e) => {
+                let name = serde_json::from_str::<Named>(raw.get()).map_or_else(|_| "?".to_owned(), |n| n.name);
+                warn(format!("tool `{name}` skipped: its definition does not parse ({e})"));
             }
         }
-        list.result.rest.insert("tools".into(), serde_json::Value::Array(kept));
-        let repaired = serde_json::json!({"jsonrpc": "2.0", "id": list.id, "result": list.result.rest});
-        serde_json::from_value(repaired)
     }
+    list.result.rest.insert("tools".into(), serde_json::Value::Array(kept));
+    let repaired = serde_json::json!({"jsonrpc": "2.0", "id": list.id, "result": list.result.rest});
+    serde_json::from_value(repaired).ok()
 }
 
 /// A `tools/list` answer with each tool left unparsed.
