@@ -175,6 +175,9 @@ struct Mounted {
     fingerprint: u64,
 }
 
+/// How long a server has to answer a `ping` after a cancelled call.
+const PING_TIMEOUT: Duration = Duration::from_secs(5);
+
 #[derive(Default)]
 struct Link {
     peer: Option<Peer<RoleClient>>,
@@ -514,6 +517,7 @@ impl Server {
                 () = cancelled.cancelled() => {
                     let note = CancelledNotificationParam::new(Some(id), Some("cancelled by the caller".into()));
                     let _ = peer.notify_cancelled(note).await;
+                    self.check_alive(peer.clone());
                     return Err(ToolError::Cancelled);
                 }
             }
@@ -532,6 +536,39 @@ impl Server {
             Ok(_) => Err(ToolError::msg(format!("MCP server `{}` answered tools/call with something else", self.name))),
             Err(e) => Err(self.failure_after_close(&peer, e).await),
         }
+    }
+
+    /// After a call that had to be cancelled (its time ran out, or the caller gave up),
+    /// whether the server still answers at all: a `ping` that gets no answer within
+    /// [`PING_TIMEOUT`] means a server that reads nothing, which is taken down so
+    /// that the next call starts it again instead of timing out too.
+    fn check_alive(&self, peer: Peer<RoleClient>) {
+        let Some(me) = self.me.upgrade() else { return };
+        tokio::spawn(async move {
+            let ping = ClientRequest::PingRequest(rmcp::model::PingRequest {
+                method: Default::default(),
+                extensions: Default::default(),
+            });
+            let answered = tokio::time::timeout(PING_TIMEOUT, peer.send_request(ping)).await;
+            if matches!(answered, Ok(Ok(_))) || peer.is_transport_closed() {
+                return;
+            }
+            let taken = {
+                let mut link = me.link.lock().unwrap_or_else(PoisonError::into_inner);
+                link.last_error = format!("it did not answer a ping within {} s", PING_TIMEOUT.as_secs());
+                link.take_service()
+            };
+            me.warn(format!(
+                "MCP server `{}` answers nothing (not even a ping) after a cancelled call; it is restarted at the \
+                 next call",
+                me.name
+            ));
+            let (service, group) = taken;
+            if let Some(service) = service {
+                let _ = tokio::time::timeout(CLOSE_TIMEOUT, service.cancel()).await;
+            }
+            drop(group);
+        });
     }
 
     /// A write that failed closes the connection (the transport ends its reading
