@@ -363,3 +363,38 @@ mod read_tests {
         assert!(super::read_at_most(&b"hello"[..], 6, 5, "f").is_err(), "a size over the limit is refused unread");
     }
 }
+
+/// Confirms the entries of a directory walk through handles confined to the root.
+///
+/// A walk reads directories by name, so a directory swapped for a symlink to one
+/// outside the workspace while it runs would list the outside names. Each entry the
+/// walk yields is looked up again through the root's handle (which reaches nothing
+/// outside it) and kept only if it is the same file the walk saw (its inode number,
+/// from the directory listing itself): a name read through a swapped directory is
+/// another file, or none, inside the root.
+pub(crate) struct Listing {
+    root_path: PathBuf,
+    root: Option<Dir>,
+    /// The last directory looked up, reused while the walk stays in it.
+    parent: Option<(PathBuf, Option<Dir>)>,
+}
+
+impl Listing {
+    pub(crate) fn new(root: &Path) -> Listing {
+        Listing { root_path: root.to_owned(), root: root_dir(root).ok(), parent: None }
+    }
+
+    /// Whether `path` (absolute, below the root), with inode number `ino` as the walk
+    /// read it, is that file inside the root.
+    pub(crate) fn confirms(&mut self, path: &Path, ino: Option<u64>) -> bool {
+        let (Some(root), Some(ino)) = (&self.root, ino) else { return false };
+        let Ok(relative) = path.strip_prefix(&self.root_path) else { return false };
+        let (Some(parent), Some(name)) = (relative.parent(), relative.file_name()) else { return false };
+        if self.parent.as_ref().is_none_or(|(seen, _)| seen != parent) {
+            let dir = if parent.as_os_str().is_empty() { root.try_clone().ok() } else { root.open_dir(parent).ok() };
+            self.parent = Some((parent.to_owned(), dir));
+        }
+        let Some((_, Some(dir))) = &self.parent else { return false };
+        dir.symlink_metadata(name).is_ok_and(|meta| cap_std::fs::MetadataExt::ino(&meta) == ino)
+    }
+}

@@ -39,6 +39,7 @@ fn a_directory_swapped_for_a_link_never_leads_outside() {
     let outside_dir = tempfile::tempdir().unwrap();
     let outside = outside_dir.path().canonicalize().unwrap();
     fs::write(outside.join("key"), "OUTSIDE SECRET\n").unwrap();
+    fs::write(outside.join("only-outside.txt"), "x\n").unwrap();
     let ws = tempfile::tempdir().unwrap();
     let root = ws.path().canonicalize().unwrap();
     fs::create_dir(root.join("sub")).unwrap();
@@ -66,6 +67,18 @@ fn a_directory_swapped_for_a_link_never_leads_outside() {
         if grep.output.text_content().contains("key:") || grep.output.text_content().contains("OUTSIDE") {
             leaks.push(format!("grep: {}", grep.output.text_content()));
         }
+        // Listing goes through the same confinement as reading: no outside name.
+        for (tool, input) in [
+            ("list_dir", json!({"path": "sub"})),
+            ("list_dir", json!({"path": ".", "depth": 3})),
+            ("glob", json!({"pattern": "**/*.txt"})),
+            ("glob", json!({"pattern": "*", "path": "sub"})),
+        ] {
+            let listed = s.call(tool, input).output.text_content();
+            if listed.contains("only-outside") {
+                leaks.push(format!("{tool}: {listed}"));
+            }
+        }
         s.call("write_file", json!({"path": "sub/new.txt", "content": format!("n{calls}")}));
         s.call("edit_file", json!({"path": "sub/key", "old_string": "inside", "new_string": "inside"}));
     }
@@ -76,7 +89,9 @@ fn a_directory_swapped_for_a_link_never_leads_outside() {
     assert!(calls >= 20, "only {calls} rounds ran");
     assert!(leaks.is_empty(), "{} of {calls} rounds read outside: {:?}", leaks.len(), &leaks[..leaks.len().min(3)]);
     let landed: Vec<_> = fs::read_dir(&outside).unwrap().flatten().map(|e| e.file_name()).collect();
-    assert_eq!(landed, [std::ffi::OsString::from("key")], "nothing was written outside");
+    let mut landed = landed;
+    landed.sort();
+    assert_eq!(landed, ["key", "only-outside.txt"], "nothing was written outside");
     assert_eq!(fs::read_to_string(outside.join("key")).unwrap(), "OUTSIDE SECRET\n");
 }
 

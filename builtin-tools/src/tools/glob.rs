@@ -67,11 +67,13 @@ impl Tool for Glob {
             let found = Mutex::new(Newest::new(limit));
             workspace.walker(&base.path).build_parallel().run(|| {
                 let (found, matcher, workspace, base) = (&found, &matcher, &workspace, &base);
+                let mut listing = crate::confined::Listing::new(&base.root);
                 Box::new(move |entry| {
                     let Ok(entry) = entry else { return WalkState::Continue };
                     if entry.file_type().is_some_and(|t| t.is_file())
                         && let Ok(relative) = entry.path().strip_prefix(&base.path)
                         && matcher.is_match(relative)
+                        && listing.confirms(entry.path(), entry.ino())
                     {
                         let modified =
                             entry.metadata().ok().and_then(|m| m.modified().ok()).unwrap_or(SystemTime::UNIX_EPOCH);

@@ -56,9 +56,10 @@ impl Tool for ListDir {
             walk.max_depth(Some(depth)).sort_by_file_name(|a, b| a.cmp(b));
             // Path components relative to `dir`, directories marked.
             let mut tree: BTreeMap<Vec<String>, bool> = BTreeMap::new();
+            let mut listing = crate::confined::Listing::new(&dir.root);
             for entry in walk.build().filter_map(Result::ok) {
                 let Ok(relative) = entry.path().strip_prefix(&dir.path) else { continue };
-                if relative.as_os_str().is_empty() {
+                if relative.as_os_str().is_empty() || !listing.confirms(entry.path(), entry.ino()) {
                     continue;
                 }
                 let parts = relative.components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect();
