@@ -9,6 +9,7 @@ use common::Session;
 use serde_json::json;
 use std::fs;
 use std::path::Path;
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 use toolwright_core::{ErrorKind, ToolCall};
 
@@ -21,20 +22,37 @@ fn is_dead(pid: u32) -> bool {
     }
 }
 
-fn pids_in(file: &Path) -> Vec<u32> {
-    fs::read_to_string(file).unwrap_or_default().lines().filter_map(|l| l.trim().parse().ok()).collect()
+/// A number no other test uses, for `sleep` to carry in its command line: a process
+/// is then found by it in this machine's `/proc`, whether the command ran in a PID
+/// namespace of its own (sandboxed, where `$!` is not this machine's pid) or not.
+fn marker() -> String {
+    static NEXT: AtomicU32 = AtomicU32::new(0);
+    format!("60.{}{:04}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed))
 }
 
-/// A command that starts two grandchildren (a subshell's sleeps), records their pids
+/// The live processes whose command line has `marker`.
+fn marked(marker: &str) -> Vec<u32> {
+    let mut pids = Vec::new();
+    for entry in fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else { continue };
+        let cmdline = fs::read(entry.path().join("cmdline")).unwrap_or_default();
+        if String::from_utf8_lossy(&cmdline).split('\0').any(|arg| arg == marker) && !is_dead(pid) {
+            pids.push(pid);
+        }
+    }
+    pids
+}
+
+/// A command that starts two grandchildren (a subshell's sleeps of `marker` seconds)
 /// and waits.
-fn spawn_grandchildren(pid_file: &Path) -> String {
-    format!("(sleep 60 & echo $! >> {f}; sleep 60 & echo $! >> {f}; wait) & echo started; wait", f = pid_file.display())
+fn spawn_grandchildren(marker: &str) -> String {
+    format!("(sleep {marker} & sleep {marker} & wait) & echo started; wait")
 }
 
-fn wait_for_pids(file: &Path, n: usize) -> Vec<u32> {
+fn wait_for_marked(marker: &str, n: usize) -> Vec<u32> {
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
-        let pids = pids_in(file);
+        let pids = marked(marker);
         if pids.len() >= n || Instant::now() > deadline {
             return pids;
         }
@@ -42,15 +60,20 @@ fn wait_for_pids(file: &Path, n: usize) -> Vec<u32> {
     }
 }
 
-fn all_dead_soon(pids: &[u32]) -> bool {
+fn all_dead_soon(marker: &str) -> bool {
     let deadline = Instant::now() + Duration::from_secs(5);
     while Instant::now() < deadline {
-        if pids.iter().all(|&p| is_dead(p)) {
+        if marked(marker).is_empty() {
             return true;
         }
         std::thread::sleep(Duration::from_millis(20));
     }
     false
+}
+
+/// A session of each kind: commands sandboxed (the default), and unconfined.
+fn sessions(dir: &Path) -> [Session; 2] {
+    [Session::new(dir), Session::unconfined(dir)]
 }
 
 #[test]
@@ -82,57 +105,58 @@ fn the_working_directory_persists_inside_the_workspace() {
 #[test]
 fn a_timeout_kills_the_whole_process_group() {
     let dir = tempfile::tempdir().unwrap();
-    let pid_file = dir.path().join("pids");
-    let mut s = Session::new(dir.path());
-    let start = Instant::now();
-    let e = s.err("shell", json!({"command": spawn_grandchildren(&pid_file), "timeout": 700}));
-    assert!(start.elapsed() < Duration::from_secs(10));
-    assert!(e.contains("started") && e.contains("Timed out after"), "{e}");
-    let pids = wait_for_pids(&pid_file, 2);
-    assert_eq!(pids.len(), 2, "the grandchildren ran");
-    assert!(all_dead_soon(&pids), "grandchildren survived: {pids:?}");
+    for mut s in sessions(dir.path()) {
+        let m = marker();
+        let start = Instant::now();
+        let e = s.err("shell", json!({"command": spawn_grandchildren(&m), "timeout": 700}));
+        assert!(start.elapsed() < Duration::from_secs(10));
+        assert!(e.contains("started") && e.contains("Timed out after"), "{e}");
+        assert!(all_dead_soon(&m), "grandchildren survived: {:?}", marked(&m));
+    }
 }
 
 #[test]
 fn cancelling_the_turn_kills_the_whole_process_group() {
     let dir = tempfile::tempdir().unwrap();
-    let pid_file = dir.path().join("pids");
-    let mut s = Session::new(dir.path());
-    let token = s.turn.cancellation().clone();
-    let watcher = {
-        let pid_file = pid_file.clone();
-        std::thread::spawn(move || {
-            wait_for_pids(&pid_file, 2);
-            token.cancel();
-        })
-    };
-    let result = s.call("shell", json!({"command": spawn_grandchildren(&pid_file)}));
-    watcher.join().unwrap();
-    assert_eq!(result.error, Some(ErrorKind::Cancelled), "{}", result.output.text_content());
-    let pids = pids_in(&pid_file);
-    assert_eq!(pids.len(), 2);
-    assert!(all_dead_soon(&pids), "grandchildren survived: {pids:?}");
+    for mut s in sessions(dir.path()) {
+        let m = marker();
+        let token = s.turn.cancellation().clone();
+        let watcher = {
+            let m = m.clone();
+            std::thread::spawn(move || {
+                let seen = wait_for_marked(&m, 2);
+                token.cancel();
+                seen
+            })
+        };
+        let result = s.call("shell", json!({"command": spawn_grandchildren(&m)}));
+        let seen = watcher.join().unwrap();
+        assert_eq!(result.error, Some(ErrorKind::Cancelled), "{}", result.output.text_content());
+        assert_eq!(seen.len(), 2, "the grandchildren ran");
+        assert!(all_dead_soon(&m), "grandchildren survived: {:?}", marked(&m));
+    }
 }
 
 #[test]
 fn processes_that_leave_the_group_are_stopped_and_never_waited_for() {
     let dir = tempfile::tempdir().unwrap();
-    let pid_file = dir.path().join("pids");
-    let mut s = Session::new(dir.path());
-    // One escapes into a session of its own holding the output pipe; one double-forks
-    // away with its output elsewhere; the command itself ends at once.
-    let command = format!(
-        "setsid sleep 300 & echo $! >> {f}; (setsid sh -c 'echo $$ >> {f}; exec sleep 301' > /dev/null 2>&1 &); \
-         sleep 0.2; echo done",
-        f = pid_file.display()
-    );
-    let start = Instant::now();
-    let out = s.ok("shell", json!({"command": command}));
-    assert!(start.elapsed() < Duration::from_secs(5), "the call waited for the escaped pipe holder");
-    assert_eq!(out, "done");
-    let pids = pids_in(&pid_file);
-    assert_eq!(pids.len(), 2, "both escaped");
-    assert!(all_dead_soon(&pids), "escaped processes survived: {pids:?}");
+    for mut s in sessions(dir.path()) {
+        let m = marker();
+        let _ = fs::remove_file(dir.path().join("a"));
+        let _ = fs::remove_file(dir.path().join("b"));
+        // One escapes into a session of its own holding the output pipe; one
+        // double-forks away with its output elsewhere; the command itself ends at once.
+        let command = format!(
+            "setsid sh -c 'touch a; exec sleep {m}' & (setsid sh -c 'touch b; exec sleep {m}' > /dev/null 2>&1 &); \
+             sleep 0.2; echo done"
+        );
+        let start = Instant::now();
+        let out = s.ok("shell", json!({"command": command}));
+        assert!(start.elapsed() < Duration::from_secs(5), "the call waited for the escaped pipe holder");
+        assert_eq!(out, "done");
+        assert!(dir.path().join("a").exists() && dir.path().join("b").exists(), "both escaped");
+        assert!(all_dead_soon(&m), "escaped processes survived: {:?}", marked(&m));
+    }
 }
 
 #[test]
@@ -169,14 +193,14 @@ fn background_commands_report_new_output_and_can_be_killed() {
     let again = s.ok("shell_output", json!({"id": "shell_1"}));
     assert!(again.ends_with("(no new output)"), "{again}");
 
-    let pid_file = dir.path().join("pids");
-    s.ok("shell", json!({"command": spawn_grandchildren(&pid_file), "run_in_background": true}));
-    let pids = wait_for_pids(&pid_file, 2);
+    let m = marker();
+    s.ok("shell", json!({"command": spawn_grandchildren(&m), "run_in_background": true}));
+    assert_eq!(wait_for_marked(&m, 2).len(), 2, "the grandchildren ran");
     let running = s.ok("shell_output", json!({"id": "shell_2"}));
     assert!(running.contains("running for") && running.contains("started"), "{running}");
     let killed = s.ok("shell_output", json!({"id": "shell_2", "kill": true}));
     assert!(killed.contains("killed"), "{killed}");
-    assert!(all_dead_soon(&pids), "grandchildren survived: {pids:?}");
+    assert!(all_dead_soon(&m), "grandchildren survived: {:?}", marked(&m));
     let e = s.err("shell_output", json!({"id": "shell_9"}));
     assert!(e.contains("no background command `shell_9`; the running ones are: shell_1, shell_2"), "{e}");
 }

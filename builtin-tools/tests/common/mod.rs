@@ -20,6 +20,11 @@ impl Session {
         Session::with_policy(dir, AllowAll)
     }
 
+    /// A session that allows everything and runs commands unconfined.
+    pub fn unconfined(dir: &Path) -> Session {
+        Session::with_policy(dir, sandbox::Unconfined)
+    }
+
     /// A session whose executor decides with `policy` (and installs its read filter).
     pub fn with_policy(dir: &Path, policy: impl toolwright_core::permission::PermissionPolicy + 'static) -> Session {
         let registry = Arc::new(toolwright_builtin::registry().unwrap());

@@ -20,6 +20,20 @@ impl PermissionPolicy for Confining {
     }
 }
 
+/// Allows everything and runs commands unconfined.
+pub struct Unconfined;
+
+impl PermissionPolicy for Unconfined {
+    fn check(&self, _request: &PermissionRequest<'_>) -> PermissionDecision {
+        PermissionDecision::Allow
+    }
+    fn sandbox(&self, _cwd: &Path) -> Option<Arc<Sandbox>> {
+        let mut off = Sandbox::default();
+        off.mode = toolwright_core::sandbox::SandboxMode::Off;
+        Some(Arc::new(off))
+    }
+}
+
 pub fn session(dir: &Path, sandbox: Sandbox) -> Session {
     Session::with_policy(dir, Confining(Arc::new(sandbox)))
 }
