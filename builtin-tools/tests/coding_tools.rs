@@ -459,3 +459,31 @@ fn grep_keeps_a_page_of_a_file_where_every_line_matches() {
     let out = s.ok("grep", json!({"pattern": "hit", "output_mode": "content", "head_limit": 3, "offset": 99_999}));
     assert!(out.starts_with("a.log:100000:hit\nb.log:1:hit once\nb.log:3:hit twice\n"), "{out}");
 }
+
+#[test]
+fn grep_pages_stop_at_8_mib_and_deep_pages_are_searched_again() {
+    let dir = tempfile::tempdir().unwrap();
+    // 24 MiB of lines that all match, 64 bytes each.
+    let line = format!("{}\n", "m".repeat(63));
+    fs::write(dir.path().join("big.log"), line.repeat(24 * 1024 * 1024 / 64)).unwrap();
+    fs::write(dir.path().join("small.log"), "m tail\n").unwrap();
+    let mut s = Session::new(dir.path());
+    let total = 24 * 1024 * 1024 / 64 + 1;
+    // The largest page a model may ask for is cut at 8 MiB, and says so.
+    let out = s.ok("grep", json!({"pattern": "m", "output_mode": "content", "head_limit": u32::MAX}));
+    assert!(out.len() <= 8 * 1024 * 1024 + 200, "{} bytes", out.len());
+    let last = out.lines().last().unwrap();
+    assert!(
+        last.contains("the page stops at 8 MiB of text") && last.contains(&format!("of {total} in 2 files")),
+        "{last}"
+    );
+    let shown = out.lines().count() - 1;
+    // Past what the first pass kept: the page's lines are searched for again, in order.
+    let out = s.ok("grep", json!({"pattern": "m", "output_mode": "content", "offset": total - 2, "head_limit": 5}));
+    let expected_line = total - 1;
+    assert!(out.starts_with(&format!("big.log:{expected_line}:mmm")), "{}", &out[..out.len().min(300)]);
+    assert!(out.contains("small.log:1:m tail"), "{out}");
+    // And from where the cut page stopped.
+    let out = s.ok("grep", json!({"pattern": "m", "output_mode": "content", "offset": shown, "head_limit": 1}));
+    assert!(out.starts_with(&format!("big.log:{}:", shown + 1)), "{}", &out[..out.len().min(300)]);
+}

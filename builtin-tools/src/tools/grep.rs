@@ -8,6 +8,7 @@ use ignore::overrides::OverrideBuilder;
 use ignore::types::TypesBuilder;
 use std::fmt::Write as _;
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use toolwright_core::access::{Access, Accesses};
 use toolwright_core::{Tool, ToolContext, ToolError, tool};
 
@@ -102,13 +103,6 @@ impl Tool for Grep {
     }
 }
 
-/// One file's part of the output: its first entries, and how many it has in all.
-struct FileHits {
-    display: String,
-    entries: Vec<String>,
-    total: usize,
-}
-
 impl Grep {
     fn mode(&self) -> GrepOutput {
         self.output_mode.unwrap_or_default()
@@ -175,10 +169,11 @@ impl Grep {
         let root = crate::confined::Root::open(&base.root, base.hard_links)?;
         let root = &root;
         let found: Mutex<Vec<FileHits>> = Mutex::new(Vec::new());
+        let budget = AtomicUsize::new(FIRST_PASS_BYTES);
         walk.build_parallel().run(|| {
             let matcher = matcher.clone();
             let mut searcher = self.searcher();
-            let found = &found;
+            let (found, budget) = (&found, &budget);
             Box::new(move |entry| {
                 let Ok(entry) = entry else { return WalkState::Continue };
                 if !entry.file_type().is_some_and(|t| t.is_file()) || !wanted(entry.path()) {
@@ -191,9 +186,10 @@ impl Grep {
                 }
                 let display = workspace.display(entry.path());
                 let Ok((file, _)) = root.read(entry.path(), &display) else { return WalkState::Continue };
-                let mut sink = Collect::new(self, &display);
+                let (offset, limit) = self.page();
+                let mut sink = Collect::new(self, &display, 0, offset.saturating_add(limit), budget);
                 if searcher.search_file(&matcher, &file, &mut sink).is_ok()
-                    && let Some(hits) = sink.finish()
+                    && let Some(hits) = sink.finish(entry.path())
                 {
                     found.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push(hits);
                 }
@@ -202,30 +198,65 @@ impl Grep {
         });
         let mut found = found.into_inner().unwrap_or_else(std::sync::PoisonError::into_inner);
         found.sort_by(|a, b| a.display.cmp(&b.display));
-        Ok(self.render(&base.display, found))
+        // A file whose entries the page needs but the first pass did not keep (its
+        // budget ran out) is searched again for just those.
+        let again = |hits: &FileHits, skip: usize, keep: usize| -> Option<Vec<String>> {
+            let (file, _) = root.read(&hits.path, &hits.display).ok()?;
+            let page_budget = AtomicUsize::new(PAGE_BYTES);
+            let mut sink = Collect::new(self, &hits.display, skip, keep, &page_budget);
+            self.searcher().search_file(&matcher, &file, &mut sink).ok()?;
+            Some(sink.entries)
+        };
+        Ok(self.render(&base.display, found, again))
     }
 
-    fn render(&self, base: &str, found: Vec<FileHits>) -> String {
+    fn render(
+        &self,
+        base: &str,
+        found: Vec<FileHits>,
+        again: impl Fn(&FileHits, usize, usize) -> Option<Vec<String>>,
+    ) -> String {
         if found.is_empty() {
             return format!("No matches for `{}` in `{base}`.", self.pattern);
         }
         let files = found.len();
         let content = self.mode() == GrepOutput::Content;
-        let mut entries: Vec<String> = Vec::new();
-        let mut total = 0;
+        let separated = content && self.before.or(self.after).or(self.context).unwrap_or(0) > 0;
         let (offset, limit) = self.page();
-        for (i, hits) in found.into_iter().enumerate() {
-            if content && i > 0 && (self.before.or(self.after).or(self.context).unwrap_or(0) > 0) {
+        let end = offset.saturating_add(limit);
+        let mut shown: Vec<String> = Vec::new();
+        let (mut total, mut bytes, mut full) = (0usize, 0usize, false);
+        for (i, hits) in found.iter().enumerate() {
+            if separated && i > 0 {
+                if total >= offset && total < end && !full {
+                    shown.push("--".to_owned());
+                }
                 total += 1;
-                entries.push("--".to_owned());
             }
+            // This file's entries the page needs, by their index in the file.
+            let from = offset.saturating_sub(total).min(hits.total);
+            let to = end.saturating_sub(total).min(hits.total);
             total += hits.total;
-            // Each file kept its first entries; the page's come from the files in order.
-            if entries.len() < offset + limit {
-                entries.extend(hits.entries);
+            if from >= to || full {
+                continue;
+            }
+            let needed: Vec<String> = if to <= hits.entries.len() {
+                hits.entries[from..to].to_vec()
+            } else {
+                again(hits, from, to - from).unwrap_or_default()
+            };
+            // Fewer than asked for: the search again stopped at the page's size.
+            full = needed.len() < to - from;
+            for entry in needed {
+                // Always at least one entry, so paging goes on.
+                if bytes + entry.len() + std::mem::size_of::<String>() > PAGE_BYTES && !shown.is_empty() {
+                    full = true;
+                    break;
+                }
+                bytes += entry.len() + std::mem::size_of::<String>();
+                shown.push(entry);
             }
         }
-        let shown: Vec<String> = entries.into_iter().skip(offset).take(limit).collect();
         let mut out = shown.join("\n");
         let what = match self.mode() {
             GrepOutput::Content => "lines",
@@ -235,25 +266,44 @@ impl Grep {
         if offset + shown.len() < total || offset > 0 {
             let _ = write!(
                 out,
-                "\n(showing {what} {}-{} of {total} in {files} files; use `offset` and `head_limit` for more)",
+                "\n(showing {what} {}-{} of {total} in {files} files; {}use `offset` and `head_limit` for more)",
                 (offset + 1).min(total),
-                offset + shown.len()
+                offset + shown.len(),
+                if full { "the page stops at 8 MiB of text; " } else { "" }
             );
         }
         out
     }
 }
 
-/// Collects one file's output in the requested mode: at most as many entries as a
-/// page can show (a file where every line matches costs a page, not its size), and
-/// the count of the rest.
+/// What the first pass keeps of all files together; past it, files are only
+/// counted, and the page's entries are searched for again (memory by the page, not
+/// by how much matched).
+const FIRST_PASS_BYTES: usize = 16 * 1024 * 1024;
+
+/// The most text one page returns.
+const PAGE_BYTES: usize = 8 * 1024 * 1024;
+
+/// One file's part of the output: its first entries, and how many it has in all.
+struct FileHits {
+    path: std::path::PathBuf,
+    display: String,
+    entries: Vec<String>,
+    total: usize,
+}
+
+/// Collects one file's output in the requested mode: the entries from index `skip`,
+/// at most `keep` of them and while `budget` (bytes, shared) lasts, and the count of
+/// all.
 struct Collect<'a> {
     grep: &'a Grep,
     display: &'a str,
     entries: Vec<String>,
-    /// Entries beyond those kept.
-    more: usize,
+    /// Entries seen, kept or not.
+    seen: usize,
+    skip: usize,
     keep: usize,
+    budget: &'a AtomicUsize,
     matches: u64,
     line_numbers: bool,
 }
@@ -262,36 +312,47 @@ struct Collect<'a> {
 const MAX_ENTRY_CHARS: usize = 2000;
 
 impl<'a> Collect<'a> {
-    fn new(grep: &'a Grep, display: &'a str) -> Self {
-        let (offset, limit) = grep.page();
+    fn new(grep: &'a Grep, display: &'a str, skip: usize, keep: usize, budget: &'a AtomicUsize) -> Self {
         Collect {
             grep,
             display,
             entries: Vec::new(),
-            more: 0,
-            keep: offset + limit,
+            seen: 0,
+            skip,
+            keep,
+            budget,
             matches: 0,
             line_numbers: grep.line_numbers.unwrap_or(true),
         }
     }
 
+    /// Whether the next entry would be kept.
+    fn keeping(&self) -> bool {
+        self.seen >= self.skip && self.entries.len() < self.keep && self.budget.load(Ordering::Relaxed) > 0
+    }
+
     fn push_entry(&mut self, entry: String) {
-        if self.entries.len() < self.keep {
+        if self.keeping() {
+            let taken = entry.len() + std::mem::size_of::<String>();
+            let _ = self.budget.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |b| Some(b.saturating_sub(taken)));
             self.entries.push(entry);
-        } else {
-            self.more += 1;
         }
+        self.seen += 1;
     }
 
     fn push_lines(&mut self, first: Option<u64>, bytes: &[u8], separator: char) {
-        // Past the page, lines are only counted.
-        if self.entries.len() >= self.keep {
+        // Past what is kept, lines are only counted.
+        if !self.keeping() && (self.seen >= self.skip || self.entries.len() >= self.keep) {
             // (Counted as `lines()` splits them: a last line may lack its newline.)
-            self.more += memchr::memchr_iter(b'\n', bytes).count() + usize::from(!bytes.ends_with(b"\n") && !bytes.is_empty());
+            self.seen += memchr::memchr_iter(b'\n', bytes).count() + usize::from(!bytes.ends_with(b"\n") && !bytes.is_empty());
             return;
         }
         let text = String::from_utf8_lossy(bytes);
         for (i, line) in text.lines().enumerate() {
+            if !self.keeping() {
+                self.seen += 1;
+                continue;
+            }
             let line = match line.char_indices().nth(MAX_ENTRY_CHARS) {
                 Some((cut, _)) => &line[..cut],
                 None => line,
@@ -309,19 +370,16 @@ impl<'a> Collect<'a> {
         }
     }
 
-    fn finish(self) -> Option<FileHits> {
+    fn finish(self, path: &std::path::Path) -> Option<FileHits> {
         if self.matches == 0 {
             return None;
         }
         let (entries, total) = match self.grep.mode() {
-            GrepOutput::Content => {
-                let total = self.entries.len() + self.more;
-                (self.entries, total)
-            }
+            GrepOutput::Content => (self.entries, self.seen),
             GrepOutput::FilesWithMatches => (vec![self.display.to_owned()], 1),
             GrepOutput::Count => (vec![format!("{}:{}", self.display, self.matches)], 1),
         };
-        Some(FileHits { display: self.display.to_owned(), entries, total })
+        Some(FileHits { path: path.to_owned(), display: self.display.to_owned(), entries, total })
     }
 }
 
