@@ -112,7 +112,8 @@ pub(crate) fn decide(
     writable.extend(writable_files.iter().map(|f| f.to_path_buf()));
     let namespaces = match bwrap {
         Ok(bwrap) => {
-            let stubs = namespaces::Stubs::make(dir.path())
+            let needed = sandbox.read_denied.iter().any(|p| std::fs::symlink_metadata(p).is_ok());
+            let stubs = namespaces::Stubs::make(dir.path(), needed)
                 .map_err(|e| ToolError::io("cannot create the sandbox's stand-ins for denied paths", e))?;
             let args = bwrap.args(&namespaces::Mounts {
                 isolate: sandbox.filesystem,
@@ -260,6 +261,9 @@ pub(crate) fn spawn(
                 confine_thread(ruleset, &filter, required)
                     .and_then(|()| command.spawn().map_err(|e| ToolError::io("cannot start the command", e)))
             };
+            // The command holds the output pipe's write ends: they must close now,
+            // not when this thread ends, or the output never reaches its end.
+            drop(command);
             let started = spawned.is_ok();
             let _ = spawned_tx.send(spawned);
             if started {

@@ -43,10 +43,14 @@ pub(super) struct Stubs {
 }
 
 impl Stubs {
-    /// Makes the stand-ins in `dir` (a directory the command cannot write).
-    pub(super) fn make(dir: &Path) -> std::io::Result<Stubs> {
+    /// Makes the stand-ins in `dir` (a directory the command cannot write), when
+    /// `needed` (a read-denied path exists); else only names them.
+    pub(super) fn make(dir: &Path, needed: bool) -> std::io::Result<Stubs> {
         use std::os::unix::fs::PermissionsExt as _;
         let stubs = Stubs { file: dir.join("denied-file"), dir: dir.join("denied-dir") };
+        if !needed {
+            return Ok(stubs);
+        }
         std::fs::write(&stubs.file, b"")?;
         std::fs::create_dir(&stubs.dir)?;
         std::fs::set_permissions(&stubs.file, std::fs::Permissions::from_mode(0o000))?;
@@ -223,7 +227,7 @@ mod tests {
         let ws = dir.path().join("ws");
         std::fs::create_dir_all(ws.join(".git/hooks")).unwrap();
         std::fs::create_dir_all(ws.join("secret")).unwrap();
-        let stubs = Stubs::make(dir.path()).unwrap();
+        let stubs = Stubs::make(dir.path(), true).unwrap();
         let bwrap = Bwrap { path: "/usr/bin/bwrap".into(), disable_userns: true };
         let writable = [ws.clone(), dir.path().join("missing")];
         let protected = [ws.join(".git/hooks")];
