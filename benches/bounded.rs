@@ -2,8 +2,9 @@
 //! huge but whose result is small, and the time of a diff that used to be quadratic.
 //! - read_file of the line after a 2 GB line: peak RSS growth, against the
 //!   same call on a 1 KB file in the same process (target: under 50 MB);
-//! - grep `content` over 100 MB where every line matches, `head_limit` 20: peak RSS
-//!   growth against a 1 MB file (target: under 50 MB);
+//! - grep `content` over 100 MB where every line matches, `head_limit` 20, and the
+//!   largest page a model may ask for (`head_limit` 4,294,967,295): peak RSS growth
+//!   against a 1 MB file (target: under 50 MB);
 //! - write_file rewriting every line of a 4 MB file, diff included: time (target:
 //!   under 1 s), against writing a new 4 MB file (no diff) in the same process.
 //!
@@ -131,6 +132,13 @@ fn memory(_c: &mut Criterion) {
         let base = peak_of(|| drop(grep("matches-1mb.txt")));
         let big = peak_of(|| drop(grep("matches-100mb.txt")));
         println!("bounded/grep 100 MB all matching, round {round}: {big}; 1 MB: {base}");
+        let largest = |name: &str| {
+            let page = json!({"pattern": "matches", "path": name, "output_mode": "content", "head_limit": u32::MAX});
+            drop(bench.ok("grep", page))
+        };
+        let base = peak_of(|| largest("matches-1mb.txt"));
+        let big = peak_of(|| largest("matches-100mb.txt"));
+        println!("bounded/grep 100 MB all matching, largest page, round {round}: {big}; 1 MB: {base}");
     }
 }
 
