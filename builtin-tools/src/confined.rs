@@ -351,6 +351,35 @@ fn sweep_stale_temps(dir: &Dir) {
     }
 }
 
+/// The most entries [`sweep_leftovers`] looks at.
+const SWEEP_ENTRIES: usize = 100_000;
+
+/// Removes what a write killed mid-way (`kill -9`, a crash) left in the workspace
+/// `root`: the temporary files of writes whose process is gone, anywhere below the
+/// root but in `.git` and in what the ignore files hide, by a walk of at most
+/// 100,000 entries. A write sweeps its own directory as it goes; this is for a start,
+/// when no write may come to that directory for a long time. The CLI calls it for
+/// its workspace when a command starts; an agent of your own can call it likewise.
+/// Returns the paths it removed.
+pub fn sweep_leftovers(root: &Path) -> Vec<PathBuf> {
+    let mut removed = Vec::new();
+    let mut walk = ignore::WalkBuilder::new(root);
+    walk.hidden(false).require_git(false).filter_entry(|entry| entry.file_name() != ".git");
+    for entry in walk.build().take(SWEEP_ENTRIES).flatten() {
+        let Some(name) = entry.file_name().to_str() else { continue };
+        if !(name.starts_with(TEMP_PREFIX) && name.ends_with(".tmp")) || writer_alive(name) {
+            continue;
+        }
+        // A regular file only: a link planted under such a name is left alone.
+        if std::fs::symlink_metadata(entry.path()).is_ok_and(|m| m.is_file())
+            && std::fs::remove_file(entry.path()).is_ok()
+        {
+            removed.push(entry.path().to_owned());
+        }
+    }
+    removed
+}
+
 #[cfg(test)]
 mod read_tests {
     #[test]

@@ -127,14 +127,19 @@ fn traced_turn_with(
 /// The workspace a command runs in: `--cwd`, canonical and a directory, or the
 /// current directory.
 pub fn workspace_dir(cwd: Option<&std::path::Path>) -> Result<std::path::PathBuf, String> {
-    let Some(dir) = cwd else {
-        return std::env::current_dir().map_err(|e| format!("the current directory: {e}"));
+    let dir = match cwd {
+        None => std::env::current_dir().map_err(|e| format!("the current directory: {e}"))?,
+        Some(dir) => {
+            let canonical = std::fs::canonicalize(dir).map_err(|e| format!("--cwd {}: {e}", dir.display()))?;
+            if !canonical.is_dir() {
+                return Err(format!("--cwd {}: not a directory (give the workspace's directory)", dir.display()));
+            }
+            canonical
+        }
     };
-    let canonical = std::fs::canonicalize(dir).map_err(|e| format!("--cwd {}: {e}", dir.display()))?;
-    if !canonical.is_dir() {
-        return Err(format!("--cwd {}: not a directory (give the workspace's directory)", dir.display()));
-    }
-    Ok(canonical)
+    // What a killed run's writes left behind goes before this one starts.
+    toolwright::builtin::confined::sweep_leftovers(&dir);
+    Ok(dir)
 }
 
 /// Whether the workspace's own settings files may grant, for the commands that load

@@ -289,6 +289,26 @@ fn the_session_file_is_never_written_through_a_planted_link() {
 }
 
 #[test]
+fn a_start_clears_what_a_killed_write_left_anywhere_in_the_workspace() {
+    let dir = tempfile::tempdir().unwrap();
+    let deep = dir.path().join("src/deep");
+    std::fs::create_dir_all(&deep).unwrap();
+    std::fs::write(dir.path().join("notes.txt"), "x\n").unwrap();
+    // A writer that is gone (as after kill -9), its temporary file fresh; and one
+    // whose writer lives (this test), which may be a write in progress.
+    let mut gone = Command::new("true").spawn().unwrap();
+    gone.wait().unwrap();
+    let left = deep.join(format!(".toolwright-{}-7-0.tmp", gone.id()));
+    let live = deep.join(format!(".toolwright-{}-8-0.tmp", std::process::id()));
+    std::fs::write(&left, vec![b'x'; 1 << 20]).unwrap();
+    std::fs::write(&live, "half").unwrap();
+    let out = toolwright(&["call", "read_file", r#"{"path": "notes.txt"}"#], dir.path(), None);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(!left.exists(), "a killed write's temporary file is still there");
+    assert!(live.exists(), "a live writer's file was removed");
+}
+
+#[test]
 fn a_permission_request_hook_is_told_the_mode() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir(dir.path().join(".claude")).unwrap();
