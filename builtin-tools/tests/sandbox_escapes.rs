@@ -195,3 +195,52 @@ fn other_processes_and_removed_secrets_are_out_of_sight() {
     let pids: usize = out.lines().rev().find_map(|l| l.trim().parse().ok()).unwrap();
     assert!(pids < 10, "sees {pids} processes: {out}");
 }
+
+/// Kernel interfaces that reach past namespaces or belong to the administrator, tried
+/// by number (x86_64): each must fail with EACCES (the seccomp filter) or EPERM,
+/// with namespaces and without them (where a command running as root keeps its
+/// capabilities).
+#[cfg(target_arch = "x86_64")]
+#[test]
+fn kernel_interfaces_past_the_namespaces_are_refused() {
+    kernel_interfaces_are_refused();
+}
+
+#[cfg(target_arch = "x86_64")]
+#[test]
+fn kernel_interfaces_are_refused_without_namespaces_too() {
+    if common::sandbox::rerun_without("kernel_interfaces_are_refused_without_namespaces_too", &["NAMESPACES"]) {
+        return;
+    }
+    kernel_interfaces_are_refused();
+}
+
+#[cfg(target_arch = "x86_64")]
+fn kernel_interfaces_are_refused() {
+    let p = place();
+    let mut s = session(&p.ws, Sandbox::default());
+    // (name, number, arguments): harmless forms, so nothing happens if one got through.
+    let calls = [
+        ("keyctl get the session keyring", 250, "0, -3, 0"),
+        ("add_key", 248, "b'user', b'x', b'v', 1, -3"),
+        ("bpf", 321, "0, 0, 0"),
+        ("perf_event_open", 298, "0, 0, -1, -1, 0"),
+        ("syslog read", 103, "3, 0, 0"),
+        ("open_by_handle_at", 304, "-100, 0, 0"),
+        ("acct off", 163, "0"),
+        ("userfaultfd", 323, "0"),
+    ];
+    for (name, number, args) in calls {
+        let script = format!(
+            "import ctypes, sys; libc = ctypes.CDLL(None, use_errno=True); \
+             r = libc.syscall({number}, {args}); e = ctypes.get_errno(); print(r, e); \
+             sys.exit(0 if r == -1 and e in (1, 13) else 1)"
+        );
+        let (ok, out) = shell(&mut s, &format!("python3 -c \"{script}\""));
+        assert!(ok, "{name} was not refused: {out}");
+    }
+    let before = std::time::SystemTime::now();
+    let (ok, out) = shell(&mut s, "date -s '2001-01-01 00:00:00'");
+    assert!(!ok, "the clock was set: {out}");
+    assert!(std::time::SystemTime::now() >= before, "the machine's clock moved back");
+}

@@ -25,7 +25,13 @@ use std::collections::BTreeMap;
 const REFUSED: u32 = libc::EACCES as u32;
 
 /// Calls no confined command may make, whatever the settings: loading kernel code,
-/// rebooting, and io_uring (whose socket operation would bypass the filter).
+/// rebooting, io_uring (whose socket operation would bypass the filter), and the
+/// kernel interfaces that reach past namespaces or that only the machine's
+/// administrator uses: the kernel keyrings (not namespaced), BPF and perf, the
+/// clocks, swap, quotas, process accounting, the kernel log, file handles (the way
+/// round a mount's confinement), fanotify and userfaultfd. Without namespaces a
+/// command that runs as root keeps its capabilities, so these are refused here, not
+/// left to the capability checks.
 const ALWAYS_REFUSED: &[i64] = &[
     libc::SYS_io_uring_setup,
     libc::SYS_init_module,
@@ -34,6 +40,23 @@ const ALWAYS_REFUSED: &[i64] = &[
     libc::SYS_kexec_load,
     libc::SYS_kexec_file_load,
     libc::SYS_reboot,
+    libc::SYS_keyctl,
+    libc::SYS_add_key,
+    libc::SYS_request_key,
+    libc::SYS_bpf,
+    libc::SYS_perf_event_open,
+    libc::SYS_settimeofday,
+    libc::SYS_clock_settime,
+    libc::SYS_clock_adjtime,
+    libc::SYS_adjtimex,
+    libc::SYS_swapon,
+    libc::SYS_swapoff,
+    libc::SYS_quotactl,
+    libc::SYS_acct,
+    libc::SYS_syslog,
+    libc::SYS_open_by_handle_at,
+    libc::SYS_fanotify_init,
+    libc::SYS_userfaultfd,
 ];
 
 /// `MSG_FASTOPEN`: `sendto`/`sendmsg` with it connects a TCP socket.
