@@ -4,13 +4,16 @@
 //! the workspace; the host, which is not confined, must not then write there.
 //!
 //! ```
-//! let dir = tempfile::tempdir().unwrap();
-//! toolwright_core::state_file::write(dir.path(), ".toolwright/state.json", b"{}").unwrap();
-//! let text = toolwright_core::state_file::read(dir.path(), ".toolwright/state.json").unwrap();
-//! assert_eq!(text, b"{}");
-//! std::fs::remove_dir_all(dir.path().join(".toolwright")).unwrap();
-//! std::os::unix::fs::symlink("/tmp", dir.path().join(".toolwright")).unwrap();
-//! assert!(toolwright_core::state_file::write(dir.path(), ".toolwright/state.json", b"{}").is_err());
+//! use toolwright_core::state_file;
+//! let workspace = std::env::temp_dir().join(format!("state-file-doc-{}", std::process::id()));
+//! std::fs::create_dir_all(&workspace).unwrap();
+//! state_file::write(&workspace, ".toolwright/state.json", b"{}").unwrap();
+//! assert_eq!(state_file::read(&workspace, ".toolwright/state.json").unwrap(), b"{}");
+//! // A command replaced the directory with a link out of the workspace: refused.
+//! std::fs::remove_dir_all(workspace.join(".toolwright")).unwrap();
+//! std::os::unix::fs::symlink(std::env::temp_dir(), workspace.join(".toolwright")).unwrap();
+//! assert!(state_file::write(&workspace, ".toolwright/state.json", b"{}").is_err());
+//! std::fs::remove_dir_all(&workspace).unwrap();
 //! ```
 
 use rustix::fd::OwnedFd;
