@@ -4,44 +4,16 @@
 #![allow(missing_docs)]
 
 mod common;
+#[path = "../../tests/common/procs.rs"]
+mod procs;
 
 use common::Session;
+use procs::{marked, marked_gone_soon, marker};
 use serde_json::json;
 use std::fs;
 use std::path::Path;
-use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 use toolwright_core::{ErrorKind, ToolCall};
-
-/// Whether process `pid` is gone (a zombie waiting for its reaper counts as gone: it
-/// runs nothing).
-fn is_dead(pid: u32) -> bool {
-    match fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Err(_) => true,
-        Ok(stat) => stat.rsplit(')').next().is_some_and(|rest| rest.trim_start().starts_with('Z')),
-    }
-}
-
-/// A number no other test uses, for `sleep` to carry in its command line: a process
-/// is then found by it in this machine's `/proc`, whether the command ran in a PID
-/// namespace of its own (sandboxed, where `$!` is not this machine's pid) or not.
-fn marker() -> String {
-    static NEXT: AtomicU32 = AtomicU32::new(0);
-    format!("60.{}{:04}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed))
-}
-
-/// The live processes whose command line has `marker`.
-fn marked(marker: &str) -> Vec<u32> {
-    let mut pids = Vec::new();
-    for entry in fs::read_dir("/proc").unwrap().flatten() {
-        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else { continue };
-        let cmdline = fs::read(entry.path().join("cmdline")).unwrap_or_default();
-        if String::from_utf8_lossy(&cmdline).split('\0').any(|arg| arg == marker) && !is_dead(pid) {
-            pids.push(pid);
-        }
-    }
-    pids
-}
 
 /// A command that starts two grandchildren (a subshell's sleeps of `marker` seconds)
 /// and waits.
@@ -50,25 +22,7 @@ fn spawn_grandchildren(marker: &str) -> String {
 }
 
 fn wait_for_marked(marker: &str, n: usize) -> Vec<u32> {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        let pids = marked(marker);
-        if pids.len() >= n || Instant::now() > deadline {
-            return pids;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
-fn all_dead_soon(marker: &str) -> bool {
-    let deadline = Instant::now() + Duration::from_secs(5);
-    while Instant::now() < deadline {
-        if marked(marker).is_empty() {
-            return true;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    false
+    procs::wait_for_marked(marker, n, Duration::from_secs(10))
 }
 
 /// A session of each kind: commands sandboxed (the default), and unconfined.
@@ -106,12 +60,12 @@ fn the_working_directory_persists_inside_the_workspace() {
 fn a_timeout_kills_the_whole_process_group() {
     let dir = tempfile::tempdir().unwrap();
     for mut s in sessions(dir.path()) {
-        let m = marker();
+        let m = marker(60);
         let start = Instant::now();
         let e = s.err("shell", json!({"command": spawn_grandchildren(&m), "timeout": 700}));
         assert!(start.elapsed() < Duration::from_secs(10));
         assert!(e.contains("started") && e.contains("Timed out after"), "{e}");
-        assert!(all_dead_soon(&m), "grandchildren survived: {:?}", marked(&m));
+        assert!(marked_gone_soon(&m), "grandchildren survived: {:?}", marked(&m));
     }
 }
 
@@ -119,7 +73,7 @@ fn a_timeout_kills_the_whole_process_group() {
 fn cancelling_the_turn_kills_the_whole_process_group() {
     let dir = tempfile::tempdir().unwrap();
     for mut s in sessions(dir.path()) {
-        let m = marker();
+        let m = marker(60);
         let token = s.turn.cancellation().clone();
         let watcher = {
             let m = m.clone();
@@ -133,7 +87,7 @@ fn cancelling_the_turn_kills_the_whole_process_group() {
         let seen = watcher.join().unwrap();
         assert_eq!(result.error, Some(ErrorKind::Cancelled), "{}", result.output.text_content());
         assert_eq!(seen.len(), 2, "the grandchildren ran");
-        assert!(all_dead_soon(&m), "grandchildren survived: {:?}", marked(&m));
+        assert!(marked_gone_soon(&m), "grandchildren survived: {:?}", marked(&m));
     }
 }
 
@@ -141,7 +95,7 @@ fn cancelling_the_turn_kills_the_whole_process_group() {
 fn processes_that_leave_the_group_are_stopped_and_never_waited_for() {
     let dir = tempfile::tempdir().unwrap();
     for mut s in sessions(dir.path()) {
-        let m = marker();
+        let m = marker(60);
         let _ = fs::remove_file(dir.path().join("a"));
         let _ = fs::remove_file(dir.path().join("b"));
         // One escapes into a session of its own holding the output pipe; one
@@ -155,7 +109,7 @@ fn processes_that_leave_the_group_are_stopped_and_never_waited_for() {
         assert!(start.elapsed() < Duration::from_secs(5), "the call waited for the escaped pipe holder");
         assert_eq!(out, "done");
         assert!(dir.path().join("a").exists() && dir.path().join("b").exists(), "both escaped");
-        assert!(all_dead_soon(&m), "escaped processes survived: {:?}", marked(&m));
+        assert!(marked_gone_soon(&m), "escaped processes survived: {:?}", marked(&m));
     }
 }
 
@@ -193,14 +147,14 @@ fn background_commands_report_new_output_and_can_be_killed() {
     let again = s.ok("shell_output", json!({"id": "shell_1"}));
     assert!(again.ends_with("(no new output)"), "{again}");
 
-    let m = marker();
+    let m = marker(60);
     s.ok("shell", json!({"command": spawn_grandchildren(&m), "run_in_background": true}));
     assert_eq!(wait_for_marked(&m, 2).len(), 2, "the grandchildren ran");
     let running = s.ok("shell_output", json!({"id": "shell_2"}));
     assert!(running.contains("running for") && running.contains("started"), "{running}");
     let killed = s.ok("shell_output", json!({"id": "shell_2", "kill": true}));
     assert!(killed.contains("killed"), "{killed}");
-    assert!(all_dead_soon(&m), "grandchildren survived: {:?}", marked(&m));
+    assert!(marked_gone_soon(&m), "grandchildren survived: {:?}", marked(&m));
     let e = s.err("shell_output", json!({"id": "shell_9"}));
     assert!(e.contains("no background command `shell_9`; the running ones are: shell_1, shell_2"), "{e}");
 }

@@ -3,9 +3,12 @@
 //! temporary files removed, and the exit status says which signal it was.
 #![cfg(target_os = "linux")]
 
+#[path = "../../tests/common/procs.rs"]
+mod procs;
+
+use procs::{marked, marked_gone_soon, marker, wait_for_marked};
 use serde_json::json;
 use std::io::{BufRead, BufReader, Write};
-use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -14,34 +17,15 @@ fn signal(child: &Child, name: &str) {
     assert!(status.success());
 }
 
-fn is_dead(pid: u32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Err(_) => true,
-        Ok(stat) => stat.rsplit(')').next().is_some_and(|rest| rest.trim_start().starts_with('Z')),
-    }
-}
-
 fn all_dead_soon(pids: &[u32]) -> bool {
     let deadline = Instant::now() + Duration::from_secs(5);
     while Instant::now() < deadline {
-        if pids.iter().all(|&p| is_dead(p)) {
+        if pids.iter().all(|&p| procs::is_dead(p)) {
             return true;
         }
         std::thread::sleep(Duration::from_millis(20));
     }
     false
-}
-
-fn wait_for_pids(file: &Path, n: usize) -> Vec<u32> {
-    let deadline = Instant::now() + Duration::from_secs(20);
-    loop {
-        let pids: Vec<u32> =
-            std::fs::read_to_string(file).unwrap_or_default().lines().filter_map(|l| l.trim().parse().ok()).collect();
-        if pids.len() >= n || Instant::now() > deadline {
-            return pids;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
 }
 
 /// The exit status within 10 s, or a panic (the process is killed first).
@@ -67,15 +51,14 @@ struct Setup {
 }
 
 impl Setup {
-    fn new() -> Setup {
+    /// With the commands of [`two_sleepers`]`(marker)` allowed.
+    fn new(marker: &str) -> Setup {
         let ws = tempfile::tempdir().unwrap();
         std::fs::create_dir(ws.path().join(".claude")).unwrap();
-        std::fs::write(
-            ws.path().join(".claude/settings.json"),
-            // (An exec wrapper such as `setsid` needs a rule naming the whole command.)
-            r#"{"permissions": {"allow": ["Bash", "Bash(setsid sleep 301)"], "defaultMode": "acceptEdits"}}"#,
-        )
-        .unwrap();
+        // (An exec wrapper such as `setsid` needs a rule naming the whole command.)
+        let allow = json!({"permissions": {
+            "allow": ["Bash", format!("Bash(setsid sleep {marker})")], "defaultMode": "acceptEdits"}});
+        std::fs::write(ws.path().join(".claude/settings.json"), allow.to_string()).unwrap();
         Setup { ws, tmp: tempfile::tempdir().unwrap() }
     }
 
@@ -90,25 +73,25 @@ impl Setup {
     }
 }
 
-/// A command with a child in its group and one in a session of its own.
-fn two_sleepers(pids: &Path) -> String {
-    format!("sleep 300 & echo $! >> {f}; setsid sleep 301 & echo $! >> {f}; wait", f = pids.display())
+/// A command with a child in its group and one in a session of its own, both sleeping
+/// for `marker` seconds.
+fn two_sleepers(marker: &str) -> String {
+    format!("sleep {marker} & setsid sleep {marker} & wait")
 }
 
 #[test]
 fn sigterm_to_call_kills_the_command_and_what_escaped_it() {
     for name in ["TERM", "INT", "HUP"] {
-        let setup = Setup::new();
-        let pids_file = setup.ws.path().join("pids");
-        let input = json!({"command": two_sleepers(&pids_file)}).to_string();
+        let m = marker(300);
+        let setup = Setup::new(&m);
+        let input = json!({"command": two_sleepers(&m)}).to_string();
         let mut child = setup
             .command(&["call", "shell", &input, "--yes"])
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        let pids = wait_for_pids(&pids_file, 2);
-        assert_eq!(pids.len(), 2, "the command started");
+        assert_eq!(wait_for_marked(&m, 2, Duration::from_secs(20)).len(), 2, "the command started");
         signal(&child, name);
         let status = exits_soon(&mut child);
         let code = match name {
@@ -117,7 +100,7 @@ fn sigterm_to_call_kills_the_command_and_what_escaped_it() {
             _ => 129,
         };
         assert_eq!(status.code(), Some(code), "SIG{name}");
-        assert!(all_dead_soon(&pids), "SIG{name}: survivors {pids:?}");
+        assert!(marked_gone_soon(&m), "SIG{name}: survivors {:?}", marked(&m));
         assert_eq!(setup.leftover_temps(), Vec::<String>::new(), "SIG{name}");
         let mut stderr = String::new();
         std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
@@ -127,16 +110,16 @@ fn sigterm_to_call_kills_the_command_and_what_escaped_it() {
 
 #[test]
 fn a_second_signal_exits_at_once_and_still_cleans_up() {
-    let setup = Setup::new();
-    let pids_file = setup.ws.path().join("pids");
-    let input = json!({"command": two_sleepers(&pids_file)}).to_string();
+    let m = marker(300);
+    let setup = Setup::new(&m);
+    let input = json!({"command": two_sleepers(&m)}).to_string();
     let mut child = setup.command(&["call", "shell", &input, "--yes"]).stderr(Stdio::null()).spawn().unwrap();
-    let pids = wait_for_pids(&pids_file, 2);
+    assert_eq!(wait_for_marked(&m, 2, Duration::from_secs(20)).len(), 2, "the command started");
     signal(&child, "INT");
     signal(&child, "INT");
     let status = exits_soon(&mut child);
     assert!(matches!(status.code(), Some(130)), "{status:?}");
-    assert!(all_dead_soon(&pids), "survivors {pids:?}");
+    assert!(marked_gone_soon(&m), "survivors {:?}", marked(&m));
     assert_eq!(setup.leftover_temps(), Vec::<String>::new());
 }
 
@@ -158,7 +141,8 @@ fn children_of(pid: u32) -> Vec<u32> {
 
 #[test]
 fn sigterm_to_serve_stops_calls_and_mounted_servers() {
-    let setup = Setup::new();
+    let m = marker(300);
+    let setup = Setup::new(&m);
     let inner = setup.ws.path().join("inner");
     std::fs::create_dir(&inner).unwrap();
     let config = setup.ws.path().join("mcp.json");
@@ -187,28 +171,26 @@ fn sigterm_to_serve_stops_calls_and_mounted_servers() {
     stdout.read_line(&mut line).unwrap();
     assert!(line.contains("serverInfo"), "{line}");
     send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-    let pids_file = setup.ws.path().join("pids");
     send(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-        "params": {"name": "shell", "arguments": {"command": two_sleepers(&pids_file)}}}));
-    let mut pids = wait_for_pids(&pids_file, 2);
-    assert_eq!(pids.len(), 2, "the command started");
-    let mounted = children_of(child.id()).into_iter().filter(|&p| !pids.contains(&p));
-    let servers: Vec<u32> = mounted
+        "params": {"name": "shell", "arguments": {"command": two_sleepers(&m)}}}));
+    assert_eq!(wait_for_marked(&m, 2, Duration::from_secs(20)).len(), 2, "the command started");
+    let servers: Vec<u32> = children_of(child.id())
+        .into_iter()
         .filter(|p| std::fs::read(format!("/proc/{p}/cmdline")).is_ok_and(|c| c.starts_with(bin.as_bytes())))
         .collect();
     assert_eq!(servers.len(), 1, "the mounted server runs");
-    pids.extend(servers);
     signal(&child, "TERM");
     let status = exits_soon(&mut child);
     assert_eq!(status.code(), Some(143));
-    assert!(all_dead_soon(&pids), "survivors {pids:?}");
+    assert!(marked_gone_soon(&m), "survivors {:?}", marked(&m));
+    assert!(all_dead_soon(&servers), "the mounted server survived: {servers:?}");
     assert_eq!(setup.leftover_temps(), Vec::<String>::new());
 }
 
 #[test]
 fn replay_stops_between_or_during_calls_and_leaves_no_scratch_copy() {
     for signals in [1, 2] {
-        let setup = Setup::new();
+        let setup = Setup::new("300");
         let mut child =
             setup.command(&["replay", "--pace", "200"]).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().unwrap();
         // Wait for the replay to be under way: its first lines.
