@@ -244,3 +244,28 @@ fn kernel_interfaces_are_refused() {
     assert!(!ok, "the clock was set: {out}");
     assert!(std::time::SystemTime::now() >= before, "the machine's clock moved back");
 }
+
+#[test]
+fn the_users_settings_stay_protected_under_a_writable_config_directory() {
+    let test = "the_users_settings_stay_protected_under_a_writable_config_directory";
+    let home = tempfile::tempdir().unwrap();
+    let home_path = home.path().canonicalize().unwrap();
+    if rerun_with(test, &[("HOME", home_path.to_str().unwrap())]) {
+        return;
+    }
+    // In the child: HOME is this run's own.
+    let home = std::path::PathBuf::from(std::env::var("HOME").unwrap());
+    std::fs::create_dir_all(home.join(".claude")).unwrap();
+    std::fs::write(home.join(".claude/settings.json"), "{}").unwrap();
+    let p = place();
+    let mut sandbox = Sandbox::default();
+    // `allowWrite: ["~/.claude"]`: the directory is writable, its settings are not.
+    sandbox.writable = vec![home.join(".claude")];
+    let mut s = session(&p.ws, sandbox);
+    let settings = home.join(".claude/settings.json");
+    let (ok, out) = shell(&mut s, &format!("echo '{{\"sandbox\":{{\"enabled\":false}}}}' > {}", settings.display()));
+    assert!(!ok && out.contains("Blocked by the sandbox"), "{out}");
+    assert_eq!(std::fs::read_to_string(&settings).unwrap(), "{}");
+    let (ok, out) = shell(&mut s, &format!("echo note > {}", home.join(".claude/notes.txt").display()));
+    assert!(ok, "the rest of the directory is writable: {out}");
+}

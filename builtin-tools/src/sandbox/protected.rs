@@ -36,6 +36,21 @@ pub(crate) const PROTECTED_FILES: &[&str] = &[
 pub(crate) const PROTECTED_DIRS: &[&str] =
     &[".vscode", ".idea", ".claude/commands", ".claude/agents", ".git/hooks", ".toolwright"];
 
+/// The user's settings, agent definitions and shell start-up files, wherever they
+/// are (`$HOME`, `$CLAUDE_CONFIG_DIR`).
+fn user_paths() -> Vec<PathBuf> {
+    let mut paths = Vec::new();
+    if let Some(home) = std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from) {
+        paths.extend(PROTECTED_FILES.iter().chain(PROTECTED_DIRS).map(|name| home.join(name)));
+    }
+    if let Some(config) = std::env::var_os("CLAUDE_CONFIG_DIR").filter(|c| !c.is_empty()).map(PathBuf::from) {
+        for name in ["settings.json", "settings.local.json", "commands", "agents"] {
+            paths.push(config.join(name));
+        }
+    }
+    paths
+}
+
 /// The most of a protected path kept to put it back.
 const KEEP_BYTES: u64 = 8 * 1024 * 1024;
 /// The most entries of a protected directory kept.
@@ -135,17 +150,28 @@ pub(crate) struct Guard {
 impl Guard {
     /// Keeps the state of the protected paths in each of `writable`.
     pub(crate) fn take(writable: &[PathBuf]) -> Guard {
-        let mut entries = Vec::new();
-        for root in writable.iter().filter(|root| std::fs::symlink_metadata(root).is_ok_and(|m| m.is_dir())) {
+        let mut entries: Vec<Entry> = Vec::new();
+        let mut add = |root: &Path, path: PathBuf| {
+            if entries.iter().any(|e| e.path == path) {
+                return;
+            }
+            let before = kept(&path, &mut (0, 0));
+            let git = root.join(".git");
+            let fresh_repository = path.starts_with(&git) && std::fs::symlink_metadata(&git).is_err();
+            entries.push(Entry { root: root.to_owned(), path, before, fresh_repository });
+        };
+        let dirs: Vec<&PathBuf> =
+            writable.iter().filter(|root| std::fs::symlink_metadata(root).is_ok_and(|m| m.is_dir())).collect();
+        for root in &dirs {
             for name in PROTECTED_FILES.iter().chain(PROTECTED_DIRS) {
-                let path = root.join(name);
-                if entries.iter().any(|e: &Entry| e.path == path) {
-                    continue;
-                }
-                let before = kept(&path, &mut (0, 0));
-                let git = root.join(".git");
-                let fresh_repository = path.starts_with(&git) && std::fs::symlink_metadata(&git).is_err();
-                entries.push(Entry { root: root.clone(), path, before, fresh_repository });
+                add(root, root.join(name));
+            }
+        }
+        // The user's own settings wherever a writable root holds them: `allowWrite`
+        // naming `~/.claude` must not let a command rewrite `~/.claude/settings.json`.
+        for path in user_paths() {
+            if let Some(root) = writable.iter().find(|root| path.starts_with(root)) {
+                add(root, path);
             }
         }
         Guard { entries }
