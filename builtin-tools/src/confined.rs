@@ -380,19 +380,6 @@ pub fn sweep_leftovers(root: &Path) -> Vec<PathBuf> {
     removed
 }
 
-#[cfg(test)]
-mod read_tests {
-    #[test]
-    fn a_file_that_grows_while_read_is_refused_at_the_limit() {
-        // `repeat` never ends, as a file appended to faster than it is read.
-        let endless = std::io::repeat(b'x');
-        let err = super::read_at_most(endless, 10, 1024, "log").unwrap_err().to_string();
-        assert!(err.contains("1025 bytes or more; the limit is 1024 bytes"), "{err}");
-        assert_eq!(super::read_at_most(&b"hello"[..], 5, 5, "f").unwrap(), b"hello");
-        assert!(super::read_at_most(&b"hello"[..], 6, 5, "f").is_err(), "a size over the limit is refused unread");
-    }
-}
-
 /// Confirms the entries of a directory walk through handles confined to the root.
 ///
 /// A walk reads directories by name, so a directory swapped for a symlink to one
@@ -425,5 +412,18 @@ impl Listing {
         }
         let Some((_, Some(dir))) = &self.parent else { return false };
         dir.symlink_metadata(name).is_ok_and(|meta| cap_std::fs::MetadataExt::ino(&meta) == ino)
+    }
+}
+
+#[cfg(test)]
+mod read_tests {
+    #[test]
+    fn a_file_that_grows_while_read_is_refused_at_the_limit() {
+        // `repeat` never ends, as a file appended to faster than it is read.
+        let endless = std::io::repeat(b'x');
+        let err = super::read_at_most(endless, 10, 1024, "log").unwrap_err().to_string();
+        assert!(err.contains("1025 bytes or more; the limit is 1024 bytes"), "{err}");
+        assert_eq!(super::read_at_most(&b"hello"[..], 5, 5, "f").unwrap(), b"hello");
+        assert!(super::read_at_most(&b"hello"[..], 6, 5, "f").is_err(), "a size over the limit is refused unread");
     }
 }
