@@ -63,6 +63,8 @@ pub(crate) struct Confinement {
     proxy: Option<proxy::Proxy>,
     /// What the result tells the model when something was refused.
     pub(crate) summary: String,
+    /// Why the confinement is weaker than it should be here, for every result.
+    pub(crate) degraded: Option<String>,
     /// The protected paths, to put back after the command.
     pub(crate) guard: Guard,
     /// Keeps the spawning thread, and so bubblewrap, alive (see [`spawn`]).
@@ -146,15 +148,18 @@ pub(crate) fn decide(
     } else {
         format!("{} (filesystem isolation is off)", network.summary)
     };
-    match bwrap {
+    let degraded = match bwrap {
         Ok(bwrap) if bwrap.nested_userns() => {
-            summary.push_str("; this bubblewrap is older than 0.8, so the command may make user namespaces")
+            Some("sandboxed, but this bubblewrap is older than 0.8, so the command may make user namespaces".to_owned())
         }
-        Ok(_) => {}
-        Err(why) => summary.push_str(&format!(
-            "; {why}: metadata outside the workspace, device nodes, protected paths (until they are put back) \
-             and other processes are not covered"
+        Ok(_) => None,
+        Err(why) => Some(format!(
+            "sandboxed without namespaces: {why}; metadata outside the workspace, device nodes, protected paths \
+             (until they are put back) and other processes are not covered"
         )),
+    };
+    if let Some(note) = &degraded {
+        summary.push_str(&format!("; {note}"));
     }
     Ok(Decision::Confine(Box::new(Confinement {
         ruleset,
@@ -167,6 +172,7 @@ pub(crate) fn decide(
         proxy_env: network.env,
         proxy: network.proxy,
         summary,
+        degraded,
         guard,
         tether: None,
     })))

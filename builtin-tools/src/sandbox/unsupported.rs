@@ -14,6 +14,7 @@ pub(crate) enum Decision {
 /// Never made on this platform.
 pub(crate) struct Confinement {
     pub(crate) summary: String,
+    pub(crate) degraded: Option<String>,
     pub(crate) guard: Guard,
 }
 

@@ -125,8 +125,11 @@ impl Tool for Shell {
             workspace.roots(),
             &[cwd_file.path()],
         )?;
-        let (mut confinement, unconfined_note) = match decision {
-            crate::sandbox::Decision::Confine(confinement) => (Some(confinement), None),
+        let (mut confinement, first_note) = match decision {
+            crate::sandbox::Decision::Confine(confinement) => {
+                let note = confinement.degraded.clone();
+                (Some(confinement), note)
+            }
             crate::sandbox::Decision::Unconfined { note } => (None, note),
         };
         if self.run_in_background {
@@ -137,7 +140,7 @@ impl Tool for Shell {
                 )
             })?;
             let id = shells.start(&self.command, &cwd, confinement)?;
-            let note = unconfined_note.map(|note| format!("({note})\n")).unwrap_or_default();
+            let note = first_note.map(|note| format!("({note})\n")).unwrap_or_default();
             return Ok(ToolOutput::text(format!(
                 "{note}Started in the background as `{id}`. Read its output with shell_output(id: \"{id}\")."
             )));
@@ -211,7 +214,7 @@ impl Tool for Shell {
                     result = ToolOutput::error(format!("{}{note}", result.text_content()));
                 }
                 // First, so a trace that shows only the first lines shows it too.
-                if let Some(note) = &unconfined_note {
+                if let Some(note) = &first_note {
                     result = prepend_text(result, &format!("({note})\n"));
                 }
                 if let Some(new_cwd) = read_cwd(cwd_file.path())
