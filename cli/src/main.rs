@@ -1,6 +1,7 @@
 //! The `toolwright` command line: inspect the registry and render provider schemas.
 
 mod agent;
+mod agents;
 mod call;
 mod check;
 #[cfg(feature = "mcp")]
@@ -34,6 +35,8 @@ enum Command {
     Call(call::CallArgs),
     /// Validate the registry: unique names, every provider's rules, definition sizes.
     Check,
+    /// List the subagent definitions for the workspace and every problem with them.
+    Agents(agents::AgentsArgs),
     /// List the registered tools with their flags.
     Tools,
     /// Print the tool definitions JSON for a provider.
@@ -212,6 +215,11 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             } else {
                 Err("the registry does not render for every provider".into())
             };
+        }
+        Command::Agents(args) => {
+            let (listing, ok) = agents::run(args)?;
+            println!("{listing}");
+            return Ok(if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE });
         }
         Command::Tools => tools_table(&registry()?),
         Command::Schema { provider, strict, cache_control, pretty } => {

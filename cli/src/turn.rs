@@ -156,7 +156,7 @@ pub struct TrustArgs {
 
 impl TrustArgs {
     /// Whether the workspace in `cwd` is trusted: by the flag, or by Claude Code's record.
-    fn trust(&self, cwd: &std::path::Path) -> toolwright::rules::trust::Trust {
+    pub fn trust(&self, cwd: &std::path::Path) -> toolwright::rules::trust::Trust {
         if self.trust_workspace {
             return toolwright::rules::trust::Trust::Trusted;
         }

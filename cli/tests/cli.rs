@@ -309,6 +309,54 @@ fn a_start_clears_what_a_killed_write_left_anywhere_in_the_workspace() {
 }
 
 #[test]
+fn agents_lists_the_definitions_and_every_problem() {
+    let dir = tempfile::tempdir().unwrap();
+    let (ws, home) = (dir.path().join("ws"), dir.path().join("home"));
+    std::fs::create_dir_all(&home).unwrap();
+    // A home of its own, so the workspace's agents are the project's.
+    let agents_cmd = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_toolwright")).args(args).current_dir(&ws).env("HOME", &home).output().unwrap()
+    };
+    let agents = ws.join(".claude/agents");
+    std::fs::create_dir_all(&agents).unwrap();
+    std::fs::write(
+        agents.join("explorer.md"),
+        "---\nname: explorer\ndescription: Reads\ntools: Read, Grep\n---\nYou read.\n",
+    )
+    .unwrap();
+    std::fs::write(agents.join("bad.md"), "---\nname: explorer two\ndescription: x\n---\n").unwrap();
+    // Not trusted: the workspace's agents wait, each said, and nothing failed.
+    let out = agents_cmd(&["agents"]);
+    let listing = text(&out.stdout);
+    assert!(out.status.success(), "{listing}{}", text(&out.stderr));
+    assert!(
+        listing.starts_with("0 agents") && listing.matches("until the workspace is trusted").count() == 2,
+        "{listing}"
+    );
+    // Trusted: the good one is listed, the bad one is an error with its path and key,
+    // and the exit status says so.
+    let out = agents_cmd(&["agents", "--trust-workspace"]);
+    let listing = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{listing}");
+    assert!(listing.contains("explorer  (project:") && listing.contains("tools: Read, Grep"), "{listing}");
+    assert!(
+        listing.contains(&format!("error: {}: `name`: `explorer two`", agents.join("bad.md").display())),
+        "{listing}"
+    );
+    // Given on the command line, as JSON, beside the files.
+    std::fs::remove_file(agents.join("bad.md")).unwrap();
+    let given = r#"{"helper": {"description": "Helps", "prompt": "You help."}}"#;
+    let out = agents_cmd(&["agents", "--trust-workspace", "--json", "--agents", given]);
+    assert!(out.status.success(), "{}", text(&out.stdout));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let names: Vec<&str> = json["agents"].as_array().unwrap().iter().map(|a| a["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["explorer", "helper"]);
+    assert_eq!(json["agents"][1]["source"], "given");
+    let out = agents_cmd(&["agents", "--agents", "{not json"]);
+    assert!(!out.status.success() && text(&out.stderr).contains("--agents: not JSON"), "{}", text(&out.stderr));
+}
+
+#[test]
 fn a_permission_request_hook_is_told_the_mode() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir(dir.path().join(".claude")).unwrap();
