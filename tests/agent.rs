@@ -558,3 +558,37 @@ async fn anthropic_native_search_blocks_and_thinking_go_back_as_they_came() {
     assert_eq!(results[0]["tool_use_id"], "t1");
     assert!(results[0].to_string().contains("mcp__notes__read_note got"), "{}", results[0]);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_agent_with_a_profile_is_shown_and_may_call_only_its_tools() {
+    use toolwright::Profile;
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("notes.txt"), "read me\n").unwrap();
+    let (url, seen) = server(vec![
+        // A call to a tool the profile leaves out, then one it admits.
+        Reply::Stream(anthropic_call("t1", "shell", r#"{"command":"touch ran.txt"}"#)),
+        Reply::Stream(anthropic_call("t2", "read_file", r#"{"path":"notes.txt"}"#)),
+        Reply::Stream(anthropic_text("Done.")),
+    ]);
+    let registry = Arc::new(toolwright::registry().unwrap());
+    let executor = Executor::builder(registry).policy(AllowAll).build();
+    let model = HttpModel::new(Api::Anthropic, "test-key", "test-model").with_base_url(&url);
+    let agent = Agent::new(model, Orchestrator::new(Arc::new(executor)))
+        .retry(quick())
+        .profile(Profile::new("reader").allow(["read_file", "grep", "glob"]));
+    let outcome = run(&agent, dir.path(), &mut Log::default()).await.unwrap();
+    assert_eq!(outcome.text, "Done.");
+    let seen = seen.lock().unwrap();
+    let mut names: Vec<&str> =
+        seen[0].body["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+    names.sort();
+    assert_eq!(names, ["glob", "grep", "read_file"]);
+    // Refused at dispatch, with a reason the model can act on; nothing ran.
+    assert!(!dir.path().join("ran.txt").exists(), "the refused call ran");
+    let second = seen[1].body.to_string();
+    assert!(
+        second.contains("is_error") && second.contains("not available to this agent (profile `reader`)"),
+        "{second}"
+    );
+    assert!(seen[2].body.to_string().contains("read me"), "the admitted call ran");
+}

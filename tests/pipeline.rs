@@ -483,7 +483,10 @@ async fn pools_filter_by_deny_profile_and_plan_mode() {
     assert!(main.contains("echo") && main.contains("write_note") && !main.contains("misbehave"));
     let ex = Executor::builder(Arc::clone(&registry)).policy(AllowAll).build();
     let r = ex.execute_in(&main, &ToolCall::new("c", "misbehave", r#"{"how":"x"}"#), &t).await;
-    assert_eq!(error_of(&r), (ErrorKind::Denied, "misbehave: this tool is not available here".to_owned()));
+    let (kind, message) = error_of(&r);
+    assert_eq!(kind, ErrorKind::Denied);
+    assert!(message.starts_with("misbehave: this tool is not available to this agent (profile `main`)"), "{message}");
+    assert!(message.contains("the tools it has are: ") && message.contains("echo"), "{message}");
     let plan = registry.pool(&t, &Profile::plan(), &[]);
     assert!(plan.contains("echo") && !plan.contains("write_note"));
     let only = registry.pool(&t, &Profile::new("custom").allow(["echo", "glob"]), &[]);

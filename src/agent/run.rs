@@ -121,6 +121,8 @@ pub struct Agent {
     max_tokens: u32,
     retry: RetryPolicy,
     provider: Provider,
+    /// The tools this agent is offered and may call; `None`: the registry's.
+    profile: Option<toolwright_core::Profile>,
 }
 
 impl std::fmt::Debug for Agent {
@@ -213,6 +215,7 @@ impl Agent {
             max_tokens: 8192,
             retry: RetryPolicy::default(),
             provider,
+            profile: None,
         }
     }
 
@@ -237,6 +240,22 @@ impl Agent {
     /// Another retry policy.
     pub fn retry(mut self, policy: RetryPolicy) -> Agent {
         self.retry = policy;
+        self
+    }
+
+    /// Only the tools `profile` admits: the model is shown only those, and a call to
+    /// any other is refused at dispatch with an error result that says why. A
+    /// restricted agent (a reviewer without `shell`) needs no registry of its own.
+    ///
+    /// ```
+    /// # fn make(model: toolwright::agent::RecordedModel, orchestrator: toolwright::orchestrate::Orchestrator) {
+    /// use toolwright::Profile;
+    /// let reader = toolwright::agent::Agent::new(model, orchestrator)
+    ///     .profile(Profile::new("reader").allow(["read_file", "grep", "glob"]));
+    /// # }
+    /// ```
+    pub fn profile(mut self, profile: toolwright_core::Profile) -> Agent {
+        self.profile = Some(profile);
         self
     }
 
@@ -277,17 +296,20 @@ impl Agent {
             }
             // Rendered for each request: mounted servers may have changed the tools,
             // and a session's searches may have loaded some.
-            let tools = match turn.extensions().get::<toolwright_core::deferred::ToolSession>() {
-                Some(_) => {
+            // With a profile, the pool is also what the calls are held to.
+            let pool = self.profile.as_ref().map(|profile| registry.pool(turn, profile, &[]));
+            let tools = match (&pool, turn.extensions().get::<toolwright_core::deferred::ToolSession>()) {
+                (Some(pool), _) => pool.definitions(self.provider)?.to_value(),
+                (None, Some(_)) => {
                     let pool = registry.pool(turn, &toolwright_core::Profile::main_agent(), &[]);
                     pool.definitions(self.provider)?.to_value()
                 }
-                None => registry.definitions(self.provider)?.to_value(),
+                (None, None) => registry.definitions(self.provider)?.to_value(),
             };
             let request =
                 Request::new(self.model.name(), &self.system, &tools, &conversation).max_tokens(self.max_tokens);
             let body = api.request(&request);
-            let response = match self.respond(n, &body, turn, &observer).await {
+            let response = match self.respond(n, &body, turn, pool.as_ref(), &observer).await {
                 Ok(response) => response,
                 Err((error, attempts)) => {
                     return Err(AgentError::Model { error, attempts, conversation: Box::new(conversation) });
@@ -326,6 +348,7 @@ impl Agent {
         n: usize,
         body: &serde_json::Value,
         turn: &mut TurnContext,
+        pool: Option<&toolwright_core::ToolPool>,
         observer: &Shared<'_>,
     ) -> Result<Response, (ModelError, usize)> {
         use backon::BackoffBuilder;
@@ -333,7 +356,7 @@ impl Agent {
         let mut attempts = 0;
         loop {
             attempts += 1;
-            let error = match self.attempt(n, body, turn, observer).await {
+            let error = match self.attempt(n, body, turn, pool, observer).await {
                 Ok(response) => return Ok(response),
                 Err(error) => error,
             };
@@ -361,6 +384,7 @@ impl Agent {
         n: usize,
         body: &serde_json::Value,
         turn: &mut TurnContext,
+        pool: Option<&toolwright_core::ToolPool>,
         observer: &Shared<'_>,
     ) -> Result<Response, ModelError> {
         let api = self.model.api();
@@ -426,7 +450,7 @@ impl Agent {
             drop(events);
             (decoder, outcome, text)
         };
-        let executing = self.orchestrator.run_streaming(calls, turn, None, |event| observe(observer).call(&event));
+        let executing = self.orchestrator.run_streaming(calls, turn, pool, |event| observe(observer).call(&event));
         let ((decoder, outcome, text), results) = tokio::join!(reader, executing);
         let cancelled = turn.cancellation().is_cancelled();
         let interrupted = match outcome {

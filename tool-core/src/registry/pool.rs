@@ -112,6 +112,7 @@ impl Registry {
             session,
             names,
             read_only_only: profile.read_only_only,
+            profile: profile.name.clone(),
             fingerprint,
             cache: Arc::clone(&self.pools),
         }
@@ -329,6 +330,8 @@ pub struct ToolPool {
     /// The names of `members`.
     names: HashSet<Box<str>>,
     read_only_only: bool,
+    /// The profile's name, for the refusal of a call outside it.
+    profile: Cow<'static, str>,
     fingerprint: u64,
     cache: PoolCache,
 }
@@ -340,6 +343,11 @@ impl fmt::Debug for ToolPool {
 }
 
 impl ToolPool {
+    /// The name of the profile it was made for.
+    pub fn profile(&self) -> &str {
+        &self.profile
+    }
+
     /// The tool names, in the order they are offered.
     pub fn names(&self) -> impl Iterator<Item = &str> {
         self.members.iter().map(|m| m.entry.spec().name.as_ref())
