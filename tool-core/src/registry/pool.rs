@@ -111,7 +111,7 @@ impl Registry {
             native,
             session,
             names,
-            read_only_only: profile.read_only_only,
+            read_only_only: profile.only_reads(),
             profile: profile.name.clone(),
             fingerprint,
             cache: Arc::clone(&self.pools),
@@ -173,19 +173,25 @@ impl ToolPattern {
 
 /// A named set of tools for a kind of agent: main agent, subagent, coordinator, plan
 /// mode. A tool is in the profile if an allow pattern matches (or there are none), no
-/// deny pattern matches, and, for read-only profiles, the tool is read-only.
+/// deny pattern matches, and, for read-only profiles, the tool is read-only; and, for
+/// a profile made [`within`](Profile::within) another, if that one admits it too. A
+/// pattern matches a tool's name or its Claude Code rule name (`Read` is `read_file`,
+/// `Bash` is `shell`), so a Claude Code agent definition's `tools: Read, Grep` means
+/// what it says.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Profile {
     name: Cow<'static, str>,
     allow: Option<Vec<ToolPattern>>,
     deny: Vec<ToolPattern>,
     read_only_only: bool,
+    /// A profile this one narrows: a child's is within its parent's.
+    within: Option<Box<Profile>>,
 }
 
 impl Profile {
     /// A profile with every tool.
     pub fn new(name: impl Into<Cow<'static, str>>) -> Self {
-        Profile { name: name.into(), allow: None, deny: Vec::new(), read_only_only: false }
+        Profile { name: name.into(), allow: None, deny: Vec::new(), read_only_only: false, within: None }
     }
 
     /// The main agent: every tool.
@@ -222,14 +228,55 @@ impl Profile {
         self
     }
 
+    /// Only what `outer` admits as well: a child agent's profile within its parent's,
+    /// so that a child can only ever have less. Nests to any depth.
+    ///
+    /// ```
+    /// use toolwright_core::Profile;
+    /// let parent = Profile::new("parent").deny(["shell"]);
+    /// let child = Profile::new("child").allow(["shell", "read_file"]).within(&parent);
+    /// assert!(child.admits_name("read_file") && !child.admits_name("shell"));
+    /// ```
+    pub fn within(mut self, outer: &Profile) -> Self {
+        self.within = Some(Box::new(match self.within.take() {
+            // Already within one: within both.
+            Some(inner) => inner.within(outer),
+            None => outer.clone(),
+        }));
+        self
+    }
+
+    /// Whether only read-only calls pass: this profile's, or one it is within.
+    fn only_reads(&self) -> bool {
+        self.read_only_only || self.within.as_ref().is_some_and(|outer| outer.only_reads())
+    }
+
     /// The profile's name.
     pub fn name(&self) -> &str {
         &self.name
     }
 
+    /// Whether a tool of this name (with no rule name, not read-only) is admitted.
+    pub fn admits_name(&self, name: &str) -> bool {
+        self.admits_names(name, None, false)
+    }
+
+    /// Whether the tool `spec` describes is admitted (by its name or rule name).
+    pub fn admits_tool(&self, spec: &ToolSpec) -> bool {
+        self.admits(spec.name.as_ref(), spec)
+    }
+
     fn admits(&self, name: &str, spec: &ToolSpec) -> bool {
-        let allowed = self.allow.as_ref().is_none_or(|allow| allow.iter().any(|p| p.matches(name)));
-        allowed && !self.deny.iter().any(|p| p.matches(name)) && (!self.read_only_only || spec.flags.read_only)
+        self.admits_names(name, spec.rule_name.as_deref(), spec.flags.read_only)
+    }
+
+    fn admits_names(&self, name: &str, rule_name: Option<&str>, read_only: bool) -> bool {
+        let hit = |p: &ToolPattern| p.matches(name) || rule_name.is_some_and(|r| p.matches(r));
+        let allowed = self.allow.as_ref().is_none_or(|allow| allow.iter().any(hit));
+        allowed
+            && !self.deny.iter().any(hit)
+            && (!self.read_only_only || read_only)
+            && self.within.as_ref().is_none_or(|outer| outer.admits_names(name, rule_name, read_only))
     }
 }
 
