@@ -38,6 +38,7 @@
 //! own (as codex-rs keeps cross-cutting concerns in crates).
 
 mod catalog;
+mod child;
 mod definition;
 mod fields;
 mod frontmatter;
@@ -45,6 +46,7 @@ mod naming;
 mod problem;
 
 pub use catalog::{Catalog, LoadOptions, Shadowed};
+pub use child::{AGENT_TOOLS, BACKGROUND_TOOLS, NEVER_FOR_SUBAGENTS, Spawn, child_mode};
 pub use definition::{AgentDefinition, DefinitionError, Format, Isolation, McpServerRef, Memory, Source};
 pub use naming::{cline_tool_name, cline_tool_names};
 pub use problem::{Problem, Severity};
