@@ -269,3 +269,36 @@ fn the_users_settings_stay_protected_under_a_writable_config_directory() {
     let (ok, out) = shell(&mut s, &format!("echo note > {}", home.join(".claude/notes.txt").display()));
     assert!(ok, "the rest of the directory is writable: {out}");
 }
+
+#[test]
+fn a_nested_repositorys_hooks_are_protected_too() {
+    let p = place();
+    std::fs::create_dir_all(p.ws.join("packages/lib/.git/hooks")).unwrap();
+    std::fs::write(p.ws.join("packages/lib/.git/config"), "[core]\n").unwrap();
+    std::fs::create_dir_all(p.ws.join("packages/lib/.vscode")).unwrap();
+    std::fs::write(p.ws.join("packages/lib/.vscode/tasks.json"), "{}").unwrap();
+    let mut s = session(&p.ws, Sandbox::default());
+    for attempt in [
+        "echo evil > packages/lib/.git/hooks/pre-commit",
+        "echo '[core] hooksPath = /tmp' >> packages/lib/.git/config",
+        "echo '{\"tasks\": []}' > packages/lib/.vscode/tasks.json",
+    ] {
+        let (ok, out) = shell(&mut s, attempt);
+        assert!(!ok && out.contains("Blocked by the sandbox"), "`{attempt}`: {out}");
+    }
+    assert!(!p.ws.join("packages/lib/.git/hooks/pre-commit").exists());
+    assert_eq!(std::fs::read_to_string(p.ws.join("packages/lib/.git/config")).unwrap(), "[core]\n");
+    assert_eq!(std::fs::read_to_string(p.ws.join("packages/lib/.vscode/tasks.json")).unwrap(), "{}");
+    // The package's own files stay writable, and the package can be moved.
+    let (ok, out) = shell(&mut s, "echo ok > packages/lib/notes.txt && cat packages/lib/notes.txt");
+    assert!(ok && out.contains("ok"), "{out}");
+    let (ok, out) = shell(&mut s, "mv packages/lib packages/lib2 && mv packages/lib2 packages/lib && echo moved");
+    assert!(ok && out.contains("moved"), "{out}");
+    // Moving it to plant fresh hooks where the old ones were is undone.
+    let (_, out) = shell(
+        &mut s,
+        "mv packages/lib packages/old && mkdir -p packages/lib/.git/hooks && echo evil > packages/lib/.git/hooks/pre-commit",
+    );
+    assert!(out.contains("Blocked by the sandbox"), "{out}");
+    assert!(!p.ws.join("packages/lib/.git/hooks/pre-commit").exists(), "{out}");
+}

@@ -172,10 +172,17 @@ impl Bwrap {
         }
         let mut pinned: Vec<PathBuf> = Vec::new();
         for path in mounts.protected {
-            // Each directory between the root and the protected path becomes a mount
-            // point of its own, which cannot be renamed away to make a fresh copy.
+            // Each configuration directory between the root and the protected path
+            // (`.git`, `.claude`) becomes a mount point of its own, which cannot be
+            // renamed away to make a fresh copy. Ordinary directories (a nested
+            // project's `packages/lib`) stay movable; the put-back covers them.
             let Some(root) = writable.iter().find(|w| path.starts_with(w)) else { continue };
-            let mut ancestors: Vec<&Path> = path.ancestors().skip(1).take_while(|a| a != &root.as_path()).collect();
+            let mut ancestors: Vec<&Path> = path
+                .ancestors()
+                .skip(1)
+                .take_while(|a| a != &root.as_path())
+                .filter(|a| a.file_name().is_some_and(|n| n.as_encoded_bytes().starts_with(b".")))
+                .collect();
             ancestors.reverse();
             for dir in ancestors {
                 if !pinned.iter().any(|p| p == dir) && is_real_dir(dir) {

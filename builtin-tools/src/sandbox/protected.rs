@@ -51,6 +51,43 @@ fn user_paths() -> Vec<PathBuf> {
     paths
 }
 
+/// How deep below a writable root nested projects are looked for, and how many
+/// directories at most: enough for a monorepo's packages, bounded for a huge tree.
+const NESTED_DEPTH: usize = 3;
+const NESTED_DIRS: usize = 5_000;
+
+/// The directories below `root` (down to [`NESTED_DEPTH`]) that hold a protected
+/// name, such as a nested repository's `.git` or a package's `.vscode`. Links are not
+/// followed, and the usual heavy directories are not entered.
+fn nested(root: &Path) -> Vec<PathBuf> {
+    const SKIP: &[&str] = &[".git", "node_modules", "target", ".venv", "venv", "__pycache__", ".cache"];
+    let first: Vec<&str> =
+        PROTECTED_FILES.iter().chain(PROTECTED_DIRS).filter_map(|name| name.split('/').next()).collect();
+    let mut found = Vec::new();
+    let mut pending = vec![(root.to_owned(), 0usize)];
+    let mut seen = 0;
+    while let Some((dir, depth)) = pending.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+        let mut holds = false;
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            let Some(name) = name.to_str() else { continue };
+            if depth > 0 && first.contains(&name) {
+                holds = true;
+            }
+            let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
+            if is_dir && depth < NESTED_DEPTH && !SKIP.contains(&name) && seen < NESTED_DIRS {
+                seen += 1;
+                pending.push((entry.path(), depth + 1));
+            }
+        }
+        if holds {
+            found.push(dir);
+        }
+    }
+    found
+}
+
 /// The most of a protected path kept to put it back.
 const KEEP_BYTES: u64 = 8 * 1024 * 1024;
 /// The most entries of a protected directory kept.
@@ -165,6 +202,16 @@ impl Guard {
         for root in &dirs {
             for name in PROTECTED_FILES.iter().chain(PROTECTED_DIRS) {
                 add(root, root.join(name));
+            }
+            // Nested repositories and projects: their hooks and settings are as live
+            // as the root's (those that exist; a new one is the root's own to make).
+            for dir in nested(root) {
+                for name in PROTECTED_FILES.iter().chain(PROTECTED_DIRS) {
+                    let path = dir.join(name);
+                    if std::fs::symlink_metadata(&path).is_ok() {
+                        add(root, path);
+                    }
+                }
             }
         }
         // The user's own settings wherever a writable root holds them: `allowWrite`
