@@ -268,16 +268,7 @@ impl Executor {
                 return Err(if pool.needs_search(name) {
                     not_loaded()
                 } else {
-                    let offered: Vec<&str> = pool.names().take(20).collect();
-                    Failure::new(
-                        ErrorKind::Denied,
-                        format!(
-                            "{name}: this tool is not available to this agent (profile `{}`); the tools it has \
-                             are: {}",
-                            pool.profile(),
-                            if offered.is_empty() { "none".to_owned() } else { offered.join(", ") }
-                        ),
-                    )
+                    Failure::new(ErrorKind::Denied, pool.refusal(name))
                 });
             }
             None if turn.extensions().get::<crate::deferred::ToolSession>().is_some_and(|s| s.needs_search(name)) => {

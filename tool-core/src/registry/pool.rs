@@ -395,6 +395,17 @@ impl ToolPool {
         &self.profile
     }
 
+    /// What a call to `name`, which this pool does not offer, is told: the profile
+    /// and the tools it has, so the model can choose another.
+    pub(crate) fn refusal(&self, name: &str) -> String {
+        let offered: Vec<&str> = self.names().take(20).collect();
+        let offered = if offered.is_empty() { "none".to_owned() } else { offered.join(", ") };
+        format!(
+            "{name}: this tool is not available to this agent (profile `{}`); the tools it has are: {offered}",
+            self.profile
+        )
+    }
+
     /// The tool names, in the order they are offered.
     pub fn names(&self) -> impl Iterator<Item = &str> {
         self.members.iter().map(|m| m.entry.spec().name.as_ref())
