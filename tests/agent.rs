@@ -592,3 +592,78 @@ async fn an_agent_with_a_profile_is_shown_and_may_call_only_its_tools() {
     );
     assert!(seen[2].body.to_string().contains("read me"), "the admitted call ran");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn usage_is_read_from_each_apis_stream_and_added_up_over_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.txt"), "alpha\n").unwrap();
+    // Anthropic: input at message_start, cumulative output at message_delta.
+    let usage_of = |input: u64, output: u64, created: u64, read: u64| {
+        let mut events = vec![
+            json!({"type": "message_start", "message": {"id": "m", "role": "assistant", "content": [],
+                "usage": {"input_tokens": input, "output_tokens": 1, "cache_creation_input_tokens": created,
+                          "cache_read_input_tokens": read}}}),
+            tool_use_start(0, "t1", "read_file"),
+            input_delta(0, r#"{"path":"a.txt"}"#),
+            json!({"type": "content_block_stop", "index": 0}),
+            json!({"type": "message_delta", "delta": {"stop_reason": "tool_use"}, "usage": {"output_tokens": output}}),
+            json!({"type": "message_stop"}),
+        ];
+        if output == 0 {
+            events.truncate(1);
+        }
+        sse(&events)
+    };
+    let mut last = anthropic_text("Done.");
+    last = last.replacen(
+        r#""content":[]}"#,
+        r#""content":[],"usage":{"input_tokens":7,"output_tokens":1,"cache_read_input_tokens":100}}"#,
+        1,
+    );
+    last = last.replacen(
+        r#""delta":{"stop_reason":"end_turn"}"#,
+        r#""delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":3}"#,
+        1,
+    );
+    let (url, _) = server(vec![Reply::Stream(usage_of(20, 12, 50, 0)), Reply::Stream(last)]);
+    let outcome = run(&agent(Api::Anthropic, &url, quick()), dir.path(), &mut Log::default()).await.unwrap();
+    let u = outcome.usage;
+    assert_eq!(
+        (u.input_tokens, u.output_tokens, u.cache_creation_input_tokens, u.cache_read_input_tokens),
+        (27, 15, 50, 100)
+    );
+    assert_eq!(u.total_tokens(), 192);
+
+    // OpenAI Responses: response.completed's usage, cached tokens inside the input's.
+    let completed = |input: u64, cached: u64, output: u64| {
+        sse(&[
+            json!({"type": "response.output_text.delta", "delta": "Hi."}),
+            json!({"type": "response.completed", "response": {"status": "completed", "usage": {
+                "input_tokens": input, "input_tokens_details": {"cached_tokens": cached}, "output_tokens": output}}}),
+        ])
+    };
+    let (url, _) = server(vec![Reply::Stream(completed(40, 30, 5))]);
+    let outcome = run(&agent(Api::OpenAiResponses, &url, quick()), dir.path(), &mut Log::default()).await.unwrap();
+    let u = outcome.usage;
+    assert_eq!((u.input_tokens, u.cache_read_input_tokens, u.output_tokens), (10, 30, 5));
+
+    // OpenAI Chat: asked for with stream_options, reported on the last chunk.
+    let body = [
+        format!(
+            "data: {}\n\n",
+            json!({"choices": [{"index": 0, "delta": {"content": "Hi."}, "finish_reason": "stop"}]})
+        ),
+        format!(
+            "data: {}\n\n",
+            json!({"choices": [], "usage": {"prompt_tokens": 9, "completion_tokens": 2,
+            "prompt_tokens_details": {"cached_tokens": 4}}})
+        ),
+        "data: [DONE]\n\n".to_owned(),
+    ]
+    .concat();
+    let (url, seen) = server(vec![Reply::Stream(body)]);
+    let outcome = run(&agent(Api::OpenAiChat, &url, quick()), dir.path(), &mut Log::default()).await.unwrap();
+    let u = outcome.usage;
+    assert_eq!((u.input_tokens, u.cache_read_input_tokens, u.output_tokens), (5, 4, 2));
+    assert_eq!(seen.lock().unwrap()[0].body["stream_options"], json!({"include_usage": true}));
+}

@@ -123,6 +123,17 @@ pub fn run(args: AgentArgs) -> Result<(), String> {
         Stop::Cancelled => trace.note("stopped by a signal"),
         _ => {}
     }
+    let usage = outcome.usage;
+    if usage.total_tokens() > 0 {
+        trace.note(&format!(
+            "tokens: {} in ({} read from the prompt cache, {} written to it), {} out, over {} responses",
+            usage.input_tokens,
+            usage.cache_read_input_tokens,
+            usage.cache_creation_input_tokens,
+            usage.output_tokens,
+            outcome.responses
+        ));
+    }
     trace.summary();
     Ok(())
 }

@@ -2,7 +2,7 @@
 //! results, until it stops calling tools.
 
 use super::{Model, ModelError, RetryPolicy};
-use crate::provider::{Api, Conversation, Item, Request};
+use crate::provider::{Api, Conversation, Item, Request, Usage};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::mpsc;
@@ -23,6 +23,10 @@ pub trait AgentObserver: Send {
     /// A call event from the orchestrator (queued, started, finished, ...).
     fn call(&mut self, event: &CallEvent<'_>) {
         let _ = event;
+    }
+    /// The tokens response `n` used, as the API reported them.
+    fn usage(&mut self, n: usize, usage: &Usage) {
+        let _ = (n, usage);
     }
     /// Response `n` ended; these are its calls' results, in call order.
     fn response_finished(&mut self, n: usize, results: &[ToolResult]) {
@@ -68,6 +72,8 @@ pub struct Outcome {
     pub stop: Stop,
     /// The last response's text.
     pub text: String,
+    /// The tokens every response of the run used, as the API reported them.
+    pub usage: Usage,
 }
 
 /// A run that could not go on.
@@ -192,6 +198,7 @@ struct Response {
     /// Cut off after calls began.
     interrupted: Option<ModelError>,
     cancelled: bool,
+    usage: Usage,
 }
 
 type Shared<'o> = Mutex<&'o mut dyn AgentObserver>;
@@ -288,11 +295,12 @@ impl Agent {
         let api = self.model.api();
         let registry = Arc::clone(self.orchestrator.executor().registry());
         let mut text = String::new();
+        let mut usage = Usage::default();
         let mut transcript = Transcript::of(turn);
         transcript.append(&conversation);
         for n in 1..=self.max_responses {
             if turn.cancellation().is_cancelled() {
-                return Ok(Outcome { conversation, responses: n - 1, stop: Stop::Cancelled, text });
+                return Ok(Outcome { conversation, responses: n - 1, stop: Stop::Cancelled, text, usage });
             }
             // Rendered for each request: mounted servers may have changed the tools,
             // and a session's searches may have loaded some.
@@ -317,10 +325,12 @@ impl Agent {
             };
             conversation.push_response(response.assistant, &response.results);
             transcript.append(&conversation);
+            usage.add(&response.usage);
+            observe(&observer).usage(n, &response.usage);
             observe(&observer).response_finished(n, &response.results);
             text = response.text;
             if response.cancelled {
-                return Ok(Outcome { conversation, responses: n, stop: Stop::Cancelled, text });
+                return Ok(Outcome { conversation, responses: n, stop: Stop::Cancelled, text, usage });
             }
             if let Some(error) = response.interrupted {
                 if !error.is_retryable() {
@@ -335,10 +345,11 @@ impl Agent {
                     responses: n,
                     stop: Stop::Finished { reason: response.stop },
                     text,
+                    usage,
                 });
             }
         }
-        Ok(Outcome { conversation, responses: self.max_responses, stop: Stop::MaxResponses, text })
+        Ok(Outcome { conversation, responses: self.max_responses, stop: Stop::MaxResponses, text, usage })
     }
 
     /// One response, with retries: an attempt that failed before any call started
@@ -369,7 +380,7 @@ impl Agent {
                 () = token.cancelled() => {
                     let cancelled = Response {
                         assistant: Vec::new(), results: Vec::new(), stop: None, text: String::new(),
-                        interrupted: None, cancelled: true,
+                        interrupted: None, cancelled: true, usage: Usage::default(),
                     };
                     return Ok(cancelled);
                 }
@@ -465,6 +476,7 @@ impl Agent {
             text,
             interrupted: if cancelled { None } else { interrupted },
             cancelled,
+            usage: decoder.usage(),
         })
     }
 }

@@ -64,6 +64,7 @@ pub mod streaming;
 pub mod suggest;
 mod tool;
 pub mod truncate;
+pub mod usage;
 pub mod validate;
 
 #[doc(hidden)]

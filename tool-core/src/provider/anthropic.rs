@@ -38,6 +38,25 @@ impl ApiModule for Module {
         let keys = BodyKeys { max_tokens: "max_tokens", system: Some("system"), items: "messages" };
         request.body(keys, json!(request.conversation.items()))
     }
+    /// `message_start` carries the input counts (`message.usage`), `message_delta`
+    /// the output so far (`usage.output_tokens`, cumulative).
+    fn usage(&self, event: &Value, usage: &mut super::Usage) {
+        const KEYS: crate::usage::UsageKeys = crate::usage::UsageKeys {
+            input: &["input_tokens"],
+            output: &["output_tokens"],
+            cache_creation: Some(&["cache_creation_input_tokens"]),
+            cache_read: &["cache_read_input_tokens"],
+            cache_inside_input: false,
+        };
+        let found = match event.get("type").and_then(Value::as_str) {
+            Some("message_start") => event.get("message").and_then(|m| m.get("usage")),
+            Some("message_delta") => event.get("usage"),
+            _ => None,
+        };
+        if let Some(found) = found {
+            usage.take(found, &KEYS);
+        }
+    }
     fn push_results(&self, items: &mut Vec<Value>, results: &[ToolResult]) {
         if !results.is_empty() {
             items.push(results_message(results, []));

@@ -36,6 +36,8 @@ pub(crate) mod mcp;
 pub mod openai_chat;
 pub mod openai_responses;
 
+pub use crate::usage::Usage;
+
 use crate::call::ToolResult;
 use crate::output::ToolOutput;
 use crate::schema::Provider;
@@ -175,7 +177,14 @@ impl Api {
 
     /// A decoder for one streamed response.
     pub fn decoder(self) -> TurnDecoder {
-        TurnDecoder { api: self, sse: SseParser::default(), state: self.module().turn(), done: false, stop: None }
+        TurnDecoder {
+            api: self,
+            sse: SseParser::default(),
+            state: self.module().turn(),
+            done: false,
+            stop: None,
+            usage: Usage::default(),
+        }
     }
 
     /// The API a recorded stream came from, by its first typed events (OpenAI chat
@@ -200,6 +209,8 @@ pub(crate) trait ApiModule: Sync {
     fn turn(&self) -> Box<dyn TurnState>;
     /// Whether a recorded stream is in this API's format.
     fn recognizes(&self, stream: &str) -> bool;
+    /// Takes what a stream event says of the tokens used into `usage`.
+    fn usage(&self, event: &Value, usage: &mut Usage);
 }
 
 /// One response of an API as it streams.
@@ -365,6 +376,7 @@ pub struct TurnDecoder {
     state: Box<dyn TurnState>,
     done: bool,
     stop: Option<String>,
+    usage: Usage,
 }
 
 impl std::fmt::Debug for TurnDecoder {
@@ -428,6 +440,7 @@ impl TurnDecoder {
         if let Some(error) = value.get("error").filter(|e| !e.is_null()) {
             return Err(self.api_error(error));
         }
+        self.api.module().usage(&value, &mut self.usage);
         match self.state.event(&value, items) {
             Step::Going => {}
             Step::Stop(reason) => self.stop = Some(reason),
@@ -461,6 +474,11 @@ impl TurnDecoder {
     /// `max_tokens`, ...), once it said.
     pub fn stop_reason(&self) -> Option<&str> {
         self.stop.as_deref()
+    }
+
+    /// The tokens the response used, as far as the stream has told.
+    pub fn usage(&self) -> Usage {
+        self.usage
     }
 
     /// Whether the response has shown anything yet (text or a call).

@@ -45,10 +45,27 @@ impl ApiModule for Module {
         }
         messages.extend(request.conversation.items().iter().cloned());
         let keys = BodyKeys { max_tokens: "max_completion_tokens", system: None, items: "messages" };
-        request.body(keys, Value::Array(messages))
+        let mut body = request.body(keys, Value::Array(messages));
+        // Without it a streamed completion reports no usage.
+        body["stream_options"] = json!({"include_usage": true});
+        body
     }
     fn push_results(&self, items: &mut Vec<Value>, results: &[ToolResult]) {
         items.extend(tool_messages(results));
+    }
+    /// The last chunk carries `usage` when the request asked for it
+    /// (`stream_options.include_usage`); cached tokens are counted inside the prompt's.
+    fn usage(&self, event: &Value, usage: &mut super::Usage) {
+        const KEYS: crate::usage::UsageKeys = crate::usage::UsageKeys {
+            input: &["prompt_tokens"],
+            output: &["completion_tokens"],
+            cache_creation: None,
+            cache_read: &["prompt_tokens_details", "cached_tokens"],
+            cache_inside_input: true,
+        };
+        if let Some(found) = event.get("usage").filter(|u| u.is_object()) {
+            usage.take(found, &KEYS);
+        }
     }
     fn turn(&self) -> Box<dyn TurnState> {
         Box::<Turn>::default()

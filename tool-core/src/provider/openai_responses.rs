@@ -36,6 +36,20 @@ impl ApiModule for Module {
         let keys = BodyKeys { max_tokens: "max_output_tokens", system: Some("instructions"), items: "input" };
         request.body(keys, json!(request.conversation.items()))
     }
+    /// `response.completed` (and `response.incomplete`) carry `response.usage`; cached
+    /// tokens are counted inside the input's.
+    fn usage(&self, event: &Value, usage: &mut super::Usage) {
+        const KEYS: crate::usage::UsageKeys = crate::usage::UsageKeys {
+            input: &["input_tokens"],
+            output: &["output_tokens"],
+            cache_creation: None,
+            cache_read: &["input_tokens_details", "cached_tokens"],
+            cache_inside_input: true,
+        };
+        if let Some(found) = event.get("response").and_then(|r| r.get("usage")).filter(|u| u.is_object()) {
+            usage.take(found, &KEYS);
+        }
+    }
     fn push_results(&self, items: &mut Vec<Value>, results: &[ToolResult]) {
         items.extend(function_call_outputs(results));
     }
