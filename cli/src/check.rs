@@ -64,8 +64,11 @@ pub fn report(registry: &Registry) -> (String, bool) {
             let _ = writeln!(
                 out,
                 "anthropic strict: {strict} of {all} tools marked strict, in order (Anthropic allows 20 strict tools, \
-                 24 optional and 16 union parameters over them per request); the others keep the strict schema"
+                 24 optional and 16 union parameters over them per request); the others keep the strict schema:"
             );
+            for (tool, why) in toolwright::schema::anthropic_strict_losses(&list) {
+                let _ = writeln!(out, "  {tool}: not strict: {why}");
+            }
         }
     }
     let width = names.iter().map(String::len).max().unwrap_or(4).max(5);

@@ -148,6 +148,22 @@ fn check_validates_every_provider_and_sizes_the_definitions() {
     for name in registry.names() {
         assert!(stdout.lines().any(|l| l.starts_with(&format!("{name} "))), "{name} missing:\n{stdout}");
     }
+    // Every tool that Anthropic's strict limits leave without `strict`, and why; the
+    // count agrees with the rendering.
+    let strict = registry.definitions(toolwright::Provider::Anthropic { strict: true, cache_control: false }).unwrap();
+    let unmarked: Vec<String> = strict
+        .to_value()
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|t| t["strict"] != true)
+        .map(|t| t["name"].as_str().unwrap().to_owned())
+        .collect();
+    for name in &unmarked {
+        let line = format!("  {name}: not strict: ");
+        assert!(stdout.lines().any(|l| l.starts_with(&line) && l.contains("at most")), "{name} not named:\n{stdout}");
+    }
+    assert_eq!(stdout.matches(": not strict: ").count(), unmarked.len(), "{stdout}");
     // The deferral report: every provider, what is sent and what is held back.
     let deferral: Vec<&str> = stdout.lines().skip_while(|l| !l.starts_with("deferral")).skip(1).collect();
     assert_eq!(deferral.len(), 7, "{stdout}");

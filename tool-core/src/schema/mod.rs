@@ -308,22 +308,63 @@ const ANTHROPIC_STRICT_UNIONS: usize = 16;
 /// order, and takes it off the rest (their schemas, lowered for strict use, stay
 /// valid). Returns how many stay strict.
 pub(crate) fn anthropic_strict_budget(parts: &mut [std::borrow::Cow<'_, str>]) -> usize {
-    let (mut tools, mut optional, mut unions) = (0, 0, 0);
+    let mut budget = StrictBudget::default();
     for part in parts.iter_mut() {
         let Some(body) = part.strip_suffix(STRICT_SUFFIX) else { continue };
-        let (o, u) = serde_json::from_str::<Value>(part.as_ref())
-            .map(|tool| strict_costs(&tool["input_schema"]))
-            .unwrap_or((usize::MAX, usize::MAX));
-        let fits = tools < ANTHROPIC_STRICT_TOOLS
-            && optional + o <= ANTHROPIC_STRICT_OPTIONAL
-            && unions + u <= ANTHROPIC_STRICT_UNIONS;
-        if fits {
-            (tools, optional, unions) = (tools + 1, optional + o, unions + u);
-        } else {
+        let tool = serde_json::from_str::<Value>(part.as_ref()).unwrap_or(Value::Null);
+        if budget.take(&tool["input_schema"]).is_some() {
             *part = std::borrow::Cow::Owned(format!("{body}}}"));
         }
     }
-    tools
+    budget.tools
+}
+
+/// What Anthropic's strict limits have taken so far in one request.
+#[derive(Default)]
+struct StrictBudget {
+    tools: usize,
+    optional: usize,
+    unions: usize,
+}
+
+impl StrictBudget {
+    /// Takes a tool with `schema` if it fits; else why it does not.
+    fn take(&mut self, schema: &Value) -> Option<String> {
+        let (o, u) = if schema.is_object() { strict_costs(schema) } else { (usize::MAX, usize::MAX) };
+        let why = if self.tools >= ANTHROPIC_STRICT_TOOLS {
+            Some(format!("{ANTHROPIC_STRICT_TOOLS} tools before it are strict already (the most per request)"))
+        } else if self.optional.saturating_add(o) > ANTHROPIC_STRICT_OPTIONAL {
+            Some(format!(
+                "its {o} optional parameters would make {} over the strict tools (at most {ANTHROPIC_STRICT_OPTIONAL})",
+                self.optional.saturating_add(o)
+            ))
+        } else if self.unions.saturating_add(u) > ANTHROPIC_STRICT_UNIONS {
+            Some(format!(
+                "its {u} union parameters would make {} over the strict tools (at most {ANTHROPIC_STRICT_UNIONS})",
+                self.unions.saturating_add(u)
+            ))
+        } else {
+            None
+        };
+        if why.is_none() {
+            (self.tools, self.optional, self.unions) = (self.tools + 1, self.optional + o, self.unions + u);
+        }
+        why
+    }
+}
+
+/// The tools of an Anthropic strict rendering (`definitions`, in request order) that
+/// lose `strict: true` to Anthropic's per-request limits, each with why: what
+/// `toolwright check` prints. The others keep it.
+pub fn anthropic_strict_losses(definitions: &Value) -> Vec<(String, String)> {
+    let mut budget = StrictBudget::default();
+    let mut lost = Vec::new();
+    for tool in definitions.as_array().into_iter().flatten() {
+        if let Some(why) = budget.take(&tool["input_schema"]) {
+            lost.push((tool["name"].as_str().unwrap_or_default().to_owned(), why));
+        }
+    }
+    lost
 }
 
 /// How a rendered strict tool ends.
