@@ -131,9 +131,8 @@ impl Reader<'_> {
     }
 
     /// A value of the wrong kind: the key is ignored (the definition is still used).
-    fn wrong(&mut self, key: &str, expected: &str, value: &Value) -> Option<()> {
+    fn wrong(&mut self, key: &str, expected: &str, value: &Value) {
         self.warn(key, format!("should be {expected}, not {}; it is ignored", describe(value)));
-        None
     }
 
     fn name(&mut self, value: Option<&Value>) -> Option<String> {
@@ -164,7 +163,10 @@ impl Reader<'_> {
             Value::Null => None,
             Value::String(s) => Some(s.clone()),
             Value::Number(n) => Some(n.to_string()),
-            other => self.wrong(key, "text", other).map(|()| String::new()),
+            other => {
+                self.wrong(key, "text", other);
+                None
+            }
         }
     }
 
@@ -187,7 +189,10 @@ impl Reader<'_> {
                 }
                 Some(out)
             }
-            other => self.wrong(key, "a list of names or text separated by commas", other).map(|()| Vec::new()),
+            other => {
+                self.wrong(key, "a list of names or text separated by commas", other);
+                None
+            }
         }
     }
 
@@ -204,7 +209,8 @@ impl Reader<'_> {
     fn mode(&mut self, value: Option<&Value>) -> Option<Mode> {
         let value = value?;
         let Some(text) = value.as_str() else {
-            return self.wrong("permissionMode", "text", value).and(None);
+            self.wrong("permissionMode", "text", value);
+            return None;
         };
         let text = if text == "manual" { "default" } else { text };
         match serde_json::from_value::<Mode>(Value::String(text.to_owned())) {
@@ -235,7 +241,10 @@ impl Reader<'_> {
         let value = value?;
         match value.as_u64() {
             Some(n) if n >= 1 && n <= u64::from(u32::MAX) => Some(n as u32),
-            _ => self.wrong(key, "a whole number of at least 1", value).and(None),
+            _ => {
+                self.wrong(key, "a whole number of at least 1", value);
+                None
+            }
         }
     }
 
@@ -243,7 +252,10 @@ impl Reader<'_> {
         match value {
             None | Some(Value::Null) => false,
             Some(Value::Bool(b)) => *b,
-            Some(other) => self.wrong(key, "`true` or `false`", other).is_some(),
+            Some(other) => {
+                self.wrong(key, "`true` or `false`", other);
+                false
+            }
         }
     }
 
@@ -251,7 +263,10 @@ impl Reader<'_> {
         match value? {
             Value::Null => None,
             object @ Value::Object(_) => Some(object.clone()),
-            other => self.wrong(key, "a mapping", other).and(None),
+            other => {
+                self.wrong(key, "a mapping", other);
+                None
+            }
         }
     }
 
@@ -259,9 +274,8 @@ impl Reader<'_> {
         let items: Vec<&Value> = match value {
             None | Some(Value::Null) => return Vec::new(),
             Some(Value::Array(items)) => items.iter().collect(),
-            // One mapping of several inline servers is read as its entries.
-            Some(Value::Object(_)) => vec![value.unwrap_or(&Value::Null)],
-            Some(Value::String(_)) => vec![value.unwrap_or(&Value::Null)],
+            // One name, or one mapping of several inline servers read as its entries.
+            Some(single @ (Value::Object(_) | Value::String(_))) => vec![single],
             Some(other) => {
                 self.wrong("mcpServers", "a list of server names or inline server definitions", other);
                 return Vec::new();
