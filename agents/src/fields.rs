@@ -82,7 +82,7 @@ pub(crate) fn read(
         format,
         (source != Source::Given).then(|| path.to_owned()),
     );
-    definition.tools = reader.list(fields, "tools");
+    definition.tools = reader.restriction(fields, "tools");
     if definition.tools.as_ref().is_some_and(Vec::is_empty) {
         reader.warn("tools", "is empty: the agent has no tools".to_owned());
     }
@@ -90,7 +90,7 @@ pub(crate) fn read(
     if format == Format::Cline {
         definition.model = reader.text(fields, "modelId");
     } else {
-        definition.disallowed_tools = reader.list(fields, "disallowedTools").unwrap_or_default();
+        definition.disallowed_tools = reader.restriction(fields, "disallowedTools").unwrap_or_default();
         definition.model = reader.text(fields, "model").filter(|m| m != "inherit");
         definition.permission_mode = reader.mode(fields.get("permissionMode"));
         definition.max_turns = reader.positive(fields.get("maxTurns"), "maxTurns");
@@ -194,6 +194,26 @@ impl Reader<'_> {
                 None
             }
         }
+    }
+
+    /// A list that limits the agent (`tools`, `disallowedTools`): a value that cannot
+    /// be read fails the definition, since ignoring it would give the agent more than
+    /// its author allowed.
+    fn restriction(&mut self, fields: &Map<String, Value>, key: &str) -> Option<Vec<String>> {
+        let before = self.problems.len();
+        let list = self.list(fields, key);
+        if self.problems[before..].iter().any(|p| p.key.as_deref() == Some(key)) {
+            self.problems.truncate(before);
+            let shown = fields.get(key).map_or_else(String::new, describe);
+            self.fail(
+                key,
+                &format!(
+                    "should be a list of tool names or text separated by commas, not {shown}; the agent is not \
+                     used, since ignoring it would give the agent tools its author did not"
+                ),
+            );
+        }
+        list
     }
 
     fn choice(&mut self, fields: &Map<String, Value>, key: &str, choices: &[&str]) -> Option<String> {

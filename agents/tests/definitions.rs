@@ -153,6 +153,9 @@ fn every_file_that_cannot_be_used_says_where_and_why() {
          background: sometimes\ncolor: mauve\nmodelId: x\n---\nbody",
     );
     write(&dir.join("auto.md"), "---\nname: auto\ndescription: d\npermissionMode: auto\n---\nbody");
+    // A restriction that cannot be read is not ignored: that would give the agent more.
+    write(&dir.join("tools-map.md"), "---\nname: tools-map\ndescription: d\ntools: {Read: true}\n---\nbody");
+    write(&dir.join("deny-item.md"), "---\nname: deny-item\ndescription: d\ndisallowedTools: [Bash, 3]\n---\nbody");
     write(&dir.join("a/dup.md"), &agent("dup", "first", "x"));
     write(&dir.join("b/dup.md"), &agent("dup", "second", "x"));
     let catalog = Catalog::load(&p.cwd, &options(&p, Trust::Trusted));
@@ -179,6 +182,8 @@ fn every_file_that_cannot_be_used_says_where_and_why() {
     one("typos.md", "modelId", "is not a key", Severity::Warning);
     one("auto.md", "permissionMode", "`auto` needs Claude Code's classifier", Severity::Warning);
     one("b/dup.md", "name", "also defined in", Severity::Warning);
+    one("tools-map.md", "tools", "not a mapping; the agent is not used", Severity::Error);
+    one("deny-item.md", "disallowedTools", "the agent is not used", Severity::Error);
     let yaml = catalog.problems().iter().find(|p| p.path.ends_with("yaml.md")).unwrap();
     assert!(yaml.message.contains("does not parse") && yaml.line.is_some(), "{yaml}");
     assert!(yaml.to_string().starts_with(&format!("error: {}:", dir.join("yaml.md").display())), "{yaml}");
@@ -189,7 +194,7 @@ fn every_file_that_cannot_be_used_says_where_and_why() {
     assert_eq!((typos.max_turns, typos.permission_mode, typos.background), (None, None, false));
     assert!(typos.disallowed_tools.is_empty(), "an unknown key is not read as another");
     assert_eq!(catalog.get("dup").unwrap().description, "first");
-    for unused in ["Code Reviewer", "plugin:thing", "-lead", "nodesc", "yaml"] {
+    for unused in ["Code Reviewer", "plugin:thing", "-lead", "nodesc", "yaml", "tools-map", "deny-item"] {
         assert!(catalog.get(unused).is_none(), "{unused}");
     }
     assert!(catalog.has_errors());
