@@ -25,8 +25,11 @@
 //! killed when it ends, escaped processes included.
 //!
 //! Events: `PreToolUse` and `PostToolUse` (for results that are not errors),
-//! `PostToolUseFailure` (for error results and failed calls), and `PermissionRequest` (through
-//! [`CommandHooks::approver`]).
+//! `PostToolUseFailure` (for error results and failed calls), `PermissionRequest` (through
+//! [`CommandHooks::approver`]), and `SubagentStart` and `SubagentStop` (through
+//! [`CommandHooks::subagent_start`] and [`CommandHooks::subagent_stop`], which the
+//! subagent runtime calls). Inside a subagent every event's input also has `agent_id`
+//! and `agent_type`.
 
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -110,8 +113,8 @@ impl Matcher {
 
 /// One command hook for one event.
 #[derive(Debug, Clone)]
-struct CommandHook {
-    event: &'static str,
+pub(crate) struct CommandHook {
+    pub(crate) event: &'static str,
     matcher: Matcher,
     /// The `if` rule, as a policy that denies what it matches.
     condition: Option<Arc<crate::RulePolicy>>,
@@ -121,7 +124,7 @@ struct CommandHook {
 }
 
 /// What a hook process did.
-enum Ran {
+pub(crate) enum Ran {
     /// Exit 0, with stdout parsed if it was a JSON object; or another code (not 2)
     /// with a JSON object, which then decides alone (Claude Code ignores the code).
     Ok(Option<Value>),
@@ -133,6 +136,16 @@ enum Ran {
 }
 
 impl CommandHook {
+    /// Whether the hook's matcher takes `name` (an agent type, for the subagent events).
+    pub(crate) fn matches_name(&self, name: &str) -> bool {
+        self.matcher.matches(name, None)
+    }
+
+    /// The command line, for logs.
+    pub(crate) fn command(&self) -> &str {
+        &self.command
+    }
+
     /// Whether the hook's `if` rule (if any) matches the call.
     fn condition_holds(&self, call: &HookCall<'_>) -> bool {
         let Some(condition) = &self.condition else { return true };
@@ -175,13 +188,17 @@ impl CommandHook {
             "tool_input": input,
             "tool_use_id": call.call_id,
         });
+        if let Some(agent) = call.agent {
+            payload["agent_id"] = json!(agent.id);
+            payload["agent_type"] = json!(agent.agent_type);
+        }
         if let Some(output) = response {
             payload["tool_response"] = json!({ "content": output.text_content(), "is_error": output.is_error });
         }
         payload
     }
 
-    async fn run(&self, payload: &Value, cwd: &Path) -> Ran {
+    pub(crate) async fn run(&self, payload: &Value, cwd: &Path) -> Ran {
         // Like a shell command: a group of its own and a tag, so that nothing the hook
         // starts outlives it (or us, on a stop signal).
         let tag = toolwright_core::leftovers::CallTag::new();
@@ -260,7 +277,7 @@ impl CommandHook {
 
 /// The reason a hook's JSON gives for blocking, when it blocks: a `deny` decision's
 /// `permissionDecisionReason`, or `decision: "block"`'s `reason`.
-fn blocking_reason(value: &Value) -> Option<String> {
+pub(crate) fn blocking_reason(value: &Value) -> Option<String> {
     let out = specific(value);
     if out.get("permissionDecision").and_then(Value::as_str) == Some("deny") {
         return text(out, "permissionDecisionReason").or_else(|| text(value, "reason"));
@@ -268,11 +285,11 @@ fn blocking_reason(value: &Value) -> Option<String> {
     (value.get("decision").and_then(Value::as_str) == Some("block")).then(|| text(value, "reason")).flatten()
 }
 
-fn specific(value: &Value) -> &Value {
+pub(crate) fn specific(value: &Value) -> &Value {
     value.get("hookSpecificOutput").unwrap_or(&Value::Null)
 }
 
-fn text(value: &Value, key: &str) -> Option<String> {
+pub(crate) fn text(value: &Value, key: &str) -> Option<String> {
     value.get(key).and_then(Value::as_str).map(capped)
 }
 
@@ -428,7 +445,7 @@ impl PostToolHook for CommandHook {
 /// The command hooks of one or more settings files.
 #[derive(Debug, Clone, Default)]
 pub struct CommandHooks {
-    hooks: Vec<CommandHook>,
+    pub(crate) hooks: Vec<CommandHook>,
     warnings: Vec<String>,
 }
 
@@ -443,6 +460,8 @@ impl CommandHooks {
                 "PostToolUse" => "PostToolUse",
                 "PostToolUseFailure" => "PostToolUseFailure",
                 "PermissionRequest" => "PermissionRequest",
+                "SubagentStart" => "SubagentStart",
+                "SubagentStop" => "SubagentStop",
                 other => {
                     out.warnings.push(format!("hook event `{other}` is not supported and is ignored"));
                     continue;
@@ -555,7 +574,8 @@ impl<A: Approver> Approver for HookApprover<A> {
         Box::pin(async move {
             let call = HookCall::new(request.tool, request.rule_name, request.call_id, request.input, request.cwd)
                 .with_session(request.extensions.get::<toolwright_core::SessionInfo>())
-                .with_permission_mode(self.mode)
+                .with_permission_mode(request.extensions.get::<crate::ModeOverride>().map(|m| m.0.name()).or(self.mode))
+                .with_agent(request.extensions.get::<toolwright_core::AgentScope>())
                 .with_access(request.access);
             let matching = self.hooks.iter().filter(|h| h.matcher.matches(request.tool, request.rule_name));
             for hook in matching.filter(|h| h.condition_holds(&call)) {

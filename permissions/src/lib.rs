@@ -46,9 +46,11 @@ pub mod sandbox;
 pub mod sed;
 pub mod settings;
 pub mod shell;
+mod subagent_hooks;
 pub mod trust;
 
 pub use pattern::CommandPattern;
-pub use policy::{Mode, ReadDenials, RulePolicy, SAFE_ENV_VARS};
+pub use policy::{DEFAULT_AGENT_TYPE, Mode, ModeOverride, ReadDenials, RulePolicy, SAFE_ENV_VARS};
 pub use rule::{Effect, Source};
 pub use settings::SettingsError;
+pub use subagent_hooks::StopVerdict;

@@ -33,6 +33,13 @@ pub enum Mode {
 }
 
 impl Mode {
+    /// The mode Claude Code spells `name` (`acceptEdits`), if there is one.
+    pub fn from_name(name: &str) -> Option<Mode> {
+        [Mode::Default, Mode::AcceptEdits, Mode::Plan, Mode::DontAsk, Mode::BypassPermissions]
+            .into_iter()
+            .find(|m| m.name() == name)
+    }
+
     /// The mode as Claude Code spells it (`acceptEdits`), as hooks get it.
     pub fn name(self) -> &'static str {
         match self {
@@ -44,6 +51,11 @@ impl Mode {
         }
     }
 }
+
+/// The agent tool's parameter that `Agent(Explore)` rules match.
+pub(crate) const AGENT_TYPE_PARAM: &str = "subagent_type";
+/// The agent type a call without `subagent_type` starts.
+pub const DEFAULT_AGENT_TYPE: &str = "general-purpose";
 
 /// Environment variables an allow rule may look past (`LANG=C ls` is `ls`). Deny and
 /// ask rules look past any assignment.
@@ -69,6 +81,12 @@ pub const SAFE_ENV_VARS: &[&str] = &[
     "DEBUG",
     "NODE_ENV",
 ];
+
+/// A permission mode for the calls of one turn, put in its extensions: a subagent's
+/// own mode (see `toolwright_agents::child_mode` for the precedence) under the same
+/// rules as its parent. Deny rules and explicit ask rules hold in every mode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ModeOverride(pub Mode);
 
 /// A rule set with a mode: the policy an executor uses.
 #[derive(Debug, Default)]
@@ -432,6 +450,17 @@ impl RulePolicy {
         self.mode
     }
 
+    /// The mode a call is decided in: a [`ModeOverride`] in the call's extensions (a
+    /// subagent's own mode), else the policy's. bypassPermissions stays refused
+    /// where [`without_bypass`](Self::without_bypass) disabled it.
+    pub fn mode_for(&self, extensions: &toolwright_core::Extensions) -> Mode {
+        match extensions.get::<ModeOverride>() {
+            Some(ModeOverride(Mode::BypassPermissions)) if self.bypass_disabled => Mode::Default,
+            Some(ModeOverride(mode)) => *mode,
+            None => self.mode,
+        }
+    }
+
     /// Sets the user's home directory (`~/` in rules and paths); `None` when there is
     /// none. Defaults to `$HOME`.
     pub fn with_home(mut self, home: Option<PathBuf>) -> Self {
@@ -588,7 +617,7 @@ impl RulePolicy {
     /// Whether a bare deny rule removes a tool with these names from the pool
     /// altogether (`Bash`, `mcp__github`, `mcp__*`, `Web*`).
     pub fn removes(&self, tool: &str, rule_name: Option<&str>) -> bool {
-        let call = CallNames { tool, rule_name, mcp: None };
+        let call = CallNames { tool, rule_name, mcp: None, mode: self.mode };
         self.read_rules()
             .rules
             .iter()
@@ -645,7 +674,7 @@ impl RulePolicy {
     /// the kernel can confine it.
     fn sandbox_auto_allows(&self, request: &PermissionRequest<'_>) -> bool {
         let Some(sandbox) = &self.sandbox else { return false };
-        if !sandbox.auto_allow || self.mode == Mode::Plan || request.access.is_none() {
+        if !sandbox.auto_allow || self.mode_for(request.extensions) == Mode::Plan || request.access.is_none() {
             return false;
         }
         if sandbox.filesystem && toolwright_core::sandbox::landlock_abi().is_none() {
@@ -665,11 +694,12 @@ impl RulePolicy {
             Access::Mcp { server, tool } => Some((server.as_str(), tool.as_str())),
             _ => None,
         });
-        let call = CallNames { tool: request.tool, rule_name: request.rule_name, mcp };
+        let mode = self.mode_for(request.extensions);
+        let call = CallNames { tool: request.tool, rule_name: request.rule_name, mcp, mode };
         let read_only = request.flags.read_only;
         // Plan mode changes no files, whatever the rules allow (deny rules still name
         // themselves first).
-        if self.mode == Mode::Plan
+        if mode == Mode::Plan
             && let Some(path) = request.access.iter().find_map(|fact| match fact {
                 Access::Write(path) => Some(path),
                 _ => None,
@@ -695,7 +725,10 @@ impl RulePolicy {
                         Some(Specifier::Param { name, value, .. }) => {
                             // (Parsed only when a parameter rule names the tool.)
                             let params = params.get_or_insert_with(|| top_level(request.input));
-                            params.get(name).and_then(scalar_text).is_some_and(|v| value.matches(&v))
+                            let given = params.get(name).and_then(scalar_text);
+                            // The agent tool's type defaults to the general-purpose agent.
+                            let given = given.or_else(|| (name == AGENT_TYPE_PARAM).then(|| DEFAULT_AGENT_TYPE.into()));
+                            given.is_some_and(|v| value.matches(&v))
                         }
                         Some(_) => false,
                     };
@@ -705,7 +738,7 @@ impl RulePolicy {
                         continue;
                     }
                     if hit {
-                        return self.finish(verdict_for(rule));
+                        return self.finish(verdict_for(rule), mode);
                     }
                 }
             }
@@ -715,14 +748,14 @@ impl RulePolicy {
                 }
                 let what = What::Other { read_only };
                 return self
-                    .finish(Verdict::Undecided { what, reason: format!("{} may touch anything", request.tool) });
+                    .finish(Verdict::Undecided { what, reason: format!("{} may touch anything", request.tool) }, mode);
             }
         }
         // Each fact: any denial denies the call, any question asks it.
         let mut decision = PermissionDecision::Allow;
         for fact in request.access {
             let verdict = self.fact(fact, &call, request.cwd, read_only, confined);
-            match self.finish(verdict) {
+            match self.finish(verdict, mode) {
                 deny @ PermissionDecision::Deny(_) => return deny,
                 ask @ PermissionDecision::AskRule(_) => decision = ask,
                 ask @ PermissionDecision::Ask(_) if decision == PermissionDecision::Allow => decision = ask,
@@ -735,20 +768,20 @@ impl RulePolicy {
     /// What the mode makes of a verdict. Deny rules win in every mode; an explicit ask
     /// rule asks in every mode (dontAsk denies it); what no rule decided is up to the
     /// mode, by what it is.
-    fn finish(&self, verdict: Verdict) -> PermissionDecision {
+    fn finish(&self, verdict: Verdict, mode: Mode) -> PermissionDecision {
         match verdict {
             Verdict::Deny(why) => PermissionDecision::Deny(why),
             Verdict::Allow => PermissionDecision::Allow,
-            Verdict::AskRule(why) => match self.mode {
+            Verdict::AskRule(why) => match mode {
                 Mode::DontAsk => PermissionDecision::Deny(format!("{why} (dontAsk mode denies what would ask)")),
                 _ => PermissionDecision::AskRule(why),
             },
-            Verdict::Ask(why) => match self.mode {
+            Verdict::Ask(why) => match mode {
                 Mode::DontAsk => PermissionDecision::Deny(format!("{why} (dontAsk mode denies what would ask)")),
                 Mode::BypassPermissions => PermissionDecision::Allow,
                 _ => PermissionDecision::Ask(why),
             },
-            Verdict::Undecided { what, reason } => match (self.mode, what) {
+            Verdict::Undecided { what, reason } => match (mode, what) {
                 (Mode::BypassPermissions, _) => PermissionDecision::Allow,
                 (Mode::DontAsk, _) => {
                     PermissionDecision::Deny(format!("{reason}, and no rule allows it (dontAsk mode)"))
@@ -875,7 +908,7 @@ impl RulePolicy {
         if let Some(verdict) = ruled {
             return verdict;
         }
-        if inside && self.mode == Mode::AcceptEdits {
+        if inside && call.mode == Mode::AcceptEdits {
             return Verdict::Allow;
         }
         Verdict::Undecided { what: What::Write, reason: describe() }
@@ -1057,7 +1090,7 @@ impl RulePolicy {
             }
             // acceptEdits: the filesystem commands Claude Code lists, on paths inside
             // the working directories (none of them protected).
-            if self.mode == Mode::AcceptEdits
+            if call.mode == Mode::AcceptEdits
                 && part.base_name().is_some_and(|name| crate::protected::ACCEPT_EDITS_COMMANDS.contains(&name))
                 && crate::read_only::runs_the_system_program(part)
                 // sed's `e`, `w` and `r` run commands and touch other files.
@@ -1083,7 +1116,7 @@ impl RulePolicy {
                 && (allow.writes.iter().any(|&i| {
                     let rule = &set.rules[i];
                     covers_write(rule, target, Effect::Allow, cwd) && (rule.specifier.is_some() || inside)
-                }) || (self.mode == Mode::AcceptEdits && inside));
+                }) || (call.mode == Mode::AcceptEdits && inside));
             all_read_only = false;
             if !allowed {
                 open_writes.push(write);
@@ -2189,6 +2222,10 @@ impl PermissionPolicy for RulePolicy {
 
     fn mode_name(&self) -> Option<&str> {
         Some(self.mode().name())
+    }
+
+    fn mode_name_in(&self, extensions: &toolwright_core::Extensions) -> Option<&str> {
+        Some(self.mode_for(extensions).name())
     }
 
     fn remember(&self, request: &PermissionRequest<'_>) -> bool {

@@ -168,6 +168,9 @@ pub struct CallNames<'a> {
     pub rule_name: Option<&'a str>,
     /// The MCP server and tool it calls, by their own names.
     pub mcp: Option<(&'a str, &'a str)>,
+    /// The permission mode the call is decided in (a subagent's may differ from the
+    /// policy's own; see [`crate::ModeOverride`]).
+    pub mode: crate::Mode,
 }
 
 impl ToolName {
@@ -267,6 +270,10 @@ fn tool_name(name: &str, effect: Effect) -> Result<ToolName, String> {
         }
         return glob_name(name);
     }
+    // `Task` is the agent tool's former name: its rules are `Agent` rules.
+    if name == "Task" {
+        return Ok(ToolName::Exact("Agent".to_owned()));
+    }
     Ok(ToolName::Exact(name.to_owned()))
 }
 
@@ -313,6 +320,12 @@ fn specifier(name: &str, spec: &str, effect: Effect, anchors: &Anchors) -> Resul
         return Err(format!(
             "path rules for `{name}` are never consulted (Claude Code checks files against `Edit` and `Read` rules only); write `{instead}({spec})`"
         ));
+    }
+    // `Agent(Explore)`: the agent tool's rules name the agent type it starts.
+    if matches!(name, "Agent" | "Task") {
+        let value = CommandPattern::new(spec.trim()).map_err(|e| format!("`{spec}`: {e}"))?;
+        let name = crate::policy::AGENT_TYPE_PARAM.to_owned();
+        return Ok(Specifier::Param { name, value, otherwise: None });
     }
     match own {
         Some(own) => Ok(own),

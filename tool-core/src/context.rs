@@ -306,6 +306,12 @@ impl ToolContext {
         &self.turn.extensions
     }
 
+    /// The turn this call belongs to (one reference count): what a tool that runs
+    /// an agent of its own starts from (same directory, progress and provider).
+    pub fn turn(&self) -> TurnContext {
+        TurnContext { shared: Arc::clone(&self.turn) }
+    }
+
     /// Reports progress. Never blocks: with no subscriber, or a full one, the report
     /// is dropped.
     pub fn progress(&self, progress: impl Into<Progress>) {
@@ -382,6 +388,45 @@ impl TurnContext {
     /// the change.
     pub fn apply(&mut self, modifier: &ContextModifier) {
         (modifier.0)(&mut TurnEdit { shared: Arc::make_mut(&mut self.shared) });
+    }
+}
+
+/// Which subagent a turn belongs to: put in a child's turn extensions by the subagent
+/// runtime. Hooks get `agent_id` and `agent_type` from it, approvers label their
+/// questions with it, and the agent tool finds its depth in it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct AgentScope {
+    /// The agent's id, unique in the process.
+    pub id: String,
+    /// Its type: the definition's name (`Explore`, `reviewer`).
+    pub agent_type: String,
+    /// 1 for a child of the main agent, 2 for a grandchild, ...
+    pub depth: usize,
+    /// The id of the agent that started it; `None` for a child of the main agent.
+    pub parent_id: Option<String>,
+    /// Its own transcript, if it keeps one.
+    pub transcript_path: Option<PathBuf>,
+    /// Whether it runs in the background.
+    pub background: bool,
+}
+
+impl AgentScope {
+    /// A child of `parent` (`None`: of the main agent), one level deeper.
+    pub fn new(id: impl Into<String>, agent_type: impl Into<String>, parent: Option<&AgentScope>) -> AgentScope {
+        AgentScope {
+            id: id.into(),
+            agent_type: agent_type.into(),
+            depth: parent.map_or(1, |p| p.depth + 1),
+            parent_id: parent.map(|p| p.id.clone()),
+            transcript_path: None,
+            background: false,
+        }
+    }
+
+    /// One line naming the agent, for a person: `reviewer a3f2 (depth 2)`.
+    pub fn label(&self) -> String {
+        format!("{} {} (depth {})", self.agent_type, self.id, self.depth)
     }
 }
 

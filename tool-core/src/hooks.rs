@@ -28,12 +28,25 @@ pub struct HookCall<'a> {
     /// What the call touches, as its tool states it (hooks with a condition on the
     /// call, Claude Code's `if`, match on it as permission rules do).
     pub access: Option<&'a crate::access::Accesses>,
+    /// The subagent making the call, if a subagent makes it (Claude Code's
+    /// `agent_id` and `agent_type`).
+    pub agent: Option<&'a crate::context::AgentScope>,
 }
 
 impl<'a> HookCall<'a> {
     /// A call as hooks see it, without a session or a permission mode.
     pub fn new(tool: &'a str, rule_name: Option<&'a str>, call_id: &'a str, input: &'a str, cwd: &'a Path) -> Self {
-        HookCall { tool, rule_name, call_id, input, cwd, session: None, permission_mode: None, access: None }
+        HookCall {
+            tool,
+            rule_name,
+            call_id,
+            input,
+            cwd,
+            session: None,
+            permission_mode: None,
+            access: None,
+            agent: None,
+        }
     }
 
     /// With the session the call belongs to.
@@ -45,6 +58,12 @@ impl<'a> HookCall<'a> {
     /// With the permission mode, as the policy names it.
     pub fn with_permission_mode(mut self, mode: Option<&'a str>) -> Self {
         self.permission_mode = mode;
+        self
+    }
+
+    /// With the subagent making the call, if any.
+    pub fn with_agent(mut self, agent: Option<&'a crate::context::AgentScope>) -> Self {
+        self.agent = agent;
         self
     }
 

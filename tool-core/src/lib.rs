@@ -72,7 +72,7 @@ pub mod validate;
 pub mod __private;
 
 pub use call::{ErrorKind, ToolCall, ToolResult};
-pub use context::{ContextModifier, Extensions, SessionInfo, ToolContext, TurnContext, TurnEdit};
+pub use context::{AgentScope, ContextModifier, Extensions, SessionInfo, ToolContext, TurnContext, TurnEdit};
 pub use error::{DuplicateName, InputError, RegistryError, SchemaError, ToolError};
 pub use input::parse_input;
 pub use orchestrate::{CallEvent, Orchestrator};

@@ -74,6 +74,13 @@ pub trait PermissionPolicy: Send + Sync {
         None
     }
 
+    /// The permission mode for a call with these extensions (a subagent's turn may
+    /// carry a mode of its own). Defaults to [`mode_name`](Self::mode_name).
+    fn mode_name_in(&self, extensions: &crate::Extensions) -> Option<&str> {
+        let _ = extensions;
+        self.mode_name()
+    }
+
     /// The user answered "always allow" for `request`: remember it in the policy's
     /// own terms (a rule keyed on what the call does) and return true. The default
     /// returns false, and the executor then stops asking about the whole tool.

@@ -196,6 +196,11 @@ impl Executor {
         &self.registry
     }
 
+    /// The permission policy calls are checked against.
+    pub fn permission_policy(&self) -> &Arc<dyn PermissionPolicy> {
+        &self.policy
+    }
+
     /// Runs one call. Always returns exactly one result; never panics.
     ///
     /// Needs a Tokio runtime with the time driver (`enable_time` or `enable_all`).
@@ -472,7 +477,8 @@ impl Executor {
     ) -> HookCall<'c> {
         HookCall::new(tool, spec.rule_name.as_deref(), call_id, input, cx.cwd())
             .with_session(cx.extension::<crate::context::SessionInfo>())
-            .with_permission_mode(self.policy.mode_name())
+            .with_permission_mode(self.policy.mode_name_in(cx.extensions()))
+            .with_agent(cx.extension::<crate::context::AgentScope>())
             .with_access(access)
     }
 

@@ -313,6 +313,11 @@ impl Conversation {
         &self.items
     }
 
+    /// Appends a message from the user (a follow-up, a hook's instruction).
+    pub fn push_user(&mut self, text: &str) {
+        self.items.push(serde_json::json!({"role": "user", "content": text}));
+    }
+
     /// Appends a response ([`TurnDecoder::assistant_items`]) and the results of its
     /// calls, in call order.
     pub fn push_response(&mut self, assistant: Vec<Value>, results: &[ToolResult]) {
