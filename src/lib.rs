@@ -88,10 +88,8 @@ pub use toolwright_permissions as rules;
 #[cfg(feature = "agent")]
 pub mod agent;
 
-/// Subagent definitions: Claude Code's agent files and Cline's ([`subagents::Catalog`]).
 #[cfg(feature = "subagents")]
-#[doc(inline)]
-pub use toolwright_agents as subagents;
+pub mod subagents;
 
 #[cfg(feature = "builtin")]
 mod workspace;

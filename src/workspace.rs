@@ -79,6 +79,12 @@ impl WorkspaceSettings {
         self.policy.warnings().iter().chain(self.hooks.warnings()).cloned().collect()
     }
 
+    /// The settings' command hooks (the subagent runtime runs their `SubagentStart`
+    /// and `SubagentStop` hooks).
+    pub fn hooks(&self) -> &CommandHooks {
+        &self.hooks
+    }
+
     /// An executor for `registry` under these rules and hooks; what the rules would
     /// ask about goes to the settings' `PermissionRequest` hooks, then to `approver`.
     pub fn executor(self, registry: Arc<Registry>, approver: impl Approver + 'static) -> Executor {

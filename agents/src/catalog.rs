@@ -154,6 +154,21 @@ impl Catalog {
         }
     }
 
+    /// The definition named `name`, or the built-in of that name
+    /// ([`crate::builtin`]).
+    pub fn resolve(&self, name: &str) -> Option<AgentDefinition> {
+        self.get(name).cloned().or_else(|| crate::builtin().into_iter().find(|d| d.name == name))
+    }
+
+    /// Every agent type that can be started: the catalog's, then the built-ins no
+    /// definition replaces, by name.
+    pub fn available(&self) -> Vec<AgentDefinition> {
+        let mut all: Vec<AgentDefinition> = self.definitions().cloned().collect();
+        all.extend(crate::builtin().into_iter().filter(|b| self.get(&b.name).is_none()));
+        all.sort_by(|a, b| a.name.cmp(&b.name));
+        all
+    }
+
     /// The definition named `name`.
     pub fn get(&self, name: &str) -> Option<&AgentDefinition> {
         self.definitions.get(name)

@@ -17,6 +17,9 @@ pub enum Source {
     Project,
     /// The user's (`~/.claude/agents/`, `~/.cline/agents/`).
     User,
+    /// Built into toolwright ([`crate::builtin`]): `general-purpose`, `Explore` and
+    /// `Plan`, as Claude Code has them; any definition of the same name wins.
+    BuiltIn,
 }
 
 impl Source {
@@ -27,6 +30,7 @@ impl Source {
             Source::Given => "given",
             Source::Project => "project",
             Source::User => "user",
+            Source::BuiltIn => "built-in",
         }
     }
 }

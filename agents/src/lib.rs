@@ -37,6 +37,7 @@
 //! need, and the subagent runtime that will use these definitions is a concern of its
 //! own (as codex-rs keeps cross-cutting concerns in crates).
 
+mod builtin;
 mod catalog;
 mod child;
 mod definition;
@@ -45,6 +46,7 @@ mod frontmatter;
 mod naming;
 mod problem;
 
+pub use builtin::builtin;
 pub use catalog::{Catalog, LoadOptions, Shadowed};
 pub use child::{AGENT_TOOLS, BACKGROUND_TOOLS, NEVER_FOR_SUBAGENTS, Spawn, child_mode};
 pub use definition::{AgentDefinition, DefinitionError, Format, Isolation, McpServerRef, Memory, Source};

@@ -55,6 +55,11 @@ pub struct AgentArgs {
     /// One JSON object per event instead of the readable trace.
     #[arg(long)]
     json: bool,
+    /// Subagent definitions as Claude Code's `--agents` JSON: {"name": {"description":
+    /// ..., "prompt": ..., "tools": [...]}}; `@FILE` reads it from a file. They come
+    /// after managed definitions and before the workspace's and the user's.
+    #[arg(long, value_name = "JSON")]
+    agents: Option<String>,
     #[command(flatten)]
     trust: super::turn::TrustArgs,
     #[cfg(feature = "mcp")]
@@ -90,25 +95,56 @@ pub fn run(args: AgentArgs) -> Result<(), String> {
     }
     let registry = Arc::new(toolwright::registry().map_err(|e| e.to_string())?);
     let approver = super::trace::PromptApprover { answer: args.answer.given(), trace: Arc::clone(&trace) };
-    let orchestrator = Orchestrator::new(Arc::new(settings.executor(Arc::clone(&registry), approver)));
+    let hooks = settings.hooks().clone();
+    let orchestrator = Arc::new(Orchestrator::new(Arc::new(settings.executor(Arc::clone(&registry), approver))));
     trace.header(
         &format!("agent ({}, {}) in {}", api.name(), model.name(), workspace.display()),
         json!({"provider": api.name(), "model": model.name(), "url": model.url(), "workspace": workspace}),
     );
     let policy = toolwright::agent::RetryPolicy::default().max_retries(args.retries);
-    let agent = Agent::new(model, orchestrator).system(SYSTEM).max_responses(args.max_turns).retry(policy);
+    let subagents = subagents(&args, &workspace, &model, &orchestrator, hooks, policy.clone(), &trace)?;
+    subagents.install(&registry).map_err(|e| e.to_string())?;
+    let agent = Agent::new(model, Arc::clone(&orchestrator)).system(SYSTEM).max_responses(args.max_turns).retry(policy);
     let outcome = block_on(async {
         // The workspace's MCP servers, mounted before the tools are listed.
         #[cfg(feature = "mcp")]
         let _mounts = args.mcp.mount(&workspace, trusted, &registry, |w| trace.note(&format!("warning: {w}"))).await?;
-        let (mut turn, printer) = traced_turn_with_transcript(&workspace, &trace);
+        let (mut turn, printer) = traced_turn_with_transcript(&workspace, &trace, &subagents);
+        // A stop signal stops the background agents too (the foreground ones stop
+        // with the turn).
+        let stopper = tokio::spawn({
+            let subagents = subagents.clone();
+            async move {
+                super::stop::token().cancelled().await;
+                subagents.stop_all("stopped by a signal");
+            }
+        });
         let mut observer = Traced::new(&trace, api);
-        let outcome = agent.run(&args.task, &mut turn, &mut observer).await;
+        let mut outcome = agent.run(&args.task, &mut turn, &mut observer).await;
+        let mut usage = outcome.as_ref().map(|o| o.usage).unwrap_or_default();
+        let mut responses = outcome.as_ref().map_or(0, |o| o.responses);
+        // Background agents still running: the model hears of each as it ends, as
+        // Claude Code tells it with a task notification.
+        while let Ok(done) = &outcome
+            && done.stop != Stop::Cancelled
+            && responses < args.max_turns
+        {
+            let Some(report) = subagents.next_background_report().await else { break };
+            let mut conversation = done.conversation.clone();
+            conversation.push_user(&notification(&report, subagents.limits().report_chars));
+            outcome = agent.resume(conversation, &mut turn, &mut observer).await;
+            if let Ok(more) = &outcome {
+                usage.add(&more.usage);
+                responses += more.responses;
+            }
+        }
+        subagents.stop_all("the session ended");
+        stopper.abort();
         drop(turn);
         let _ = printer.await;
-        outcome.map_err(|e| e.to_string())
+        outcome.map(|o| (o, usage, responses)).map_err(|e| e.to_string())
     })?;
-    let outcome = match outcome {
+    let (outcome, usage, responses) = match outcome {
         Ok(outcome) => outcome,
         Err(error) => {
             trace.summary();
@@ -123,17 +159,91 @@ pub fn run(args: AgentArgs) -> Result<(), String> {
         Stop::Cancelled => trace.note("stopped by a signal"),
         _ => {}
     }
-    let usage = outcome.usage;
-    if usage.total_tokens() > 0 {
+    let children = subagents.usage();
+    if usage.total_tokens() > 0 || children.total_tokens() > 0 {
         trace.note(&format!(
             "tokens: {} in ({} read from the prompt cache, {} written to it), {} out, over {} responses",
             usage.input_tokens,
             usage.cache_read_input_tokens,
             usage.cache_creation_input_tokens,
             usage.output_tokens,
-            outcome.responses
+            responses
         ));
+    }
+    let reports = subagents.reports();
+    if !reports.is_empty() {
+        let mut all = usage;
+        all.add(&children);
+        trace.event(
+            Some(&format!(
+                "subagents: {} started, {} tokens ({} in, {} out); with the main agent {} tokens",
+                reports.len(),
+                children.total_tokens(),
+                children.input_tokens + children.cache_read_input_tokens + children.cache_creation_input_tokens,
+                children.output_tokens,
+                all.total_tokens()
+            )),
+            json!({"type": "usage", "main": usage, "subagents": children, "total": all, "agents": reports.len()}),
+        );
     }
     trace.summary();
     Ok(())
+}
+
+/// The subagent runtime of a live run: the workspace's definitions (trusted as its
+/// settings are) and `--agents`, read anew at each start; children on the same API,
+/// a definition's `model` resolved as Claude Code's aliases; limits from the
+/// environment (`CLAUDE_CODE_MAX_SUBAGENT_SPAWN_DEPTH`, ...).
+fn subagents(
+    args: &AgentArgs,
+    workspace: &std::path::Path,
+    model: &HttpModel,
+    orchestrator: &Arc<Orchestrator>,
+    hooks: toolwright::rules::hooks::CommandHooks,
+    policy: toolwright::agent::RetryPolicy,
+    trace: &Arc<Trace>,
+) -> Result<toolwright::subagents::Subagents, String> {
+    use toolwright::subagents::{AgentDefinition, Catalog, Limits, LoadOptions, Subagents, resolve_model_alias};
+    let (given, mut problems) = super::agents::given(args.agents.as_deref())?;
+    let options = LoadOptions::new().trust(args.trust.trust(workspace)).given(given);
+    problems.extend(Catalog::load(workspace, &options).problems().iter().cloned());
+    for problem in &problems {
+        trace.note(&format!("warning: {problem}"));
+    }
+    let limits = Limits::from_env().map_err(|e| e.to_string())?;
+    let base = model.clone();
+    let anthropic = model.api() == Api::Anthropic;
+    let models = move |_: &toolwright::AgentScope,
+                       _: &AgentDefinition,
+                       requested: Option<&str>|
+          -> Result<Arc<dyn toolwright::agent::Model>, String> {
+        let name = requested.and_then(resolve_model_alias);
+        // Claude Code's aliases name Anthropic models: elsewhere the parent's model.
+        let name = name.filter(|n| anthropic || requested.is_some_and(|r| r.trim() == *n));
+        Ok(match name {
+            Some(name) => Arc::new(base.clone().with_model(name)),
+            None => Arc::new(base.clone()),
+        })
+    };
+    let parent: Arc<dyn toolwright::agent::Model> = Arc::new(model.clone());
+    Ok(Subagents::builder(Arc::clone(orchestrator), parent)
+        .models(models)
+        .catalog(move |cwd| Catalog::load(cwd, &options))
+        .limits(limits)
+        .retry(policy)
+        .hooks(hooks)
+        .observer(Arc::new(super::children::TracedChildren { trace: Arc::clone(trace) }))
+        .build())
+}
+
+/// What the model is told when a background agent ends (Claude Code's task
+/// notification).
+fn notification(report: &toolwright::subagents::AgentReport, max_chars: usize) -> String {
+    format!(
+        "<task-notification>\nBackground agent {} ({}) {}.\n\n{}\n</task-notification>",
+        report.agent_id,
+        report.agent_type,
+        report.status.name(),
+        report.for_model(max_chars)
+    )
 }

@@ -26,21 +26,21 @@ pub struct AgentsArgs {
     trust: crate::turn::TrustArgs,
 }
 
+/// The definitions of `--agents JSON|@FILE`, and the problems with them.
+pub fn given(agents: Option<&str>) -> Result<(Vec<AgentDefinition>, Vec<toolwright::subagents::Problem>), String> {
+    let Some(text) = agents else { return Ok((Vec::new(), Vec::new())) };
+    let text = match text.strip_prefix('@') {
+        Some(file) => std::fs::read_to_string(file).map_err(|e| format!("--agents @{file}: {e}"))?,
+        None => text.to_owned(),
+    };
+    let json: serde_json::Value = serde_json::from_str(&text).map_err(|e| format!("--agents: not JSON ({e})"))?;
+    Ok(AgentDefinition::from_agents_json(&json))
+}
+
 /// The listing, and whether every definition file could be used.
 pub fn run(args: AgentsArgs) -> Result<(String, bool), String> {
     let cwd = crate::turn::workspace_dir(args.cwd.as_deref())?;
-    let mut problems = Vec::new();
-    let mut given = Vec::new();
-    if let Some(text) = &args.agents {
-        let text = match text.strip_prefix('@') {
-            Some(file) => std::fs::read_to_string(file).map_err(|e| format!("--agents @{file}: {e}"))?,
-            None => text.clone(),
-        };
-        let json: serde_json::Value = serde_json::from_str(&text).map_err(|e| format!("--agents: not JSON ({e})"))?;
-        let (definitions, read) = AgentDefinition::from_agents_json(&json);
-        given = definitions;
-        problems = read;
-    }
+    let (given, mut problems) = given(args.agents.as_deref())?;
     let options = LoadOptions::new().trust(args.trust.trust(&cwd)).given(given);
     let catalog = Catalog::load(&cwd, &options);
     problems.extend(catalog.problems().iter().cloned());

@@ -4,6 +4,7 @@ mod agent;
 mod agents;
 mod call;
 mod check;
+mod children;
 #[cfg(feature = "mcp")]
 mod mounts;
 mod replay;

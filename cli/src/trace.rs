@@ -246,6 +246,14 @@ impl Trace {
         }));
     }
 
+    /// A line for people and an event for `--json`.
+    pub fn event(&self, text: Option<&str>, value: Value) {
+        if let Some(text) = text {
+            self.line(text);
+        }
+        self.json(value);
+    }
+
     pub fn note(&self, text: &str) {
         self.line(text);
         self.json(json!({"type": "note", "text": text}));
@@ -319,6 +327,15 @@ impl Approver for PromptApprover {
     fn approve<'a>(&'a self, request: &'a PermissionRequest<'a>, question: &'a str) -> BoxFuture<'a, Approval> {
         Box::pin(async move {
             let what = request.summary();
+            // A subagent's question says whose it is.
+            let labelled;
+            let question = match request.extensions.get::<toolwright::AgentScope>() {
+                Some(agent) => {
+                    labelled = format!("[agent {}] {question}", agent.label());
+                    labelled.as_str()
+                }
+                None => question,
+            };
             match self.answer {
                 Some(true) => {
                     self.trace.note(&format!("  ? {question} → yes (--yes)"));

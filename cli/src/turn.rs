@@ -92,12 +92,14 @@ pub fn traced_turn(workspace: &std::path::Path, trace: &Arc<Trace>) -> (TurnCont
 
 /// A traced turn whose session keeps a transcript under
 /// `~/.toolwright/transcripts/<session id>.jsonl` (hooks get its path as
-/// `transcript_path`), for the live agent.
+/// `transcript_path`; children keep theirs under `<session id>/subagents/`), with the
+/// subagent runtime in it, for the live agent.
 pub fn traced_turn_with_transcript(
     workspace: &std::path::Path,
     trace: &Arc<Trace>,
+    subagents: &toolwright::subagents::Subagents,
 ) -> (TurnContext, tokio::task::JoinHandle<()>) {
-    let mut session = toolwright::builtin::session();
+    let mut session = subagents.extensions(toolwright::builtin::session());
     let mut info = toolwright::SessionInfo::new();
     let home = std::env::var_os("HOME").map(std::path::PathBuf::from).unwrap_or_else(std::env::temp_dir);
     info.transcript_path = Some(home.join(".toolwright/transcripts").join(format!("{}.jsonl", info.id)));

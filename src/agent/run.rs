@@ -129,6 +129,8 @@ pub struct Agent {
     provider: Provider,
     /// The tools this agent is offered and may call; `None`: the registry's.
     profile: Option<toolwright_core::Profile>,
+    /// Where the transcript goes instead of the session's (a subagent's own).
+    transcript: Option<std::path::PathBuf>,
 }
 
 impl std::fmt::Debug for Agent {
@@ -153,9 +155,17 @@ struct Transcript {
 }
 
 impl Transcript {
-    fn of(turn: &TurnContext) -> Transcript {
-        let path = turn.extensions().get::<toolwright_core::SessionInfo>().and_then(|s| s.transcript_path.clone());
-        Transcript { path, written: 0 }
+    fn of(turn: &TurnContext, own: Option<&std::path::Path>) -> Transcript {
+        let path = match own {
+            Some(path) => Some(path.to_path_buf()),
+            None => turn.extensions().get::<toolwright_core::SessionInfo>().and_then(|s| s.transcript_path.clone()),
+        };
+        // A resumed conversation's earlier items are in the file already.
+        let written = path
+            .as_deref()
+            .and_then(|p| std::fs::read(p).ok())
+            .map_or(0, |bytes| bytes.iter().filter(|&&b| b == b'\n').count());
+        Transcript { path, written }
     }
 
     fn append(&mut self, conversation: &Conversation) {
@@ -223,7 +233,36 @@ impl Agent {
             retry: RetryPolicy::default(),
             provider,
             profile: None,
+            transcript: None,
         }
+    }
+
+    /// A loop over a shared model (what the subagent runtime gives each child).
+    pub fn new_shared(model: Arc<dyn Model>, orchestrator: impl Into<Arc<Orchestrator>>) -> Agent {
+        let provider = model.api().provider();
+        Agent {
+            model,
+            orchestrator: orchestrator.into(),
+            system: String::new(),
+            max_responses: 30,
+            max_tokens: 8192,
+            retry: RetryPolicy::default(),
+            provider,
+            profile: None,
+            transcript: None,
+        }
+    }
+
+    /// Keeps the transcript at `path` (JSON lines, as the session's would be) instead
+    /// of the session's `transcript_path`: a subagent's own, beside its parent's.
+    pub fn transcript(mut self, path: impl Into<std::path::PathBuf>) -> Agent {
+        self.transcript = Some(path.into());
+        self
+    }
+
+    /// The model's name, as sent in each request.
+    pub fn model_name(&self) -> &str {
+        self.model.name()
     }
 
     /// The system prompt.
@@ -296,7 +335,7 @@ impl Agent {
         let registry = Arc::clone(self.orchestrator.executor().registry());
         let mut text = String::new();
         let mut usage = Usage::default();
-        let mut transcript = Transcript::of(turn);
+        let mut transcript = Transcript::of(turn, self.transcript.as_deref());
         transcript.append(&conversation);
         for n in 1..=self.max_responses {
             if turn.cancellation().is_cancelled() {

@@ -5,6 +5,7 @@ pub mod http;
 pub mod peers;
 pub mod provider_rules;
 pub mod runtime_tool;
+pub mod scripted;
 
 /// A workspace for `serve`: a file to read, a directory the denied command
 /// would delete, and project settings allowing `echo` and `sleep`.

@@ -1,0 +1,732 @@
+//! The runtime: the tree of agents, its limits, and what the tools ask of it.
+
+use super::handle::{AgentReport, AgentStatus, Handle};
+use super::limits::Limits;
+use super::models::{ChildModels, SameModel};
+use super::observer::SubagentObserver;
+use super::tools::{AgentTool, SendMessageTool, TaskOutputTool, TaskStopTool, agent::Input as AgentInput};
+use super::{report, run};
+use crate::agent::{Agent, Model, RetryPolicy};
+use crate::provider::{Conversation, Usage};
+use crate::rules::hooks::CommandHooks;
+use crate::{AgentScope, CancellationToken, Extensions, Profile, Provider, ToolContext, ToolError, ToolOutput};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
+use toolwright_agents::{AgentDefinition, Catalog, Spawn, child_mode};
+use toolwright_permissions::{DEFAULT_AGENT_TYPE, Mode};
+
+/// Who owns the agent tools in the registry.
+const OWNER: &str = "toolwright subagents";
+
+type CatalogFn = dyn Fn(&Path) -> Catalog + Send + Sync;
+type SessionFn = dyn Fn() -> Extensions + Send + Sync;
+
+pub(crate) struct Inner {
+    pub(crate) orchestrator: Arc<crate::orchestrate::Orchestrator>,
+    pub(crate) models: Box<dyn ChildModels>,
+    catalog: Box<CatalogFn>,
+    pub(crate) limits: Limits,
+    main_profile: Profile,
+    provider: Option<Provider>,
+    max_tokens: u32,
+    retry: RetryPolicy,
+    session: Box<SessionFn>,
+    pub(crate) hooks: Option<CommandHooks>,
+    pub(crate) observer: Arc<dyn SubagentObserver>,
+    background_root: CancellationToken,
+    agents: Mutex<BTreeMap<String, Arc<Handle>>>,
+    /// Names given with the agent call's `name`, to their ids.
+    names: Mutex<BTreeMap<String, String>>,
+    pub(crate) running: AtomicUsize,
+    counter: AtomicU64,
+    total: Mutex<Usage>,
+    /// Woken each time a run ends.
+    pub(crate) ended: tokio::sync::Notify,
+    /// Background children of the main agent whose end the main agent was told of.
+    noticed: Mutex<std::collections::BTreeSet<String>>,
+}
+
+/// The subagent runtime: the agent tools' state, shared by every agent of a session
+/// (cloning is one reference count). See [the module](super).
+#[derive(Clone)]
+pub struct Subagents {
+    pub(crate) inner: Arc<Inner>,
+}
+
+impl std::fmt::Debug for Subagents {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Subagents")
+            .field("limits", &self.inner.limits)
+            .field("running", &self.inner.running.load(Ordering::Relaxed))
+            .finish_non_exhaustive()
+    }
+}
+
+/// Builds a [`Subagents`]; see [`Subagents::builder`].
+pub struct SubagentsBuilder {
+    orchestrator: Arc<crate::orchestrate::Orchestrator>,
+    models: Box<dyn ChildModels>,
+    catalog: Box<CatalogFn>,
+    limits: Limits,
+    main_profile: Profile,
+    provider: Option<Provider>,
+    max_tokens: u32,
+    retry: RetryPolicy,
+    session: Box<SessionFn>,
+    hooks: Option<CommandHooks>,
+    observer: Arc<dyn SubagentObserver>,
+}
+
+impl SubagentsBuilder {
+    /// How each child gets its model (default: the parent's model for all).
+    pub fn models(mut self, models: impl ChildModels + 'static) -> Self {
+        self.models = Box::new(models);
+        self
+    }
+
+    /// Where the definitions come from, read anew at each start so that changed
+    /// files take effect at once (default: only the built-in types).
+    pub fn catalog(mut self, load: impl Fn(&Path) -> Catalog + Send + Sync + 'static) -> Self {
+        self.catalog = Box::new(load);
+        self
+    }
+
+    /// The limits (default: [`Limits::default`]).
+    pub fn limits(mut self, limits: Limits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// The main agent's profile: what its children are narrowed from (default: every
+    /// tool).
+    pub fn main_profile(mut self, profile: Profile) -> Self {
+        self.main_profile = profile;
+        self
+    }
+
+    /// The provider shape of the children's tool definitions (default: the model
+    /// API's plain shape, as [`Agent`] sends).
+    pub fn definitions(mut self, provider: Provider) -> Self {
+        self.provider = Some(provider);
+        self
+    }
+
+    /// Tokens per child response (default 8192).
+    pub fn max_tokens(mut self, n: u32) -> Self {
+        self.max_tokens = n;
+        self
+    }
+
+    /// The children's retry policy (default: [`RetryPolicy::default`]).
+    pub fn retry(mut self, policy: RetryPolicy) -> Self {
+        self.retry = policy;
+        self
+    }
+
+    /// A fresh session's extensions for each child (default: the built-in tools'
+    /// session state, as `toolwright::builtin::session()` makes it).
+    pub fn session(mut self, make: impl Fn() -> Extensions + Send + Sync + 'static) -> Self {
+        self.session = Box::new(make);
+        self
+    }
+
+    /// The command hooks whose `SubagentStart` and `SubagentStop` events run.
+    pub fn hooks(mut self, hooks: CommandHooks) -> Self {
+        self.hooks = Some(hooks);
+        self
+    }
+
+    /// Sees every descendant's events, tagged.
+    pub fn observer(mut self, observer: Arc<dyn SubagentObserver>) -> Self {
+        self.observer = observer;
+        self
+    }
+
+    /// The runtime.
+    pub fn build(self) -> Subagents {
+        Subagents {
+            inner: Arc::new(Inner {
+                orchestrator: self.orchestrator,
+                models: self.models,
+                catalog: self.catalog,
+                limits: self.limits,
+                main_profile: self.main_profile,
+                provider: self.provider,
+                max_tokens: self.max_tokens,
+                retry: self.retry,
+                session: self.session,
+                hooks: self.hooks,
+                observer: self.observer,
+                background_root: CancellationToken::new(),
+                agents: Mutex::new(BTreeMap::new()),
+                names: Mutex::new(BTreeMap::new()),
+                running: AtomicUsize::new(0),
+                counter: AtomicU64::new(0),
+                total: Mutex::new(Usage::default()),
+                ended: tokio::sync::Notify::new(),
+                noticed: Mutex::new(std::collections::BTreeSet::new()),
+            }),
+        }
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// What a start was refused for, as the calling model reads it.
+fn refuse(message: impl std::fmt::Display) -> ToolError {
+    ToolError::msg(format!("agent: {message}"))
+}
+
+impl Subagents {
+    /// A runtime whose children run their calls through `orchestrator` (the parent's,
+    /// so its rules, hooks and approver hold in every descendant) on `model`.
+    pub fn builder(orchestrator: Arc<crate::orchestrate::Orchestrator>, model: Arc<dyn Model>) -> SubagentsBuilder {
+        SubagentsBuilder {
+            orchestrator,
+            models: Box::new(SameModel(model)),
+            catalog: Box::new(|_| Catalog::default()),
+            limits: Limits::default(),
+            main_profile: Profile::main_agent(),
+            provider: None,
+            max_tokens: 8192,
+            retry: RetryPolicy::default(),
+            session: Box::new(toolwright_builtin::session),
+            hooks: None,
+            observer: Arc::new(()),
+        }
+    }
+
+    /// Registers `agent`, `task_output`, `task_stop` and `send_message` in `registry`
+    /// (again, if they were: installing twice is harmless).
+    pub fn install(&self, registry: &crate::Registry) -> Result<(), crate::RegistryError> {
+        registry.clear_owner(OWNER);
+        registry.register_owned(OWNER, Arc::new(AgentTool::new()))?;
+        registry.register_owned(OWNER, Arc::new(TaskOutputTool::new()))?;
+        registry.register_owned(OWNER, Arc::new(TaskStopTool::new()))?;
+        registry.register_owned(OWNER, Arc::new(SendMessageTool::new()))?;
+        Ok(())
+    }
+
+    /// `extensions` with this runtime in them: the turn's agent tools are offered and
+    /// find it there.
+    pub fn extensions(&self, mut extensions: Extensions) -> Extensions {
+        extensions.insert(self.clone());
+        extensions
+    }
+
+    /// The limits.
+    pub fn limits(&self) -> &Limits {
+        &self.inner.limits
+    }
+
+    /// How many agents are running now.
+    pub fn running(&self) -> usize {
+        self.inner.running.load(Ordering::SeqCst)
+    }
+
+    /// The tokens every subagent of the session used (the main agent's not included).
+    pub fn usage(&self) -> Usage {
+        *lock(&self.inner.total)
+    }
+
+    /// Every agent started in this session, in the order they started.
+    pub fn reports(&self) -> Vec<AgentReport> {
+        let mut all: Vec<Arc<Handle>> = lock(&self.inner.agents).values().cloned().collect();
+        all.sort_by_key(|h| h.serial);
+        all.iter().map(|h| h.report()).collect()
+    }
+
+    /// The report of agent `id` so far.
+    pub fn report(&self, id: &str) -> Option<AgentReport> {
+        self.handle(id).map(|h| h.report())
+    }
+
+    /// Waits at most `timeout` for agent `id` to end; its report, ended or not.
+    pub async fn wait(&self, id: &str, timeout: Duration) -> Option<AgentReport> {
+        let handle = self.handle(id)?;
+        let mut ended = handle.ended.subscribe();
+        let _ = tokio::time::timeout(timeout, async {
+            while handle.state().status == AgentStatus::Running {
+                if ended.changed().await.is_err() {
+                    return;
+                }
+            }
+        })
+        .await;
+        Some(handle.report())
+    }
+
+    /// Stops agent `id` and every agent under it; false if there is no such agent.
+    pub fn stop(&self, id: &str, reason: &str) -> bool {
+        let Some(handle) = self.handle(id) else { return false };
+        self.stop_tree(&handle, reason);
+        true
+    }
+
+    /// Stops every agent, foreground and background (the session is ending).
+    pub fn stop_all(&self, reason: &str) {
+        let all: Vec<Arc<Handle>> = lock(&self.inner.agents).values().cloned().collect();
+        for handle in all {
+            handle.stop(reason);
+        }
+        self.inner.background_root.cancel();
+    }
+
+    /// Waits for the next background child of the main agent to end that the main
+    /// agent has not been told of, and returns its report; `None` when none is left
+    /// running or untold. (What `toolwright agent` uses to tell the model when a
+    /// background agent is done.)
+    pub async fn next_background_report(&self) -> Option<AgentReport> {
+        loop {
+            let ended = self.inner.ended.notified();
+            tokio::pin!(ended);
+            ended.as_mut().enable();
+            let mut running = false;
+            {
+                let agents = lock(&self.inner.agents);
+                let mut noticed = lock(&self.inner.noticed);
+                let mut candidates: Vec<&Arc<Handle>> =
+                    agents.values().filter(|h| h.scope.depth == 1 && h.scope.background).collect();
+                candidates.sort_by_key(|h| h.serial);
+                for handle in candidates {
+                    if handle.state().status == AgentStatus::Running {
+                        running = true;
+                    } else if noticed.insert(handle.scope.id.clone()) {
+                        return Some(handle.report());
+                    }
+                }
+            }
+            if !running {
+                return None;
+            }
+            ended.await;
+        }
+    }
+
+    pub(crate) fn handle(&self, id: &str) -> Option<Arc<Handle>> {
+        let agents = lock(&self.inner.agents);
+        if let Some(handle) = agents.get(id) {
+            return Some(Arc::clone(handle));
+        }
+        let id = lock(&self.inner.names).get(id).cloned()?;
+        agents.get(&id).cloned()
+    }
+
+    /// The chain of agents above `handle`, nearest first.
+    pub(crate) fn ancestors(&self, handle: &Handle) -> Vec<Arc<Handle>> {
+        let agents = lock(&self.inner.agents);
+        let mut out = Vec::new();
+        let mut next = handle.scope.parent_id.clone();
+        while let Some(id) = next {
+            let Some(parent) = agents.get(&id) else { break };
+            next = parent.scope.parent_id.clone();
+            out.push(Arc::clone(parent));
+        }
+        out
+    }
+
+    fn stop_tree(&self, handle: &Handle, reason: &str) {
+        // The tokens stop the descendants too (each child's derives from its
+        // parent's); they are told why as well.
+        let agents: Vec<Arc<Handle>> = lock(&self.inner.agents).values().cloned().collect();
+        for other in &agents {
+            if other.scope.id != handle.scope.id && self.ancestors(other).iter().any(|a| a.scope.id == handle.scope.id)
+            {
+                other.stop(format!("{reason} (it was under agent {})", handle.scope.id));
+            }
+        }
+        handle.stop(reason);
+    }
+
+    pub(crate) fn add_usage(&self, usage: &Usage) {
+        lock(&self.inner.total).add(usage);
+    }
+
+    /// The agent types a call can start, for the tool's description.
+    pub(crate) fn types_listing(&self, cwd: &Path) -> String {
+        let catalog = (self.inner.catalog)(cwd);
+        let mut text = String::from("Agent types (`subagent_type`):");
+        for definition in catalog.available() {
+            let tools = match &definition.tools {
+                Some(tools) => tools.join(", "),
+                None => "all of yours".to_owned(),
+            };
+            text.push_str(&format!("\n- {}: {} (tools: {tools})", definition.name, definition.description.trim()));
+        }
+        text
+    }
+
+    /// Whether agent `target` may be addressed by the caller: the main agent may
+    /// address any; a subagent, only those under it.
+    fn may_address(&self, cx: &ToolContext, target: &Handle) -> bool {
+        match cx.extension::<AgentScope>() {
+            None => true,
+            Some(me) => self.ancestors(target).iter().any(|a| a.scope.id == me.id),
+        }
+    }
+
+    fn new_id(&self) -> String {
+        use std::hash::{BuildHasher, Hasher};
+        let n = self.inner.counter.fetch_add(1, Ordering::Relaxed);
+        let mut hasher = std::hash::RandomState::new().build_hasher();
+        hasher.write_u64(n);
+        hasher
+            .write_u128(std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos()));
+        format!("a{:015x}", hasher.finish() >> 4)
+    }
+
+    /// Takes one of the running slots, or says why not.
+    pub(crate) fn take_slot(&self) -> Result<(), ToolError> {
+        let max = self.inner.limits.max_running;
+        self.inner
+            .running
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| (n < max).then_some(n + 1))
+            .map(|_| ())
+            .map_err(|_| {
+                refuse(format!(
+                    "{max} agents are running, the most allowed at once; wait for one with task_output, stop one \
+                     with task_stop, or do this yourself"
+                ))
+            })
+    }
+
+    /// The tree budget, checked before a start or resume under `root`.
+    fn check_tree_budget(&self, root: Option<&Handle>) -> Result<(), ToolError> {
+        let (Some(budget), Some(root)) = (self.inner.limits.tree_tokens, root) else { return Ok(()) };
+        let used = root.state().tree_usage.total_tokens();
+        if used >= budget {
+            return Err(refuse(format!(
+                "agent {}'s tree has used {used} tokens, its budget is {budget}; no more agents may start in it",
+                root.scope.id
+            )));
+        }
+        Ok(())
+    }
+
+    /// The agent at depth 1 above (or at) `handle`.
+    pub(crate) fn root_of(&self, handle: &Arc<Handle>) -> Arc<Handle> {
+        self.ancestors(handle).pop().unwrap_or_else(|| Arc::clone(handle))
+    }
+
+    /// The mode the caller's calls are decided in.
+    fn caller_mode(&self, cx: &ToolContext, parent: Option<&Handle>) -> Mode {
+        if let Some(parent) = parent {
+            return parent.mode;
+        }
+        let policy = self.inner.orchestrator.executor().permission_policy();
+        policy.mode_name_in(cx.extensions()).and_then(Mode::from_name).unwrap_or_default()
+    }
+
+    /// Starts a child for an agent call: checks the limits, runs it (or launches it in
+    /// the background), and answers with its report.
+    pub(crate) async fn start(&self, cx: &ToolContext, input: AgentInput) -> Result<ToolOutput, ToolError> {
+        let limits = &self.inner.limits;
+        let caller = cx.extension::<AgentScope>().cloned();
+        let parent = caller.as_ref().and_then(|s| self.handle(&s.id));
+        let depth = caller.as_ref().map_or(1, |s| s.depth + 1);
+        if depth > limits.max_depth {
+            return Err(refuse(format!(
+                "an agent at depth {} cannot start another: the depth limit is {}; do the task yourself",
+                depth - 1,
+                limits.max_depth
+            )));
+        }
+        let kind = input.subagent_type.as_deref().map(str::trim).unwrap_or(DEFAULT_AGENT_TYPE);
+        let catalog = (self.inner.catalog)(cx.cwd());
+        let Some(definition) = catalog.resolve(kind) else {
+            let names: Vec<String> = catalog.available().into_iter().map(|d| d.name).collect();
+            let close = names.iter().find(|n| strsim::jaro_winkler(&n.to_lowercase(), &kind.to_lowercase()) > 0.85);
+            let hint = close.map(|n| format!(" Did you mean `{n}`?")).unwrap_or_default();
+            return Err(refuse(format!("no agent type `{kind}`; the types are: {}.{hint}", names.join(", "))));
+        };
+        if let Some(name) = &input.name
+            && lock(&self.inner.names).contains_key(name)
+        {
+            return Err(refuse(format!("the name `{name}` is taken by another agent; give another")));
+        }
+        let background = input.run_in_background || definition.background;
+        let root = parent.as_ref().map(|p| self.root_of(p));
+        self.check_tree_budget(root.as_deref())?;
+        self.take_slot()?;
+        let guard = run::Slot::taken(self.clone());
+
+        let id = self.new_id();
+        let mut scope = AgentScope::new(id.clone(), definition.name.clone(), caller.as_ref());
+        scope.background = background;
+        scope.transcript_path = transcript_path(cx, &id);
+        let requested = input.model.as_deref().or(definition.model.as_deref());
+        let model = self.inner.models.model(&scope, &definition, requested).map_err(refuse)?;
+        let parent_profile = parent.as_ref().map_or(&self.inner.main_profile, |p| &p.profile);
+        let mut spawn = Spawn::at_depth(depth).max_depth(limits.max_depth);
+        if background {
+            spawn = spawn.in_background();
+        }
+        let profile = definition.profile(parent_profile, spawn);
+        let mode = child_mode(self.caller_mode(cx, parent.as_deref()), definition.permission_mode);
+        let token = match (background, &parent) {
+            (false, _) => cx.cancellation().child_token(),
+            (true, Some(parent)) => parent.token.child_token(),
+            (true, None) => self.inner.background_root.child_token(),
+        };
+        let handle = Arc::new(Handle::new(
+            scope.clone(),
+            input.description.trim().to_owned(),
+            token.clone(),
+            profile.clone(),
+            mode,
+            definition.clone(),
+            model.name().to_owned(),
+            self.inner.counter.load(Ordering::Relaxed),
+        ));
+        lock(&self.inner.agents).insert(id.clone(), Arc::clone(&handle));
+        if let Some(name) = &input.name {
+            lock(&self.inner.names).insert(name.clone(), id.clone());
+        }
+
+        let turn = self.child_turn(cx, &scope, mode, token);
+        let added = self.start_hooks(&scope, &turn, mode).await;
+        let mut prompt = input.prompt.clone();
+        for context in added {
+            prompt.push_str("\n\n");
+            prompt.push_str(&context);
+        }
+        let conversation = Conversation::new(model.api(), &prompt);
+        let agent = self.child_agent(model, &definition, profile, &scope);
+        let drive = run::drive(self.clone(), Arc::clone(&handle), agent, conversation, turn, guard, false);
+        if background {
+            tokio::spawn(drive);
+            return Ok(launched(&handle));
+        }
+        drive.await;
+        lock(&self.inner.noticed).insert(id);
+        Ok(self.finished_output(&handle))
+    }
+
+    /// A child's turn: the caller's directory and progress, a fresh session of its own
+    /// with the same session id, its scope, its mode, and this runtime.
+    fn child_turn(
+        &self,
+        cx: &ToolContext,
+        scope: &AgentScope,
+        mode: Mode,
+        token: CancellationToken,
+    ) -> crate::TurnContext {
+        let mut extensions = (self.inner.session)();
+        if let Some(session) = cx.extension::<crate::SessionInfo>() {
+            extensions.insert(session.clone());
+        }
+        extensions.insert(scope.clone());
+        extensions.insert(toolwright_permissions::ModeOverride(mode));
+        extensions.insert(self.clone());
+        cx.turn().with_extensions(extensions).with_cancellation(token)
+    }
+
+    /// The `SubagentStart` hooks' added context.
+    async fn start_hooks(&self, scope: &AgentScope, turn: &crate::TurnContext, mode: Mode) -> Vec<String> {
+        let Some(hooks) = &self.inner.hooks else { return Vec::new() };
+        let session = turn.extensions().get::<crate::SessionInfo>();
+        hooks.subagent_start(scope, session, turn.cwd(), mode.name()).await
+    }
+
+    fn child_agent(
+        &self,
+        model: Arc<dyn Model>,
+        definition: &AgentDefinition,
+        profile: Profile,
+        scope: &AgentScope,
+    ) -> Agent {
+        let turns = definition.max_turns.map_or(self.inner.limits.max_turns, |n| n as usize);
+        let mut system = definition.prompt.trim().to_owned();
+        if system.is_empty() {
+            system = format!("You are the `{}` agent: {}", definition.name, definition.description.trim());
+        }
+        system.push_str(
+            "\n\nYou were started by another agent to do one task. Your final message is your report to it: \
+             make it complete, since it sees nothing else of your work.",
+        );
+        let mut agent = Agent::new_shared(model, Arc::clone(&self.inner.orchestrator))
+            .system(system)
+            .profile(profile)
+            .max_responses(turns)
+            .max_tokens(self.inner.max_tokens)
+            .retry(self.inner.retry.clone());
+        if let Some(provider) = self.inner.provider {
+            agent = agent.definitions(provider);
+        }
+        if let Some(path) = &scope.transcript_path {
+            agent = agent.transcript(path);
+        }
+        agent
+    }
+
+    /// A finished child's result: the text for the model and the typed result.
+    fn finished_output(&self, handle: &Handle) -> ToolOutput {
+        let mut report = handle.report();
+        let text = report::for_model(&mut report, self.inner.limits.report_chars);
+        handle.state().truncated = report.truncated;
+        let mut output =
+            if report.status == AgentStatus::Completed { ToolOutput::text(text) } else { ToolOutput::error(text) };
+        output.structured = Some(report::structured(&report));
+        output
+    }
+
+    /// `task_output`: waits up to `wait`, then a page of the report from `offset`.
+    pub(crate) async fn output(
+        &self,
+        cx: &ToolContext,
+        id: &str,
+        wait: Duration,
+        offset: usize,
+    ) -> Result<ToolOutput, ToolError> {
+        let handle = self.addressed(cx, id, "task_output")?;
+        if !wait.is_zero() {
+            let token = cx.cancellation().clone();
+            tokio::select! {
+                _ = self.wait(&handle.scope.id, wait) => {}
+                () = token.cancelled() => return Err(ToolError::Cancelled),
+            }
+        }
+        let report = handle.report();
+        if report.status == AgentStatus::Running {
+            let state = handle.state();
+            return Ok(ToolOutput::text(format!(
+                "agent {id} is still running ({} tool calls so far, {} tokens). Wait again with task_output, or \
+                 stop it with task_stop.",
+                state.tool_calls,
+                state.tree_usage.total_tokens()
+            )));
+        }
+        lock(&self.inner.noticed).insert(handle.scope.id.clone());
+        let total = report.text.chars().count();
+        let (shown, more) = report::page(&report.text, offset, self.inner.limits.report_chars);
+        let mut text = format!("agent {} ({}): {}", report.agent_id, report.agent_type, report.status.name());
+        if let Some(reason) = &report.reason {
+            text.push_str(&format!(" ({reason})"));
+        }
+        if offset > 0 || more {
+            let end = offset.min(total) + shown.chars().count();
+            text.push_str(&format!("; characters {} to {end} of {total}", offset.min(total)));
+        }
+        text.push_str("\n\n");
+        text.push_str(shown);
+        if more {
+            let end = offset + shown.chars().count();
+            text.push_str(&report::cut_marker(&report.agent_id, end, total).replace("0 to", &format!("{offset} to")));
+        }
+        let mut output = ToolOutput::text(text);
+        output.structured = Some(report::structured(&report));
+        Ok(output)
+    }
+
+    /// `task_stop`.
+    pub(crate) async fn stop_by_tool(&self, cx: &ToolContext, id: &str) -> Result<ToolOutput, ToolError> {
+        let handle = self.addressed(cx, id, "task_stop")?;
+        if handle.state().status != AgentStatus::Running {
+            return Ok(ToolOutput::text(format!(
+                "agent {id} is not running ({}); nothing to stop",
+                handle.report().status.name()
+            )));
+        }
+        self.stop_tree(&handle, "stopped by task_stop");
+        // Its run ends once its calls are cancelled and its commands killed.
+        let report = self.wait(&handle.scope.id, Duration::from_secs(10)).await;
+        let ended = report.as_ref().is_some_and(|r| r.status != AgentStatus::Running);
+        Ok(ToolOutput::text(if ended {
+            format!("agent {id} and every agent under it are stopped; its output so far: task_output")
+        } else {
+            format!("agent {id} is stopping (its calls are being cancelled)")
+        }))
+    }
+
+    /// `send_message`.
+    pub(crate) async fn send(&self, cx: &ToolContext, to: &str, message: &str) -> Result<ToolOutput, ToolError> {
+        let handle = self.addressed(cx, to, "send_message")?;
+        let id = handle.scope.id.clone();
+        {
+            let mut state = handle.state();
+            if state.status == AgentStatus::Running {
+                state.pending.push(message.to_owned());
+                return Ok(ToolOutput::text(format!(
+                    "agent {id} is running; it reads the message when its current step ends"
+                )));
+            }
+        }
+        let root = self.root_of(&handle);
+        self.check_tree_budget(Some(&root))?;
+        self.take_slot()?;
+        let guard = run::Slot::taken(self.clone());
+        let Some(mut conversation) = handle.state().conversation.clone() else {
+            return Err(refuse(format!("agent {id} never got to run; start a new one")));
+        };
+        conversation.push_user(message);
+        // A resumed agent runs in the background, under a fresh token below its
+        // parent's (or the session's).
+        let parent = handle.scope.parent_id.as_deref().and_then(|p| self.handle(p));
+        let token = match &parent {
+            Some(parent) => parent.token.child_token(),
+            None => self.inner.background_root.child_token(),
+        };
+        let resumed = Arc::new(handle.resumed(token.clone()));
+        lock(&self.inner.agents).insert(id.clone(), Arc::clone(&resumed));
+        lock(&self.inner.noticed).remove(&id);
+        let model =
+            self.inner.models.model(&resumed.scope, &resumed.definition, Some(&resumed.model)).map_err(refuse)?;
+        let turn = self.child_turn(cx, &resumed.scope, resumed.mode, token);
+        let agent = self.child_agent(model, &resumed.definition, resumed.profile.clone(), &resumed.scope);
+        tokio::spawn(run::drive(self.clone(), resumed, agent, conversation, turn, guard, true));
+        Ok(ToolOutput::text(format!(
+            "agent {id} resumed with the message and runs in the background; read its answer with task_output \
+             {{\"task_id\": \"{id}\"}}"
+        )))
+    }
+
+    /// The agent a tool call names, if the caller may address it.
+    fn addressed(&self, cx: &ToolContext, id: &str, tool: &str) -> Result<Arc<Handle>, ToolError> {
+        let handle = self.handle(id).ok_or_else(|| {
+            let known: Vec<String> = self.reports().into_iter().map(|r| r.agent_id).collect();
+            let known = if known.is_empty() { "none has been started".to_owned() } else { known.join(", ") };
+            ToolError::msg(format!("{tool}: no agent `{id}` (the agents: {known})"))
+        })?;
+        if !self.may_address(cx, &handle) {
+            return Err(ToolError::msg(format!(
+                "{tool}: agent `{id}` is not one this agent started (an agent addresses only those under it)"
+            )));
+        }
+        Ok(handle)
+    }
+}
+
+/// The answer to a background start.
+fn launched(handle: &Handle) -> ToolOutput {
+    let id = &handle.scope.id;
+    let mut text = format!(
+        "Agent {id} ({}) was launched in the background. Read its report with task_output \
+         {{\"task_id\": \"{id}\"}} (it waits for the end), or stop it with task_stop.",
+        handle.scope.agent_type
+    );
+    if let Some(path) = &handle.scope.transcript_path {
+        text.push_str(&format!(" Its transcript: {}", path.display()));
+    }
+    let mut output = ToolOutput::text(text);
+    output.structured = Some(serde_json::json!({
+        "status": "async_launched",
+        "agentId": id,
+        "agentType": handle.scope.agent_type,
+        "description": handle.description,
+        "resolvedModel": handle.model,
+        "outputFile": handle.scope.transcript_path,
+    }));
+    output
+}
+
+/// `<session transcript without .jsonl>/subagents/agent-<id>.jsonl`, beside the
+/// parent's (Claude Code's layout); none when the session keeps no transcript.
+fn transcript_path(cx: &ToolContext, id: &str) -> Option<PathBuf> {
+    let main = cx.extension::<crate::SessionInfo>()?.transcript_path.as_ref()?;
+    Some(main.with_extension("").join("subagents").join(format!("agent-{id}.jsonl")))
+}
