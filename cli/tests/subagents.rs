@@ -9,7 +9,7 @@ mod procs;
 
 use common::scripted::{Logged, Reply, serve};
 use serde_json::{Value, json};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::Duration;
 
@@ -194,4 +194,290 @@ fn children_get_the_narrowed_tools_run_together_and_report_back() {
         assert_eq!(event["status"], "completed");
         assert_eq!(event["tool_calls"], 2);
     }
+}
+
+/// An agent file whose agent starts another `worker` until told otherwise.
+fn worker() -> String {
+    agent_file("worker", "", "You are the worker.")
+}
+
+#[test]
+fn deny_rules_and_questions_reach_grandchildren() {
+    let ws = Workspace::new(
+        &[("worker", &worker())],
+        json!({"permissions": {"deny": ["Bash(touch forbidden*)"], "ask": ["Bash(touch asked*)"]}}),
+    );
+    let (url, log) = serve(|req| {
+        let depth = if req.system().contains(MAIN) { 0 } else { req.prompt().matches("deeper").count() };
+        match (depth, req.messages().len()) {
+            (0, 1) => Reply::calls(vec![("Agent", json!({"description": "go", "prompt": "deeper", "subagent_type": "worker"}))]),
+            (1, 1) => Reply::calls(vec![("Agent", json!({"description": "go", "prompt": "deeper deeper", "subagent_type": "worker"}))]),
+            (2, 1) => Reply::calls(vec![
+                ("shell", json!({"command": "touch forbidden"})),
+                ("shell", json!({"command": "touch asked"})),
+            ]),
+            (_, _) => Reply::text("done"),
+        }
+    });
+    // --deny answers every question no: the grandchild's question is asked and
+    // labelled with it, not dropped.
+    let (out, events_seen) = ws.run(&url, &["--deny"], &[]);
+    assert!(out.status.success(), "{}", show(&out));
+    assert!(!ws.path().join("forbidden").exists() && !ws.path().join("asked").exists());
+    let log = log.lock().unwrap().clone();
+    let grandchild =
+        log.iter().find(|l| l.prompt() == "deeper deeper" && l.messages().len() == 3).expect("the grandchild's second request");
+    let results = grandchild.results();
+    assert!(results[0].2 && results[0].1.contains("permission denied"), "{:?}", results[0]);
+    assert!(results[1].2 && results[1].1.contains("--deny"), "{:?}", results[1]);
+    let notes: Vec<&str> = events(&events_seen, "note").iter().filter_map(|e| e["text"].as_str()).collect();
+    assert!(
+        notes.iter().any(|n| n.contains("[agent worker") && n.contains("(depth 2)") && n.contains("→ no")),
+        "the question names the agent: {notes:?}"
+    );
+    // The denials are listed in the reports up the tree.
+    let child_report = log.iter().find(|l| l.prompt() == "deeper" && l.messages().len() == 3).unwrap().results();
+    assert!(child_report[0].1.contains("done"), "{:?}", child_report);
+    let finished = events(&events_seen, "subagent_finished");
+    let grand = finished.iter().find(|e| e["depth"] == 2).unwrap();
+    assert_eq!(grand["denied"].as_array().unwrap().len(), 2, "{grand}");
+    assert_eq!(grand["parent_id"], finished.iter().find(|e| e["depth"] == 1).unwrap()["agent_id"]);
+}
+
+#[test]
+fn a_model_that_keeps_spawning_is_held_to_depth_and_running_limits() {
+    let ws = Workspace::new(&[("worker", &worker())], json!({}));
+    // Every agent asks for four more workers in each response, forever.
+    let (url, log) = serve(|req| {
+        let spawns = (0..4)
+            .map(|i| ("Agent", json!({"description": "more", "prompt": format!("{} {i}", req.prompt()), "subagent_type": "worker"})))
+            .collect();
+        if req.messages().len() >= 5 {
+            return Reply::text("giving up");
+        }
+        Reply::calls(spawns).after(Duration::from_millis(30))
+    });
+    let env = [("CLAUDE_CODE_MAX_SUBAGENT_SPAWN_DEPTH", "2"), ("CLAUDE_CODE_MAX_CONCURRENT_SUBAGENTS", "5")];
+    let (out, events_seen) = ws.run(&url, &["--max-turns", "3"], &env);
+    assert!(out.status.success(), "{}", show(&out));
+    let log = log.lock().unwrap().clone();
+    // Depth: nobody deeper than 2; the depth-2 agents were not offered the agent tool.
+    let started = events(&events_seen, "subagent_started");
+    assert!(!started.is_empty());
+    assert!(started.iter().all(|e| e["depth"].as_u64().unwrap() <= 2), "{started:?}");
+    for request in log.iter().filter(|l| !l.system().contains(MAIN)) {
+        // "Do the task." has two spaces; each level adds one.
+        let depth = request.prompt().matches(' ').count() - 2;
+        if depth == 2 {
+            assert!(!request.tool_names().iter().any(|t| t == "agent"), "depth 2 was offered the agent tool");
+        }
+    }
+    // Running: at most 5 children had a request open at once.
+    let mut spans: Vec<(std::time::Instant, i32)> = Vec::new();
+    for l in log.iter().filter(|l| !l.system().contains(MAIN)) {
+        spans.push((l.start, 1));
+        spans.push((l.end, -1));
+    }
+    spans.sort();
+    let (mut open, mut most) = (0, 0);
+    for (_, d) in spans {
+        open += d;
+        most = most.max(open);
+    }
+    assert!(most <= 5, "{most} children asked the model at once");
+    // The starts beyond the limits were answered with why.
+    let refusals: Vec<String> = log.iter().flat_map(|l| l.results()).map(|r| r.1).collect();
+    assert!(refusals.iter().any(|r| r.contains("agents are running, the most allowed at once")), "{refusals:?}");
+    assert!(refusals.iter().any(|r| r.contains("not available to this agent")), "{refusals:?}");
+}
+
+#[test]
+fn a_long_report_is_cut_with_a_marker_and_read_whole_with_task_output() {
+    let ws = Workspace::new(&[("worker", &worker())], json!({}));
+    let long: String = (0..400).map(|i| format!("line {i:04} of the report\n")).collect();
+    let report = long.clone();
+    let (url, log) = serve(move |req| {
+        if !req.system().contains(MAIN) {
+            return Reply::text(report.clone());
+        }
+        match req.messages().len() {
+            1 => Reply::calls(vec![("Agent", json!({"description": "report", "prompt": "write", "subagent_type": "worker"}))]),
+            3 => {
+                let text = &req.results()[0].1;
+                let id = text.split("agentId: ").nth(1).unwrap().split_whitespace().next().unwrap().to_owned();
+                let offset: usize =
+                    text.split("\"offset\": ").nth(1).unwrap().split('}').next().unwrap().trim().parse().unwrap();
+                Reply::calls(vec![("TaskOutput", json!({"task_id": id, "offset": offset, "block": false}))])
+            }
+            _ => Reply::text("read it all"),
+        }
+    });
+    let (out, _) = ws.run(&url, &[], &[("TOOLWRIGHT_SUBAGENT_REPORT_CHARS", "5000")]);
+    assert!(out.status.success(), "{}", show(&out));
+    let log = log.lock().unwrap().clone();
+    let main = of(&log, MAIN);
+    let first = &main[1].results()[0].1;
+    assert!(first.starts_with(&long[..5000]), "the first page is the report's start: {}", &first[4900..]);
+    let total = long.len();
+    assert!(first.contains(&format!("[report cut: characters 0 to 5000 of {total} shown")), "{first}");
+    let rest = &main[2].results()[0].1;
+    assert!(rest.contains(&format!("characters 5000 to {total} of {total}")) && rest.contains(&long[5000..]), "{rest}");
+    assert!(!rest.contains("[report cut"), "the last page has no marker");
+    // The child ran once: the rest came from its kept report.
+    assert_eq!(log.iter().filter(|l| !l.system().contains(MAIN)).count(), 1);
+}
+
+/// Exits within 15 s, or the test fails (the process is killed first).
+fn exits_soon(child: &mut std::process::Child) -> std::process::ExitStatus {
+    let deadline = std::time::Instant::now() + Duration::from_secs(15);
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status;
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("toolwright did not exit after the signal");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn a_signal_stops_the_whole_tree_and_leaves_no_process_behind() {
+    let ws = Workspace::new(&[("worker", &worker())], json!({"permissions": {"allow": ["Bash(sleep *)"]}}));
+    let marker = procs::marker(300);
+    let sleep = format!("sleep {marker}");
+    // The main agent starts a background worker and a foreground one; the foreground
+    // one starts a grandchild; all three run a long command.
+    let (url, log) = serve(move |req| {
+        let prompt = req.prompt();
+        if req.system().contains(MAIN) {
+            return Reply::calls(vec![
+                ("Agent", json!({"description": "bg", "prompt": "background", "subagent_type": "worker", "run_in_background": true})),
+                ("Agent", json!({"description": "fg", "prompt": "foreground", "subagent_type": "worker"})),
+            ]);
+        }
+        match (prompt.as_str(), req.messages().len()) {
+            ("foreground", 1) => Reply::calls(vec![
+                ("Agent", json!({"description": "gc", "prompt": "grandchild", "subagent_type": "worker"})),
+                ("shell", json!({"command": sleep})),
+            ]),
+            (_, 1) => Reply::calls(vec![("shell", json!({"command": sleep}))]),
+            _ => Reply::text("done"),
+        }
+    });
+    let mut child = ws.command(&url, &[]).stdout(std::process::Stdio::null()).stderr(std::process::Stdio::null()).spawn().unwrap();
+    // (The foreground worker's own command waits for its grandchild: an agent call
+    // and a command that may change things do not run together.)
+    let running = procs::wait_for_marked(&marker, 2, Duration::from_secs(20));
+    assert!(running.len() >= 2, "the background worker's and the grandchild's sleeps should run: {running:?}");
+    let status = Command::new("kill").args(["-s", "INT", &child.id().to_string()]).status().unwrap();
+    assert!(status.success());
+    exits_soon(&mut child);
+    assert!(procs::marked_gone_soon(&marker), "a command outlived the stop: {:?}", procs::marked(&marker));
+    // Nothing asked the model after the stop.
+    let asked = log.lock().unwrap().len();
+    std::thread::sleep(Duration::from_millis(300));
+    assert_eq!(log.lock().unwrap().len(), asked);
+}
+
+#[test]
+fn hooks_see_subagents_and_a_subagent_stop_hook_keeps_a_child_going() {
+    let ws = Workspace::new(&[("worker", &worker())], json!({}));
+    let root = ws.path();
+    let save = |name: &str| format!("cat >> '{}'; echo >> '{}'", root.join(name).display(), root.join(name).display());
+    let stop_once = format!(
+        "input=$(cat); echo \"$input\" >> '{}'; echo >> '{}'; case \"$input\" in *'\"stop_hook_active\":false'*) echo '{{\"decision\": \"block\", \"reason\": \"Check once more.\"}}';; esac",
+        root.join("stop.json").display(),
+        root.join("stop.json").display()
+    );
+    let settings = json!({"hooks": {
+        "SubagentStart": [{"matcher": "worker", "hooks": [{"type": "command", "command": format!("{}; echo '{{\"hookSpecificOutput\": {{\"hookEventName\": \"SubagentStart\", \"additionalContext\": \"Be brief.\"}}}}'", save("start.json"))}]}],
+        "SubagentStop": [{"matcher": "worker", "hooks": [{"type": "command", "command": stop_once}]}],
+        "PreToolUse": [{"matcher": "Read", "hooks": [{"type": "command", "command": save("pre.json")}]}],
+    }});
+    std::fs::write(root.join(".claude/settings.json"), settings.to_string()).unwrap();
+    let (url, log) = serve(|req| {
+        if req.system().contains(MAIN) {
+            return match req.messages().len() {
+                1 => Reply::calls(vec![("Agent", json!({"description": "read", "prompt": "Read the notes.", "subagent_type": "worker"}))]),
+                _ => Reply::text("ok"),
+            };
+        }
+        match req.messages().len() {
+            1 => Reply::calls(vec![("read_file", json!({"path": "notes.txt"}))]),
+            3 => Reply::text("first answer"),
+            _ => Reply::text(format!("second answer after: {}", req.last_user_text())),
+        }
+    });
+    let (out, _) = ws.run(&url, &[], &[]);
+    assert!(out.status.success(), "{}", show(&out));
+    let read = |name: &str| -> Vec<Value> {
+        std::fs::read_to_string(root.join(name))
+            .unwrap_or_default()
+            .lines()
+            .filter(|l| !l.trim().is_empty())
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    };
+    let start = read("start.json");
+    assert_eq!(start.len(), 1);
+    assert_eq!(start[0]["hook_event_name"], "SubagentStart");
+    assert_eq!(start[0]["agent_type"], "worker");
+    let id = start[0]["agent_id"].as_str().unwrap().to_owned();
+    let pre = read("pre.json");
+    assert_eq!(pre.len(), 1);
+    assert_eq!((pre[0]["agent_id"].as_str(), pre[0]["agent_type"].as_str()), (Some(id.as_str()), Some("worker")));
+    let stops = read("stop.json");
+    assert_eq!(stops.len(), 2, "blocked once, then let it finish");
+    assert_eq!(stops[0]["stop_hook_active"], false);
+    assert_eq!(stops[1]["stop_hook_active"], true);
+    assert_eq!(stops[0]["last_assistant_message"], "first answer");
+    let transcript = stops[0]["agent_transcript_path"].as_str().unwrap();
+    assert!(transcript.ends_with(&format!("subagents/agent-{id}.jsonl")) && Path::new(transcript).exists());
+    let log = log.lock().unwrap().clone();
+    // The start hook's context reached the child; the stop hook's reason too.
+    let child: Vec<_> = log.iter().filter(|l| !l.system().contains(MAIN)).collect();
+    assert!(child[0].prompt().contains("Read the notes.") && child[0].prompt().contains("Be brief."));
+    let report = &of(&log, MAIN)[1].results()[0].1;
+    assert!(report.starts_with("second answer after: Check once more."), "{report}");
+}
+
+#[test]
+fn a_background_agent_is_read_with_task_output_and_resumed_with_send_message() {
+    let ws = Workspace::new(&[("worker", &worker())], json!({}));
+    let (url, log) = serve(|req| {
+        if req.system().contains(MAIN) {
+            let results = req.results();
+            return match req.messages().len() {
+                1 => Reply::calls(vec![("Agent", json!({"description": "slow", "prompt": "count", "subagent_type": "worker", "run_in_background": true, "name": "counter"}))]),
+                3 => {
+                    assert!(results[0].1.contains("launched in the background"), "{}", results[0].1);
+                    let id = results[0].1.split("Agent ").nth(1).unwrap().split_whitespace().next().unwrap().to_owned();
+                    Reply::calls(vec![("TaskOutput", json!({"task_id": id, "block": true, "timeout": 10000}))])
+                }
+                5 => Reply::calls(vec![("SendMessage", json!({"to": "counter", "message": "And one more."}))]),
+                _ => Reply::text("all done"),
+            };
+        }
+        match req.messages().len() {
+            1 => Reply::text("counted to three").after(Duration::from_millis(300)),
+            _ => Reply::text(format!("counted to four ({})", req.last_user_text())),
+        }
+    });
+    let (out, events_seen) = ws.run(&url, &[], &[]);
+    assert!(out.status.success(), "{}", show(&out));
+    let log = log.lock().unwrap().clone();
+    let main = of(&log, MAIN);
+    // task_output waited for the end (no polling: one call) and read the report.
+    let waited = &main[2].results()[0].1;
+    assert!(waited.contains("completed") && waited.contains("counted to three"), "{waited}");
+    let sent = &main[3].results()[0].1;
+    assert!(sent.contains("resumed"), "{sent}");
+    // The resumed agent kept its context, and the model was told when it ended.
+    let resumed = log.iter().find(|l| !l.system().contains(MAIN) && l.messages().len() == 3).expect("a resumed request");
+    assert_eq!(resumed.messages()[1]["content"][0]["text"], "counted to three");
+    let told = main.iter().any(|m| m.last_user_text().contains("<task-notification>") && m.last_user_text().contains("counted to four (And one more.)"));
+    assert!(told, "the main agent hears of the resumed run's end");
+    assert_eq!(events(&events_seen, "subagent_finished").len(), 2);
 }

@@ -177,9 +177,10 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-/// What a start was refused for, as the calling model reads it.
+/// What a start was refused for, as the calling model reads it (the executor names
+/// the tool).
 fn refuse(message: impl std::fmt::Display) -> ToolError {
-    ToolError::msg(format!("agent: {message}"))
+    ToolError::msg(message)
 }
 
 impl Subagents {
