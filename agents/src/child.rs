@@ -102,11 +102,11 @@ impl AgentDefinition {
 
 /// The child's permission mode: the parent's, or the definition's `permissionMode`,
 /// except that a parent in `bypassPermissions` or `acceptEdits` keeps its own (Claude
-/// Code's precedence). A child of a parent in plan mode stays in plan mode too: it
-/// may not change files its parent may not.
+/// Code's precedence). A child of a parent in plan or dontAsk mode keeps that mode
+/// too: nothing its parent would be denied may run in it.
 pub fn child_mode(parent: Mode, definition: Option<Mode>) -> Mode {
     match (parent, definition) {
-        (Mode::BypassPermissions | Mode::AcceptEdits | Mode::Plan, _) => parent,
+        (Mode::BypassPermissions | Mode::AcceptEdits | Mode::Plan | Mode::DontAsk, _) => parent,
         (_, Some(mode)) => mode,
         (_, None) => parent,
     }

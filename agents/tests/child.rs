@@ -178,7 +178,9 @@ fn definitions_name_tools_as_claude_code_does() {
 fn the_mode_follows_claude_codes_precedence() {
     assert_eq!(child_mode(Mode::Default, None), Mode::Default);
     assert_eq!(child_mode(Mode::Default, Some(Mode::Plan)), Mode::Plan);
-    assert_eq!(child_mode(Mode::DontAsk, Some(Mode::AcceptEdits)), Mode::AcceptEdits);
+    // A dontAsk parent's child is denied what would ask, as its parent is (the
+    // property in no_escalation.rs).
+    assert_eq!(child_mode(Mode::DontAsk, Some(Mode::AcceptEdits)), Mode::DontAsk);
     // These parents keep their own mode.
     assert_eq!(child_mode(Mode::BypassPermissions, Some(Mode::Plan)), Mode::BypassPermissions);
     assert_eq!(child_mode(Mode::AcceptEdits, Some(Mode::Default)), Mode::AcceptEdits);

@@ -210,8 +210,14 @@ fn deny_rules_and_questions_reach_grandchildren() {
     let (url, log) = serve(|req| {
         let depth = if req.system().contains(MAIN) { 0 } else { req.prompt().matches("deeper").count() };
         match (depth, req.messages().len()) {
-            (0, 1) => Reply::calls(vec![("Agent", json!({"description": "go", "prompt": "deeper", "subagent_type": "worker"}))]),
-            (1, 1) => Reply::calls(vec![("Agent", json!({"description": "go", "prompt": "deeper deeper", "subagent_type": "worker"}))]),
+            (0, 1) => Reply::calls(vec![(
+                "Agent",
+                json!({"description": "go", "prompt": "deeper", "subagent_type": "worker"}),
+            )]),
+            (1, 1) => Reply::calls(vec![(
+                "Agent",
+                json!({"description": "go", "prompt": "deeper deeper", "subagent_type": "worker"}),
+            )]),
             (2, 1) => Reply::calls(vec![
                 ("shell", json!({"command": "touch forbidden"})),
                 ("shell", json!({"command": "touch asked"})),
@@ -225,8 +231,10 @@ fn deny_rules_and_questions_reach_grandchildren() {
     assert!(out.status.success(), "{}", show(&out));
     assert!(!ws.path().join("forbidden").exists() && !ws.path().join("asked").exists());
     let log = log.lock().unwrap().clone();
-    let grandchild =
-        log.iter().find(|l| l.prompt() == "deeper deeper" && l.messages().len() == 3).expect("the grandchild's second request");
+    let grandchild = log
+        .iter()
+        .find(|l| l.prompt() == "deeper deeper" && l.messages().len() == 3)
+        .expect("the grandchild's second request");
     let results = grandchild.results();
     assert!(results[0].2 && results[0].1.contains("permission denied"), "{:?}", results[0]);
     assert!(results[1].2 && results[1].1.contains("--deny"), "{:?}", results[1]);
@@ -301,7 +309,10 @@ fn a_long_report_is_cut_with_a_marker_and_read_whole_with_task_output() {
             return Reply::text(report.clone());
         }
         match req.messages().len() {
-            1 => Reply::calls(vec![("Agent", json!({"description": "report", "prompt": "write", "subagent_type": "worker"}))]),
+            1 => Reply::calls(vec![(
+                "Agent",
+                json!({"description": "report", "prompt": "write", "subagent_type": "worker"}),
+            )]),
             3 => {
                 let text = &req.results()[0].1;
                 let id = text.split("agentId: ").nth(1).unwrap().split_whitespace().next().unwrap().to_owned();
@@ -353,7 +364,10 @@ fn a_signal_stops_the_whole_tree_and_leaves_no_process_behind() {
         let prompt = req.prompt();
         if req.system().contains(MAIN) {
             return Reply::calls(vec![
-                ("Agent", json!({"description": "bg", "prompt": "background", "subagent_type": "worker", "run_in_background": true})),
+                (
+                    "Agent",
+                    json!({"description": "bg", "prompt": "background", "subagent_type": "worker", "run_in_background": true}),
+                ),
                 ("Agent", json!({"description": "fg", "prompt": "foreground", "subagent_type": "worker"})),
             ]);
         }
@@ -366,7 +380,8 @@ fn a_signal_stops_the_whole_tree_and_leaves_no_process_behind() {
             _ => Reply::text("done"),
         }
     });
-    let mut child = ws.command(&url, &[]).stdout(std::process::Stdio::null()).stderr(std::process::Stdio::null()).spawn().unwrap();
+    let mut child =
+        ws.command(&url, &[]).stdout(std::process::Stdio::null()).stderr(std::process::Stdio::null()).spawn().unwrap();
     // (The foreground worker's own command waits for its grandchild: an agent call
     // and a command that may change things do not run together.)
     let running = procs::wait_for_marked(&marker, 2, Duration::from_secs(20));
@@ -400,7 +415,10 @@ fn hooks_see_subagents_and_a_subagent_stop_hook_keeps_a_child_going() {
     let (url, log) = serve(|req| {
         if req.system().contains(MAIN) {
             return match req.messages().len() {
-                1 => Reply::calls(vec![("Agent", json!({"description": "read", "prompt": "Read the notes.", "subagent_type": "worker"}))]),
+                1 => Reply::calls(vec![(
+                    "Agent",
+                    json!({"description": "read", "prompt": "Read the notes.", "subagent_type": "worker"}),
+                )]),
                 _ => Reply::text("ok"),
             };
         }
@@ -450,7 +468,10 @@ fn a_background_agent_is_read_with_task_output_and_resumed_with_send_message() {
         if req.system().contains(MAIN) {
             let results = req.results();
             return match req.messages().len() {
-                1 => Reply::calls(vec![("Agent", json!({"description": "slow", "prompt": "count", "subagent_type": "worker", "run_in_background": true, "name": "counter"}))]),
+                1 => Reply::calls(vec![(
+                    "Agent",
+                    json!({"description": "slow", "prompt": "count", "subagent_type": "worker", "run_in_background": true, "name": "counter"}),
+                )]),
                 3 => {
                     assert!(results[0].1.contains("launched in the background"), "{}", results[0].1);
                     let id = results[0].1.split("Agent ").nth(1).unwrap().split_whitespace().next().unwrap().to_owned();
@@ -475,9 +496,13 @@ fn a_background_agent_is_read_with_task_output_and_resumed_with_send_message() {
     let sent = &main[3].results()[0].1;
     assert!(sent.contains("resumed"), "{sent}");
     // The resumed agent kept its context, and the model was told when it ended.
-    let resumed = log.iter().find(|l| !l.system().contains(MAIN) && l.messages().len() == 3).expect("a resumed request");
+    let resumed =
+        log.iter().find(|l| !l.system().contains(MAIN) && l.messages().len() == 3).expect("a resumed request");
     assert_eq!(resumed.messages()[1]["content"][0]["text"], "counted to three");
-    let told = main.iter().any(|m| m.last_user_text().contains("<task-notification>") && m.last_user_text().contains("counted to four (And one more.)"));
+    let told = main.iter().any(|m| {
+        m.last_user_text().contains("<task-notification>")
+            && m.last_user_text().contains("counted to four (And one more.)")
+    });
     assert!(told, "the main agent hears of the resumed run's end");
     assert_eq!(events(&events_seen, "subagent_finished").len(), 2);
 }
