@@ -116,13 +116,63 @@ SESSIONS = {
 }
 
 
+# A session with subagents: sections of `--- agent: NAME`, `main` first, then each
+# child's responses under the `description` of the agent call that starts it.
+DELEGATE = {
+    "main": [
+        ("Two read-only explorers will map the code and the tests at the same time.", [
+            ("Agent", {"description": "map calc.py", "subagent_type": "Explore",
+                       "prompt": "Find how mean() in calc.py computes its result and list every caller of mean()."}),
+            ("Agent", {"description": "map the tests", "subagent_type": "Explore",
+                       "prompt": "Read test_calc.py and say which tests cover mean() and what each expects."})]),
+        ("mean() divides by n - 1. A worker will fix it and run the tests.", [
+            ("Agent", {"description": "fix mean", "subagent_type": "general-purpose",
+                       "prompt": "In calc.py, mean() must divide by len(values), not len(values) - 1. "
+                                 "Fix it with one edit, run `python3 -m unittest -q`, and report the result."})]),
+        ("Fixed: mean() now divides by n. The explorers found the bug and its callers, "
+         "the worker fixed it and all 4 tests pass. One explorer tried to edit a file and was refused: "
+         "Explore agents only read.", []),
+    ],
+    "map calc.py": [
+        ("", [("read_file", {"path": "calc.py"}),
+              ("grep", {"pattern": "mean\\(", "output_mode": "content", "-n": True})]),
+        ("The bug is plain; I'll fix it myself.", [
+            ("edit_file", {"path": "calc.py", "old_string": "(len(values) - 1)", "new_string": "len(values)"})]),
+        ("mean() in calc.py returns sum(values) / (len(values) - 1): it divides by n - 1. "
+         "Callers: stats/report.py (report) and test_calc.py. I could not edit calc.py: this agent only reads.", []),
+    ],
+    "map the tests": [
+        ("", [("read_file", {"path": "test_calc.py"})]),
+        ("test_mean expects mean([2, 4, 6]) == 4 and test_mean_of_one expects mean([7]) == 7; "
+         "both fail while mean() divides by n - 1.", []),
+    ],
+    "fix mean": [
+        ("", [("read_file", {"path": "calc.py"})]),
+        ("", [("edit_file", {"path": "calc.py", "old_string": "sum(values) / (len(values) - 1)",
+                             "new_string": "sum(values) / len(values)"})]),
+        ("", [("shell", {"command": "python3 -m unittest -q", "description": "Run the tests"})]),
+        ("mean() now divides by len(values); `python3 -m unittest -q` runs 4 tests, all OK.", []),
+    ],
+}
+
+
+def turns_text(turn, turns, first=1):
+    return "".join(turn(first + n, t, calls, *(() if calls else ("end_turn",) if turn is anthropic_turn else ("stop",)))
+                   for n, (t, calls) in enumerate(turns))
+
+
 def main():
     for name, (turn, turns) in SESSIONS.items():
-        text = "".join(turn(n + 1, t, calls, *(() if calls else ("end_turn",) if turn is anthropic_turn else ("stop",)))
-                       for n, (t, calls) in enumerate(turns))
+        text = turns_text(turn, turns)
         with open(os.path.join(HERE, name), "w") as f:
             f.write(text)
         print(f"wrote {name}: {len(turns)} turns, {len(text)} bytes")
+    text = ""
+    for n, (agent, turns) in enumerate(DELEGATE.items()):
+        text += f"--- agent: {agent}\n" + turns_text(anthropic_turn, turns, first=10 * n + 1)
+    with open(os.path.join(HERE, "delegate.anthropic.sse"), "w") as f:
+        f.write(text)
+    print(f"wrote delegate.anthropic.sse: {len(DELEGATE)} agents, {len(text)} bytes")
 
 
 if __name__ == "__main__":

@@ -203,7 +203,7 @@ fn subagents(
     policy: toolwright::agent::RetryPolicy,
     trace: &Arc<Trace>,
 ) -> Result<toolwright::subagents::Subagents, String> {
-    use toolwright::subagents::{AgentDefinition, Catalog, Limits, LoadOptions, Subagents, resolve_model_alias};
+    use toolwright::subagents::{Catalog, ChildRequest, Limits, LoadOptions, Subagents, resolve_model_alias};
     let (given, mut problems) = super::agents::given(args.agents.as_deref())?;
     let options = LoadOptions::new().trust(args.trust.trust(workspace)).given(given);
     problems.extend(Catalog::load(workspace, &options).problems().iter().cloned());
@@ -213,10 +213,8 @@ fn subagents(
     let limits = Limits::from_env().map_err(|e| e.to_string())?;
     let base = model.clone();
     let anthropic = model.api() == Api::Anthropic;
-    let models = move |_: &toolwright::AgentScope,
-                       _: &AgentDefinition,
-                       requested: Option<&str>|
-          -> Result<Arc<dyn toolwright::agent::Model>, String> {
+    let models = move |child: &ChildRequest<'_>| -> Result<Arc<dyn toolwright::agent::Model>, String> {
+        let requested = child.requested;
         let name = requested.and_then(resolve_model_alias);
         // Claude Code's aliases name Anthropic models: elsewhere the parent's model.
         let name = name.filter(|n| anthropic || requested.is_some_and(|r| r.trim() == *n));

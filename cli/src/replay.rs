@@ -3,7 +3,7 @@
 
 use super::sample;
 use super::trace::{Mode, Trace};
-use super::turn::{Traced, block_on, executor, traced_turn};
+use super::turn::{Traced, block_on, executor, traced_turn, traced_turn_with};
 use serde_json::json;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -11,12 +11,14 @@ use std::time::Duration;
 use toolwright::agent::{Agent, Model as _, RecordedModel, RetryPolicy, Stop};
 use toolwright::orchestrate::Orchestrator;
 use toolwright::rules::{Source, settings};
+use toolwright::subagents::{Catalog, LoadOptions, RecordedTree, Subagents};
 
 #[derive(clap::Args)]
 pub struct ReplayArgs {
-    /// A bundled session (fix-failing-test, explore, trouble) or a file of Anthropic
-    /// SSE events, OpenAI chat chunks or OpenAI responses events. Default:
-    /// fix-failing-test.
+    /// A bundled session (fix-failing-test, explore, trouble, delegate) or a file of
+    /// Anthropic SSE events, OpenAI chat chunks or OpenAI responses events; with
+    /// `--- agent: NAME` section lines, the main agent's (`main`) and each child's
+    /// (by the agent call's description). Default: fix-failing-test.
     session: Option<String>,
     /// Run in this directory (new or empty; the sample workspace is written there
     /// and kept) instead of a temporary copy.
@@ -35,13 +37,20 @@ pub struct ReplayArgs {
 
 pub fn run(args: ReplayArgs) -> Result<(), String> {
     let (name, text) = sample::session(args.session.as_deref().unwrap_or(sample::DEFAULT_SESSION))?;
-    let model = RecordedModel::from_session(&text).map_err(|e| format!("{name}: {e}"))?;
+    let pace = Duration::from_millis(args.pace);
+    // A recording with children: the main agent's responses and each child's.
+    let (model, tree): (Arc<RecordedModel>, Option<RecordedTree>) = if RecordedTree::has_sections(&text) {
+        let tree = RecordedTree::parse(&text).map_err(|e| format!("{name}: {e}"))?.with_pace(pace);
+        (tree.main(), Some(tree))
+    } else {
+        let model = RecordedModel::from_session(&text).map_err(|e| format!("{name}: {e}"))?;
+        (Arc::new(model.with_pace(pace)), None)
+    };
     if model.responses() == 0 {
         return Err(format!(
             "{name}: the session holds no model responses (expected Anthropic SSE events or OpenAI chat or responses events)"
         ));
     }
-    let model = model.with_pace(Duration::from_millis(args.pace));
     let api = model.api();
     let (scratch, _removed_on_stop);
     let workspace = match &args.workspace {
@@ -70,8 +79,23 @@ pub fn run(args: ReplayArgs) -> Result<(), String> {
     let trace = Trace::new(Mode::pick(args.json));
     let answer = args.answer.given();
     let registry = Arc::new(toolwright::registry().map_err(|e| e.to_string())?);
-    let orchestrator = Orchestrator::new(Arc::new(executor(registry, policy, answer, &trace)));
+    let orchestrator = Arc::new(Orchestrator::new(Arc::new(executor(Arc::clone(&registry), policy, answer, &trace))));
     let responses = model.responses();
+    // Children get the built-in agent types and the sample's own definitions, and
+    // their sections of the recording.
+    let subagents = tree.map(|tree| {
+        let options = LoadOptions::new().trust(toolwright::rules::trust::Trust::Trusted).no_user_or_managed();
+        let parent: Arc<dyn toolwright::agent::Model> = model.clone();
+        Subagents::builder(Arc::clone(&orchestrator), parent)
+            .models(tree)
+            .catalog(move |cwd| Catalog::load(cwd, &options))
+            .retry(RetryPolicy::none())
+            .observer(Arc::new(super::children::TracedChildren { trace: Arc::clone(&trace) }))
+            .build()
+    });
+    if let Some(subagents) = &subagents {
+        subagents.install(&registry).map_err(|e| e.to_string())?;
+    }
     trace.header(
         &format!("replaying {name} ({responses} turns, {} wire format) in {}", api.name(), workspace.display()),
         json!({"session": name, "turns": responses, "wire": api.name(), "workspace": workspace}),
@@ -79,10 +103,18 @@ pub fn run(args: ReplayArgs) -> Result<(), String> {
     let mut observer = Traced::new(&trace, api).with_calls(model.calls_per_response());
     // The library's loop over the recording: each response streams into the
     // executor, and the results are answered as to a live model.
-    let agent = Agent::new(model, orchestrator).max_responses(responses).retry(RetryPolicy::none());
+    let agent = Agent::new_shared(model, orchestrator).max_responses(responses).retry(RetryPolicy::none());
     let outcome = block_on(async {
-        let (mut turn, printer) = traced_turn(&workspace, &trace);
+        let (mut turn, printer) = match &subagents {
+            Some(subagents) => {
+                traced_turn_with(&workspace, &trace, subagents.extensions(toolwright::builtin::session()))
+            }
+            None => traced_turn(&workspace, &trace),
+        };
         let outcome = agent.run("(a recorded session)", &mut turn, &mut observer).await;
+        if let Some(subagents) = &subagents {
+            subagents.stop_all("the replay ended");
+        }
         drop(turn);
         let _ = printer.await;
         outcome
@@ -94,6 +126,17 @@ pub fn run(args: ReplayArgs) -> Result<(), String> {
             trace.summary();
             return Err(format!("{name}: {error}"));
         }
+    }
+    if let Some(subagents) = &subagents {
+        let reports = subagents.reports();
+        let refused: usize = reports.iter().map(|r| r.denied.len()).sum();
+        trace.note(&format!(
+            "subagents: {} ran ({}), {} tokens, {} of their calls refused",
+            reports.len(),
+            reports.iter().map(|r| format!("{} {}", r.agent_type, r.status.name())).collect::<Vec<_>>().join(", "),
+            subagents.usage().total_tokens(),
+            refused
+        ));
     }
     trace.summary();
     if args.workspace.is_some() {

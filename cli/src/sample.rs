@@ -8,6 +8,7 @@ pub const SESSIONS: &[(&str, &str)] = &[
     ("fix-failing-test", include_str!("../sessions/fix-failing-test.anthropic.sse")),
     ("explore", include_str!("../sessions/explore.openai.sse")),
     ("trouble", include_str!("../sessions/trouble.anthropic.sse")),
+    ("delegate", include_str!("../sessions/delegate.anthropic.sse")),
 ];
 
 /// The session `replay` runs without an argument.

@@ -107,7 +107,7 @@ pub fn traced_turn_with_transcript(
     traced_turn_with(workspace, trace, session)
 }
 
-fn traced_turn_with(
+pub fn traced_turn_with(
     workspace: &std::path::Path,
     trace: &Arc<Trace>,
     session: toolwright::Extensions,

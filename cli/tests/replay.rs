@@ -128,3 +128,41 @@ fn a_recording_cut_off_mid_call_runs_nothing_of_that_call() {
     assert!(!ws.join("ran.txt").exists(), "the cut call ran:\n{out}");
     assert!(out.contains("ended before this call's arguments were complete"), "{out}");
 }
+
+#[test]
+fn delegate_runs_two_explorers_together_a_worker_that_edits_and_refuses_a_child() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    let (_, out) = replay(&["delegate", "--json"], &ws);
+    let events: Vec<serde_json::Value> = out.lines().filter_map(|l| serde_json::from_str(l).ok()).collect();
+    let of = |kind: &str| events.iter().filter(|e| e["type"] == kind).collect::<Vec<_>>();
+    let started = of("subagent_started");
+    let finished = of("subagent_finished");
+    assert_eq!(started.len(), 3, "{out}");
+    assert_eq!(finished.len(), 3, "{out}");
+    // The two explorers overlapped: both started before either finished.
+    let position = |e: &serde_json::Value| events.iter().position(|x| x == e).unwrap();
+    let explorers: Vec<_> = started.iter().filter(|e| e["agent_type"] == "Explore").collect();
+    assert_eq!(explorers.len(), 2);
+    let first_end = finished.iter().map(|e| position(e)).min().unwrap();
+    assert!(explorers.iter().all(|e| position(e) < first_end), "the explorers ran one after the other:\n{out}");
+    // An explorer's edit was refused at dispatch and listed; the worker's edit ran.
+    let refused: Vec<_> = finished.iter().flat_map(|e| e["denied"].as_array().unwrap().clone()).collect();
+    assert_eq!(refused.len(), 1, "{refused:?}");
+    assert!(refused[0].as_str().unwrap().starts_with("edit_file: this tool is not available to this agent"));
+    assert!(finished.iter().all(|e| e["status"] == "completed"));
+    let tests = unittest(&ws);
+    assert!(tests.status.success(), "{}", String::from_utf8_lossy(&tests.stderr));
+}
+
+#[test]
+fn a_recording_with_an_unknown_child_answers_the_agent_call_with_why() {
+    let dir = tempfile::tempdir().unwrap();
+    let session = dir.path().join("s.sse");
+    let delegate =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("sessions/delegate.anthropic.sse")).unwrap();
+    std::fs::write(&session, delegate.replace("--- agent: map the tests", "--- agent: something else")).unwrap();
+    let ws = dir.path().join("ws");
+    let (_, out) = replay(&[session.to_str().unwrap()], &ws);
+    assert!(out.contains("no responses for an agent described as `map the tests`"), "{out}");
+}

@@ -50,6 +50,7 @@ mod handle;
 mod limits;
 mod models;
 mod observer;
+mod recorded;
 mod report;
 mod run;
 mod runtime;
@@ -57,7 +58,8 @@ mod tools;
 
 pub use handle::{AgentReport, AgentStatus};
 pub use limits::{LIMIT_VARS, Limits, LimitsError};
-pub use models::{ChildModels, resolve_model_alias};
+pub use models::{ChildModels, ChildRequest, resolve_model_alias};
 pub use observer::{SubagentEvent, SubagentObserver};
+pub use recorded::{RecordedTree, RecordedTreeError, SECTION};
 pub use runtime::{Subagents, SubagentsBuilder};
 pub use tools::{AGENT_TOOL, SEND_MESSAGE_TOOL, TASK_OUTPUT_TOOL, TASK_STOP_TOOL};

@@ -5,29 +5,33 @@ use crate::agent::Model;
 use std::sync::Arc;
 use toolwright_agents::AgentDefinition;
 
-/// Gives each child its model: `requested` is the agent call's `model`, else the
-/// definition's (`None` and `inherit`: the parent's). Object-safe; a closure is one.
+/// The child a model is asked for.
+#[derive(Debug, Clone, Copy)]
+#[non_exhaustive]
+pub struct ChildRequest<'a> {
+    /// The child.
+    pub agent: &'a AgentScope,
+    /// Its definition.
+    pub definition: &'a AgentDefinition,
+    /// The agent call's `model`, else the definition's (`None` and `inherit`: the
+    /// parent's); a resumed child asks for the model it ran on.
+    pub requested: Option<&'a str>,
+    /// The agent call's `description`.
+    pub description: &'a str,
+}
+
+/// Gives each child its model. Object-safe; a closure is one.
 pub trait ChildModels: Send + Sync {
-    /// The model for the child `agent` of `definition`, or why there is none.
-    fn model(
-        &self,
-        agent: &AgentScope,
-        definition: &AgentDefinition,
-        requested: Option<&str>,
-    ) -> Result<Arc<dyn Model>, String>;
+    /// The model for `child`, or why there is none (the agent call's error).
+    fn model(&self, child: &ChildRequest<'_>) -> Result<Arc<dyn Model>, String>;
 }
 
 impl<F> ChildModels for F
 where
-    F: Fn(&AgentScope, &AgentDefinition, Option<&str>) -> Result<Arc<dyn Model>, String> + Send + Sync,
+    F: Fn(&ChildRequest<'_>) -> Result<Arc<dyn Model>, String> + Send + Sync,
 {
-    fn model(
-        &self,
-        agent: &AgentScope,
-        definition: &AgentDefinition,
-        requested: Option<&str>,
-    ) -> Result<Arc<dyn Model>, String> {
-        self(agent, definition, requested)
+    fn model(&self, child: &ChildRequest<'_>) -> Result<Arc<dyn Model>, String> {
+        self(child)
     }
 }
 
@@ -35,7 +39,7 @@ where
 pub(crate) struct SameModel(pub(crate) Arc<dyn Model>);
 
 impl ChildModels for SameModel {
-    fn model(&self, _: &AgentScope, _: &AgentDefinition, _: Option<&str>) -> Result<Arc<dyn Model>, String> {
+    fn model(&self, _: &ChildRequest<'_>) -> Result<Arc<dyn Model>, String> {
         Ok(Arc::clone(&self.0))
     }
 }

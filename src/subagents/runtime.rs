@@ -2,7 +2,7 @@
 
 use super::handle::{AgentReport, AgentStatus, Handle};
 use super::limits::Limits;
-use super::models::{ChildModels, SameModel};
+use super::models::{ChildModels, ChildRequest, SameModel};
 use super::observer::SubagentObserver;
 use super::tools::{AgentTool, SendMessageTool, TaskOutputTool, TaskStopTool, agent::Input as AgentInput};
 use super::{report, run};
@@ -461,7 +461,8 @@ impl Subagents {
         scope.background = background;
         scope.transcript_path = transcript_path(cx, &id);
         let requested = input.model.as_deref().or(definition.model.as_deref());
-        let model = self.inner.models.model(&scope, &definition, requested).map_err(refuse)?;
+        let child = ChildRequest { agent: &scope, definition: &definition, requested, description: &input.description };
+        let model = self.inner.models.model(&child).map_err(refuse)?;
         let parent_profile = parent.as_ref().map_or(&self.inner.main_profile, |p| &p.profile);
         let mut spawn = Spawn::at_depth(depth).max_depth(limits.max_depth);
         if background {
@@ -673,10 +674,15 @@ impl Subagents {
             None => self.inner.background_root.child_token(),
         };
         let resumed = Arc::new(handle.resumed(token.clone()));
+        let child = ChildRequest {
+            agent: &resumed.scope,
+            definition: &resumed.definition,
+            requested: Some(&resumed.model),
+            description: &resumed.description,
+        };
+        let model = self.inner.models.model(&child).map_err(refuse)?;
         lock(&self.inner.agents).insert(id.clone(), Arc::clone(&resumed));
         lock(&self.inner.noticed).remove(&id);
-        let model =
-            self.inner.models.model(&resumed.scope, &resumed.definition, Some(&resumed.model)).map_err(refuse)?;
         let turn = self.child_turn(cx, &resumed.scope, resumed.mode, token);
         let agent = self.child_agent(model, &resumed.definition, resumed.profile.clone(), &resumed.scope);
         tokio::spawn(run::drive(self.clone(), resumed, agent, conversation, turn, guard, true));
