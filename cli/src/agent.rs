@@ -102,7 +102,7 @@ pub fn run(args: AgentArgs) -> Result<(), String> {
         json!({"provider": api.name(), "model": model.name(), "url": model.url(), "workspace": workspace}),
     );
     let policy = toolwright::agent::RetryPolicy::default().max_retries(args.retries);
-    let subagents = subagents(&args, &workspace, &model, &orchestrator, hooks, policy.clone(), &trace)?;
+    let subagents = subagents(&args, &workspace, &model, &orchestrator, hooks, policy, &trace)?;
     subagents.install(&registry).map_err(|e| e.to_string())?;
     let agent = Agent::new(model, Arc::clone(&orchestrator)).system(SYSTEM).max_responses(args.max_turns).retry(policy);
     let outcome = block_on(async {

@@ -90,6 +90,17 @@ pub(crate) struct State {
     pub(crate) truncated: bool,
 }
 
+/// What an agent is, fixed when it starts.
+pub(crate) struct Parts {
+    pub(crate) scope: AgentScope,
+    pub(crate) description: String,
+    pub(crate) profile: Profile,
+    pub(crate) mode: Mode,
+    pub(crate) definition: toolwright_agents::AgentDefinition,
+    pub(crate) model: String,
+    pub(crate) serial: u64,
+}
+
 /// An agent of the tree, shared by the runtime, its tools and its own run.
 pub(crate) struct Handle {
     pub(crate) scope: AgentScope,
@@ -107,16 +118,8 @@ pub(crate) struct Handle {
 }
 
 impl Handle {
-    pub(crate) fn new(
-        scope: AgentScope,
-        description: String,
-        token: CancellationToken,
-        profile: Profile,
-        mode: Mode,
-        definition: toolwright_agents::AgentDefinition,
-        model: String,
-        serial: u64,
-    ) -> Handle {
+    pub(crate) fn new(parts: Parts, token: CancellationToken) -> Handle {
+        let Parts { scope, description, profile, mode, definition, model, serial } = parts;
         let now = Instant::now();
         Handle {
             scope,

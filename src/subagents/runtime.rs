@@ -5,7 +5,7 @@ use super::limits::Limits;
 use super::models::{ChildModels, ChildRequest, SameModel};
 use super::observer::SubagentObserver;
 use super::tools::{AgentTool, SendMessageTool, TaskOutputTool, TaskStopTool, agent::Input as AgentInput};
-use super::{report, run};
+use super::{handle, report, run};
 use crate::agent::{Agent, Model, RetryPolicy};
 use crate::provider::{Conversation, Usage};
 use crate::rules::hooks::CommandHooks;
@@ -475,16 +475,16 @@ impl Subagents {
             (true, Some(parent)) => parent.token.child_token(),
             (true, None) => self.inner.background_root.child_token(),
         };
-        let handle = Arc::new(Handle::new(
-            scope.clone(),
-            input.description.trim().to_owned(),
-            token.clone(),
-            profile.clone(),
+        let parts = handle::Parts {
+            scope: scope.clone(),
+            description: input.description.trim().to_owned(),
+            profile: profile.clone(),
             mode,
-            definition.clone(),
-            model.name().to_owned(),
-            self.inner.counter.load(Ordering::Relaxed),
-        ));
+            definition: definition.clone(),
+            model: model.name().to_owned(),
+            serial: self.inner.counter.load(Ordering::Relaxed),
+        };
+        let handle = Arc::new(Handle::new(parts, token.clone()));
         lock(&self.inner.agents).insert(id.clone(), Arc::clone(&handle));
         if let Some(name) = &input.name {
             lock(&self.inner.names).insert(name.clone(), id.clone());
@@ -556,7 +556,7 @@ impl Subagents {
             .profile(profile)
             .max_responses(turns)
             .max_tokens(self.inner.max_tokens)
-            .retry(self.inner.retry.clone());
+            .retry(self.inner.retry);
         if let Some(provider) = self.inner.provider {
             agent = agent.definitions(provider);
         }
@@ -736,4 +736,77 @@ fn launched(handle: &Handle) -> ToolOutput {
 fn transcript_path(cx: &ToolContext, id: &str) -> Option<PathBuf> {
     let main = cx.extension::<crate::SessionInfo>()?.transcript_path.as_ref()?;
     Some(main.with_extension("").join("subagents").join(format!("agent-{id}.jsonl")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Subagents;
+    use crate::agent::{Agent, Model, RecordedModel, RetryPolicy};
+    use std::sync::Arc;
+
+    fn response(body: &str) -> String {
+        format!(
+            "event: message_start\ndata: {{\"type\":\"message_start\",\"message\":{{\"id\":\"m\",\"type\":\"message\",\"role\":\"assistant\",\"model\":\"r\",\"content\":[],\"usage\":{{\"input_tokens\":1,\"output_tokens\":1}}}}}}\n\n{body}\
+             event: message_stop\ndata: {{\"type\":\"message_stop\"}}\n\n"
+        )
+    }
+
+    fn call(name: &str, input: &str) -> String {
+        let input = input.replace('"', "\\\"");
+        response(&format!(
+            "event: content_block_start\ndata: {{\"type\":\"content_block_start\",\"index\":0,\"content_block\":{{\"type\":\"tool_use\",\"id\":\"t\",\"name\":\"{name}\",\"input\":{{}}}}}}\n\n\
+             event: content_block_delta\ndata: {{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{{\"type\":\"input_json_delta\",\"partial_json\":\"{input}\"}}}}\n\n\
+             event: content_block_stop\ndata: {{\"type\":\"content_block_stop\",\"index\":0}}\n\n\
+             event: message_delta\ndata: {{\"type\":\"message_delta\",\"delta\":{{\"stop_reason\":\"tool_use\"}},\"usage\":{{\"output_tokens\":1}}}}\n\n"
+        ))
+    }
+
+    fn text(text: &str) -> String {
+        response(&format!(
+            "event: content_block_start\ndata: {{\"type\":\"content_block_start\",\"index\":0,\"content_block\":{{\"type\":\"text\",\"text\":\"\"}}}}\n\n\
+             event: content_block_delta\ndata: {{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{{\"type\":\"text_delta\",\"text\":\"{text}\"}}}}\n\n\
+             event: content_block_stop\ndata: {{\"type\":\"content_block_stop\",\"index\":0}}\n\n\
+             event: message_delta\ndata: {{\"type\":\"message_delta\",\"delta\":{{\"stop_reason\":\"end_turn\"}},\"usage\":{{\"output_tokens\":1}}}}\n\n"
+        ))
+    }
+
+    /// A finished tree leaves nothing holding the runtime: no cycle through the
+    /// children's turns, handles or tasks.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_finished_tree_holds_no_reference_to_its_runtime() {
+        let dir = tempfile::tempdir().unwrap();
+        let registry = Arc::new(crate::registry().unwrap());
+        let executor = crate::Executor::builder(Arc::clone(&registry)).policy(crate::permission::AllowAll).build();
+        let orchestrator = Arc::new(crate::orchestrate::Orchestrator::new(Arc::new(executor)));
+        let session = format!(
+            "--- agent: main\n{}{}{}--- agent: bg\n{}--- agent: fg\n{}",
+            call("agent", r#"{"description":"bg","prompt":"p","run_in_background":true}"#),
+            call("agent", r#"{"description":"fg","prompt":"p"}"#),
+            text("all done"),
+            text("bg done"),
+            text("fg done"),
+        );
+        let tree = super::super::RecordedTree::parse(&session).unwrap();
+        let main: Arc<RecordedModel> = tree.main();
+        let subagents =
+            Subagents::builder(Arc::clone(&orchestrator), main.clone() as Arc<dyn Model>).models(tree).build();
+        subagents.install(&registry).unwrap();
+        {
+            let agent = Agent::new_shared(main, Arc::clone(&orchestrator)).retry(RetryPolicy::none());
+            let mut turn =
+                crate::TurnContext::new(dir.path()).with_extensions(subagents.extensions(crate::Extensions::new()));
+            let outcome = agent.run("t", &mut turn, &mut ()).await.unwrap();
+            assert_eq!(outcome.text, "all done");
+        }
+        for _ in 0..200 {
+            if subagents.running() == 0 {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+        }
+        let reports = subagents.reports();
+        assert_eq!(reports.len(), 2, "{reports:?}");
+        assert!(reports.iter().all(|r| r.status == super::AgentStatus::Completed), "{reports:?}");
+        assert_eq!(Arc::strong_count(&subagents.inner), 1, "something still holds the runtime");
+    }
 }
