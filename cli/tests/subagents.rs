@@ -506,3 +506,112 @@ fn a_background_agent_is_read_with_task_output_and_resumed_with_send_message() {
     assert!(told, "the main agent hears of the resumed run's end");
     assert_eq!(events(&events_seen, "subagent_finished").len(), 2);
 }
+
+#[test]
+fn task_stop_ends_an_agent_and_its_commands_and_keeps_its_output() {
+    let ws = Workspace::new(&[("worker", &worker())], json!({"permissions": {"allow": ["Bash(sleep *)"]}}));
+    let marker = procs::marker(300);
+    let sleep = format!("sleep {marker}");
+    let (url, log) = serve(move |req| {
+        if req.system().contains(MAIN) {
+            let results = req.results();
+            return match req.messages().len() {
+                1 => Reply::calls(vec![(
+                    "Agent",
+                    json!({"description": "bg", "prompt": "wait", "subagent_type": "worker", "run_in_background": true}),
+                )]),
+                3 => {
+                    let id = results[0].1.split("Agent ").nth(1).unwrap().split_whitespace().next().unwrap().to_owned();
+                    // Give the child time to start its command.
+                    std::thread::sleep(Duration::from_millis(1500));
+                    Reply::calls(vec![("TaskStop", json!({"task_id": id}))])
+                }
+                5 => {
+                    let id = results[0].1.split("agent ").nth(1).unwrap().split_whitespace().next().unwrap().to_owned();
+                    Reply::calls(vec![("TaskOutput", json!({"task_id": id, "block": false}))])
+                }
+                _ => Reply::text("stopped it"),
+            };
+        }
+        match req.messages().len() {
+            1 => Reply::calls(vec![("shell", json!({"command": sleep}))]),
+            _ => Reply::text("woke up"),
+        }
+    });
+    let (out, _) = ws.run(&url, &[], &[]);
+    assert!(out.status.success(), "{}", show(&out));
+    assert!(procs::marked_gone_soon(&marker), "the stopped agent's command is still running");
+    let log = log.lock().unwrap().clone();
+    let main = of(&log, MAIN);
+    let stopped = &main[2].results()[0].1;
+    assert!(stopped.contains("are stopped"), "{stopped}");
+    let output = &main[3].results()[0].1;
+    assert!(output.contains(": stopped (stopped by task_stop)"), "{output}");
+    // It never asked the model again after the stop.
+    assert_eq!(log.iter().filter(|l| !l.system().contains(MAIN)).count(), 1);
+}
+
+#[test]
+fn a_worktree_child_changes_a_copy_kept_only_when_it_changed_something() {
+    let ws = Workspace::new(&[("worker", &worker())], json!({}));
+    let root = ws.path();
+    let git = |args: &[&str]| {
+        let out = Command::new("git").arg("-C").arg(&root).args(args).output().unwrap();
+        assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    git(&["init", "-q"]);
+    git(&["-c", "user.email=t@t", "-c", "user.name=t", "add", "notes.txt"]);
+    git(&["-c", "user.email=t@t", "-c", "user.name=t", "commit", "-q", "-m", "start"]);
+    let (url, log) = serve(|req| {
+        if req.system().contains(MAIN) {
+            return match req.messages().len() {
+                1 => Reply::calls(vec![
+                    (
+                        "Agent",
+                        json!({"description": "writer", "prompt": "write", "subagent_type": "worker", "isolation": "worktree"}),
+                    ),
+                    (
+                        "Agent",
+                        json!({"description": "reader", "prompt": "read", "subagent_type": "worker", "isolation": "worktree"}),
+                    ),
+                ]),
+                _ => Reply::text("ok"),
+            };
+        }
+        match (req.prompt().as_str(), req.messages().len()) {
+            ("write", 1) => {
+                Reply::calls(vec![("write_file", json!({"path": "new.txt", "content": "made in a worktree\n"}))])
+            }
+            ("read", 1) => Reply::calls(vec![("read_file", json!({"path": "notes.txt"}))]),
+            _ => Reply::text("done"),
+        }
+    });
+    let (out, _) = ws.run(&url, &["--yes"], &[]);
+    assert!(out.status.success(), "{}", show(&out));
+    assert!(!root.join("new.txt").exists(), "the write went to the workspace");
+    let log = log.lock().unwrap().clone();
+    let results = of(&log, MAIN)[1].results();
+    let kept: Vec<&str> = results[0].1.split("git worktree ").nth(1).unwrap().split_whitespace().take(1).collect();
+    let kept = PathBuf::from(kept[0]);
+    assert_eq!(std::fs::read_to_string(kept.join("new.txt")).unwrap(), "made in a worktree\n");
+    assert!(!results[1].1.contains("git worktree"), "the unchanged worktree is not named: {}", results[1].1);
+    // Only the changed one is left.
+    let list = git(&["worktree", "list", "--porcelain"]);
+    assert_eq!(list.matches("worktree ").count(), 2, "{list}");
+    git(&["worktree", "remove", "--force", kept.to_str().unwrap()]);
+}
+
+#[test]
+fn a_worktree_child_outside_a_repository_is_refused_with_why() {
+    let ws = Workspace::new(&[("worker", &worker())], json!({}));
+    let (url, log) = serve(|req| match req.messages().len() {
+        1 => Reply::calls(vec![("Agent", json!({"description": "w", "prompt": "p", "isolation": "worktree"}))]),
+        _ => Reply::text("ok"),
+    });
+    let (out, _) = ws.run(&url, &[], &[]);
+    assert!(out.status.success(), "{}", show(&out));
+    let log = log.lock().unwrap().clone();
+    let result = &of(&log, MAIN)[1].results()[0];
+    assert!(result.2 && result.1.contains("`isolation: worktree` needs a git repository"), "{}", result.1);
+}

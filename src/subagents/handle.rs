@@ -69,6 +69,9 @@ pub struct AgentReport {
     pub transcript: Option<PathBuf>,
     /// The model it ran on.
     pub model: String,
+    /// The git worktree it worked in, kept because it changed something
+    /// (`isolation: worktree`; one it left unchanged is removed).
+    pub worktree: Option<PathBuf>,
 }
 
 pub(crate) struct State {
@@ -88,6 +91,8 @@ pub(crate) struct State {
     pub(crate) run_started: Instant,
     pub(crate) pending: Vec<String>,
     pub(crate) truncated: bool,
+    /// The worktree it changed, kept.
+    pub(crate) worktree: Option<PathBuf>,
 }
 
 /// What an agent is, fixed when it starts.
@@ -146,6 +151,7 @@ impl Handle {
                 run_started: now,
                 pending: Vec::new(),
                 truncated: false,
+                worktree: None,
             }),
             ended: tokio::sync::watch::Sender::new(0),
             serial,
@@ -182,6 +188,7 @@ impl Handle {
                 run_started: now,
                 pending: Vec::new(),
                 truncated: false,
+                worktree: old.worktree.clone(),
             }),
             ended: tokio::sync::watch::Sender::new(0),
             serial: self.serial,
@@ -223,6 +230,7 @@ impl Handle {
             reason: state.reason.clone(),
             transcript: self.scope.transcript_path.clone(),
             model: self.model.clone(),
+            worktree: state.worktree.clone(),
         }
     }
 }

@@ -55,6 +55,7 @@ mod report;
 mod run;
 mod runtime;
 mod tools;
+mod worktree;
 
 pub use handle::{AgentReport, AgentStatus};
 pub use limits::{LIMIT_VARS, Limits, LimitsError};

@@ -51,6 +51,13 @@ pub(crate) fn for_model(report: &mut AgentReport, max_chars: usize) -> String {
     if more {
         out.push_str(&cut_marker(&report.agent_id, max_chars, total));
     }
+    if let Some(path) = &report.worktree {
+        out.push_str(&format!(
+            "\n\nIts changes are in the git worktree {} (detached at the commit it started from); they are \
+             not in your working directory until merged.",
+            path.display()
+        ));
+    }
     if !report.denied.is_empty() {
         out.push_str("\n\nRefused in this agent's run:");
         for line in &report.denied {
@@ -108,6 +115,9 @@ pub(crate) fn structured(report: &AgentReport) -> Value {
     }
     if let Some(path) = &report.transcript {
         value["transcriptPath"] = json!(path);
+    }
+    if let Some(path) = &report.worktree {
+        value["worktreePath"] = json!(path);
     }
     value
 }

@@ -4,6 +4,7 @@
 use super::handle::{AgentStatus, Handle};
 use super::observer::SubagentEvent;
 use super::runtime::Subagents;
+use super::worktree::Worktree;
 use crate::agent::{Agent, AgentError, AgentObserver, ModelError, Stop};
 use crate::orchestrate::CallEvent;
 use crate::provider::{Api, Conversation, Usage};
@@ -70,8 +71,10 @@ pub(crate) async fn drive(
     mut conversation: Conversation,
     mut turn: TurnContext,
     slot: Slot,
-    resumed: bool,
+    worktree: Option<Worktree>,
 ) {
+    // A resumed run goes on in the worktree it kept, if any.
+    let resumed = handle.state().conversation.is_some();
     let _ending = Ending { runtime: runtime.clone(), handle: Arc::clone(&handle), _slot: slot };
     let scope = handle.scope.clone();
     runtime.inner.observer.event(
@@ -147,7 +150,14 @@ pub(crate) async fn drive(
         break (AgentStatus::Completed, None);
     };
     watchdog.abort();
+    let kept = match worktree {
+        Some(worktree) => worktree.finish().await,
+        None => None,
+    };
     let mut state = handle.state();
+    if kept.is_some() {
+        state.worktree = kept;
+    }
     state.conversation = Some(conversation);
     state.status = status;
     if status == AgentStatus::Stopped && state.reason.is_none() {

@@ -5,6 +5,7 @@ use super::limits::Limits;
 use super::models::{ChildModels, ChildRequest, SameModel};
 use super::observer::SubagentObserver;
 use super::tools::{AgentTool, SendMessageTool, TaskOutputTool, TaskStopTool, agent::Input as AgentInput};
+use super::worktree::Worktree;
 use super::{handle, report, run};
 use crate::agent::{Agent, Model, RetryPolicy};
 use crate::provider::{Conversation, Usage};
@@ -15,7 +16,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
-use toolwright_agents::{AgentDefinition, Catalog, Spawn, child_mode};
+use toolwright_agents::{AgentDefinition, Catalog, Isolation, Spawn, child_mode};
 use toolwright_permissions::{DEFAULT_AGENT_TYPE, Mode};
 
 /// Who owns the agent tools in the registry.
@@ -457,6 +458,11 @@ impl Subagents {
         let guard = run::Slot::taken(self.clone());
 
         let id = self.new_id();
+        let isolated = input.isolation.is_some() || definition.isolation == Some(Isolation::Worktree);
+        let worktree = match isolated {
+            true => Some(Worktree::create(cx.cwd(), &id).await.map_err(refuse)?),
+            false => None,
+        };
         let mut scope = AgentScope::new(id.clone(), definition.name.clone(), caller.as_ref());
         scope.background = background;
         scope.transcript_path = transcript_path(cx, &id);
@@ -490,7 +496,7 @@ impl Subagents {
             lock(&self.inner.names).insert(name.clone(), id.clone());
         }
 
-        let turn = self.child_turn(cx, &scope, mode, token);
+        let turn = self.child_turn(cx, &scope, mode, token, worktree.as_ref().map(|w| w.cwd.as_path()));
         let added = self.start_hooks(&scope, &turn, mode).await;
         let mut prompt = input.prompt.clone();
         for context in added {
@@ -499,7 +505,7 @@ impl Subagents {
         }
         let conversation = Conversation::new(model.api(), &prompt);
         let agent = self.child_agent(model, &definition, profile, &scope);
-        let drive = run::drive(self.clone(), Arc::clone(&handle), agent, conversation, turn, guard, false);
+        let drive = run::drive(self.clone(), Arc::clone(&handle), agent, conversation, turn, guard, worktree);
         if background {
             tokio::spawn(drive);
             return Ok(launched(&handle));
@@ -509,14 +515,16 @@ impl Subagents {
         Ok(self.finished_output(&handle))
     }
 
-    /// A child's turn: the caller's directory and progress, a fresh session of its own
-    /// with the same session id, its scope, its mode, and this runtime.
+    /// A child's turn: the caller's directory (or `cwd`, its worktree) and progress, a
+    /// fresh session of its own with the same session id, its scope, its mode, and
+    /// this runtime.
     fn child_turn(
         &self,
         cx: &ToolContext,
         scope: &AgentScope,
         mode: Mode,
         token: CancellationToken,
+        cwd: Option<&Path>,
     ) -> crate::TurnContext {
         let mut extensions = (self.inner.session)();
         if let Some(session) = cx.extension::<crate::SessionInfo>() {
@@ -525,7 +533,11 @@ impl Subagents {
         extensions.insert(scope.clone());
         extensions.insert(toolwright_permissions::ModeOverride(mode));
         extensions.insert(self.clone());
-        cx.turn().with_extensions(extensions).with_cancellation(token)
+        let turn = cx.turn().with_extensions(extensions).with_cancellation(token);
+        match cwd {
+            Some(cwd) => turn.with_cwd(cwd),
+            None => turn,
+        }
     }
 
     /// The `SubagentStart` hooks' added context.
@@ -683,9 +695,10 @@ impl Subagents {
         let model = self.inner.models.model(&child).map_err(refuse)?;
         lock(&self.inner.agents).insert(id.clone(), Arc::clone(&resumed));
         lock(&self.inner.noticed).remove(&id);
-        let turn = self.child_turn(cx, &resumed.scope, resumed.mode, token);
+        let cwd = resumed.state().worktree.clone();
+        let turn = self.child_turn(cx, &resumed.scope, resumed.mode, token, cwd.as_deref());
         let agent = self.child_agent(model, &resumed.definition, resumed.profile.clone(), &resumed.scope);
-        tokio::spawn(run::drive(self.clone(), resumed, agent, conversation, turn, guard, true));
+        tokio::spawn(run::drive(self.clone(), resumed, agent, conversation, turn, guard, None));
         Ok(ToolOutput::text(format!(
             "agent {id} resumed with the message and runs in the background; read its answer with task_output \
              {{\"task_id\": \"{id}\"}}"

@@ -101,6 +101,12 @@ impl TurnContext {
         self.edit(|s| s.cancel = token)
     }
 
+    /// Works in `cwd` instead (a child agent in a worktree of its own).
+    pub fn with_cwd(self, cwd: impl Into<PathBuf>) -> Self {
+        let cwd = cwd.into();
+        self.edit(|s| s.cwd = cwd)
+    }
+
     /// Shares `extensions` with every call.
     pub fn with_extensions(self, extensions: Extensions) -> Self {
         self.edit(|s| s.extensions = extensions)

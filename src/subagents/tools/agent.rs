@@ -48,7 +48,8 @@ impl DynTool for AgentTool {
                 "subagent_type": {"type": "string", "description": "Which kind of agent (default: general-purpose); the tool's description lists them"},
                 "model": {"type": "string", "description": "A model for this agent (sonnet, opus, haiku or a model id); default: its definition's, else yours"},
                 "run_in_background": {"type": "boolean", "description": "Return at once and let the agent run; read its report with task_output"},
-                "name": {"type": "string", "description": "A name to address it by with send_message"}
+                "name": {"type": "string", "description": "A name to address it by with send_message"},
+                "isolation": {"type": "string", "enum": ["worktree"], "description": "`worktree`: work in a git worktree of its own, removed if nothing changed"}
             },
             "required": ["description", "prompt"],
             "additionalProperties": false
@@ -86,6 +87,8 @@ pub(crate) struct Input {
     pub(crate) run_in_background: bool,
     #[serde(default)]
     pub(crate) name: Option<String>,
+    #[serde(default)]
+    pub(crate) isolation: Option<String>,
 }
 
 impl PreparedCall for Input {
@@ -96,6 +99,11 @@ impl PreparedCall for Input {
     fn validate(&self, _cx: &ToolContext) -> Result<(), ToolError> {
         if self.prompt.trim().is_empty() {
             return Err(ToolError::msg("`prompt` is empty: say what the agent is to do"));
+        }
+        if let Some(isolation) = &self.isolation
+            && isolation != "worktree"
+        {
+            return Err(ToolError::msg(format!("`isolation` is `worktree` or absent, not `{isolation}`")));
         }
         if let Some(name) = &self.name
             && (name.is_empty() || name.len() > 64 || name.chars().any(char::is_whitespace))
