@@ -615,3 +615,40 @@ fn a_worktree_child_outside_a_repository_is_refused_with_why() {
     let result = &of(&log, MAIN)[1].results()[0];
     assert!(result.2 && result.1.contains("`isolation: worktree` needs a git repository"), "{}", result.1);
 }
+
+#[test]
+fn a_definitions_own_hooks_apply_to_that_child_only() {
+    let guarded = "---\nname: guarded\ndescription: An agent with hooks of its own\nhooks:\n  PreToolUse:\n    - matcher: Read\n      hooks:\n        - type: command\n          command: \"cat >/dev/null; echo 'guarded agents do not read' >&2; exit 2\"\n  Stop:\n    - hooks:\n        - type: command\n          command: \"grep -q '\\\"stop_hook_active\\\":false' && echo '{\\\"decision\\\": \\\"block\\\", \\\"reason\\\": \\\"Say goodbye.\\\"}' || true\"\n---\nYou are guarded.\n";
+    let ws = Workspace::new(&[("guarded", guarded)], json!({}));
+    let (url, log) = serve(|req| {
+        if req.system().contains(MAIN) {
+            return match req.messages().len() {
+                1 => Reply::calls(vec![
+                    ("read_file", json!({"path": "notes.txt"})),
+                    ("Agent", json!({"description": "g", "prompt": "read", "subagent_type": "guarded"})),
+                ]),
+                _ => Reply::text("ok"),
+            };
+        }
+        match req.messages().len() {
+            1 => Reply::calls(vec![("read_file", json!({"path": "notes.txt"}))]),
+            3 => Reply::text("could not read"),
+            _ => Reply::text(format!("goodbye after: {}", req.last_user_text())),
+        }
+    });
+    let (out, _) = ws.run(&url, &[], &[]);
+    assert!(out.status.success(), "{}", show(&out));
+    let log = log.lock().unwrap().clone();
+    let main = of(&log, MAIN);
+    let results = main[1].results();
+    assert!(
+        !results[0].2 && results[0].1.contains("the answer is 42"),
+        "the main agent's read is not hooked: {:?}",
+        results[0]
+    );
+    let child = log.iter().find(|l| l.system().contains("You are guarded.") && l.messages().len() == 3).unwrap();
+    let blocked = &child.results()[0];
+    assert!(blocked.2 && blocked.1.contains("guarded agents do not read"), "{blocked:?}");
+    // Its `Stop` hook ran as SubagentStop: blocked once, then let it finish.
+    assert!(results[1].1.starts_with("goodbye after: Say goodbye."), "{}", results[1].1);
+}

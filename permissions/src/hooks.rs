@@ -544,6 +544,45 @@ impl CommandHooks {
         builder
     }
 
+    /// The PreToolUse, PostToolUse and PostToolUseFailure hooks as hooks of one turn
+    /// (a subagent's own, from its definition's `hooks`).
+    pub fn turn_hooks(&self) -> toolwright_core::hooks::TurnHooks {
+        let mut hooks = toolwright_core::hooks::TurnHooks::default();
+        for hook in &self.hooks {
+            match hook.event {
+                "PreToolUse" => hooks.pre.push(Arc::new(hook.clone())),
+                "PostToolUse" | "PostToolUseFailure" => hooks.post.push(Arc::new(hook.clone())),
+                _ => {}
+            }
+        }
+        hooks
+    }
+
+    /// A definition's frontmatter `hooks` (Claude Code's settings schema), where a
+    /// `Stop` hook is a `SubagentStop` hook: its problems are in
+    /// [`warnings`](Self::warnings).
+    pub fn from_definition(hooks: &Value) -> CommandHooks {
+        let mut hooks = hooks.clone();
+        if let Some(map) = hooks.as_object_mut()
+            && let Some(stop) = map.remove("Stop")
+        {
+            match map.get_mut("SubagentStop").and_then(Value::as_array_mut) {
+                Some(groups) => groups.extend(stop.as_array().cloned().unwrap_or_default()),
+                None => {
+                    map.insert("SubagentStop".into(), stop);
+                }
+            }
+        }
+        match serde_json::from_value::<HooksSettings>(hooks) {
+            Ok(settings) => CommandHooks::from_settings(&settings),
+            Err(e) => {
+                let mut out = CommandHooks::default();
+                out.warn(format!("its `hooks` are not Claude Code's hooks schema ({e}); none of them run"));
+                out
+            }
+        }
+    }
+
     /// An approver that runs the PermissionRequest hooks first (a hook's
     /// `{"hookSpecificOutput": {"decision": {"behavior": "allow"|"deny", "message": ..}}}`
     /// answers), and asks `inner` when none answers.

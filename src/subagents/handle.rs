@@ -104,6 +104,8 @@ pub(crate) struct Parts {
     pub(crate) definition: toolwright_agents::AgentDefinition,
     pub(crate) model: String,
     pub(crate) serial: u64,
+    /// The definition's own hooks, for this child only.
+    pub(crate) own_hooks: Option<crate::rules::hooks::CommandHooks>,
 }
 
 /// An agent of the tree, shared by the runtime, its tools and its own run.
@@ -120,11 +122,13 @@ pub(crate) struct Handle {
     pub(crate) ended: tokio::sync::watch::Sender<u64>,
     /// The order agents started in.
     pub(crate) serial: u64,
+    /// The definition's own hooks, for this child only.
+    pub(crate) own_hooks: Option<crate::rules::hooks::CommandHooks>,
 }
 
 impl Handle {
     pub(crate) fn new(parts: Parts, token: CancellationToken) -> Handle {
-        let Parts { scope, description, profile, mode, definition, model, serial } = parts;
+        let Parts { scope, description, profile, mode, definition, model, serial, own_hooks } = parts;
         let now = Instant::now();
         Handle {
             scope,
@@ -155,6 +159,7 @@ impl Handle {
             }),
             ended: tokio::sync::watch::Sender::new(0),
             serial,
+            own_hooks,
         }
     }
 
@@ -192,6 +197,7 @@ impl Handle {
             }),
             ended: tokio::sync::watch::Sender::new(0),
             serial: self.serial,
+            own_hooks: self.own_hooks.clone(),
         }
     }
 

@@ -119,17 +119,12 @@ pub(crate) async fn drive(
             conversation.push_user(&pending.join("\n\n"));
             continue;
         }
-        if let Some(hooks) = &runtime.inner.hooks
-            && blocks < limits.stop_hook_blocks
+        if blocks < limits.stop_hook_blocks
+            && let Some(reason) = stop_hooks(&runtime, &handle, &turn, blocks > 0, &outcome.text).await
         {
-            let session = turn.extensions().get::<crate::SessionInfo>();
-            let verdict =
-                hooks.subagent_stop(&scope, session, turn.cwd(), handle.mode.name(), blocks > 0, &outcome.text).await;
-            if let toolwright_permissions::StopVerdict::Continue { reason } = verdict {
-                blocks += 1;
-                conversation.push_user(&reason);
-                continue;
-            }
+            blocks += 1;
+            conversation.push_user(&reason);
+            continue;
         }
         if let Some(schema) = &handle.definition.output_schema {
             match check_answer(schema, &outcome.text) {
@@ -168,6 +163,25 @@ pub(crate) async fn drive(
     if status == AgentStatus::Completed {
         state.reason = None;
     }
+}
+
+/// The `SubagentStop` hooks (the settings', then the definition's own): the first
+/// that asks to go on gives the reason.
+async fn stop_hooks(
+    runtime: &Subagents,
+    handle: &Handle,
+    turn: &TurnContext,
+    active: bool,
+    last: &str,
+) -> Option<String> {
+    let session = turn.extensions().get::<crate::SessionInfo>();
+    for hooks in runtime.inner.hooks.iter().chain(&handle.own_hooks) {
+        let verdict = hooks.subagent_stop(&handle.scope, session, turn.cwd(), handle.mode.name(), active, last).await;
+        if let toolwright_permissions::StopVerdict::Continue { reason } = verdict {
+            return Some(reason);
+        }
+    }
+    None
 }
 
 fn agent_turns(handle: &Handle, limits: &super::Limits) -> usize {

@@ -489,6 +489,7 @@ impl Subagents {
             definition: definition.clone(),
             model: model.name().to_owned(),
             serial: self.inner.counter.load(Ordering::Relaxed),
+            own_hooks: own_hooks(&definition),
         };
         let handle = Arc::new(Handle::new(parts, token.clone()));
         lock(&self.inner.agents).insert(id.clone(), Arc::clone(&handle));
@@ -496,8 +497,8 @@ impl Subagents {
             lock(&self.inner.names).insert(name.clone(), id.clone());
         }
 
-        let turn = self.child_turn(cx, &scope, mode, token, worktree.as_ref().map(|w| w.cwd.as_path()));
-        let added = self.start_hooks(&scope, &turn, mode).await;
+        let turn = self.child_turn(cx, &handle, token, worktree.as_ref().map(|w| w.cwd.as_path()));
+        let added = self.start_hooks(&handle, &turn).await;
         let mut prompt = input.prompt.clone();
         for context in added {
             prompt.push_str("\n\n");
@@ -521,8 +522,7 @@ impl Subagents {
     fn child_turn(
         &self,
         cx: &ToolContext,
-        scope: &AgentScope,
-        mode: Mode,
+        handle: &Handle,
         token: CancellationToken,
         cwd: Option<&Path>,
     ) -> crate::TurnContext {
@@ -530,8 +530,11 @@ impl Subagents {
         if let Some(session) = cx.extension::<crate::SessionInfo>() {
             extensions.insert(session.clone());
         }
-        extensions.insert(scope.clone());
-        extensions.insert(toolwright_permissions::ModeOverride(mode));
+        extensions.insert(handle.scope.clone());
+        extensions.insert(toolwright_permissions::ModeOverride(handle.mode));
+        if let Some(own) = &handle.own_hooks {
+            extensions.insert(own.turn_hooks());
+        }
         extensions.insert(self.clone());
         let turn = cx.turn().with_extensions(extensions).with_cancellation(token);
         match cwd {
@@ -540,11 +543,14 @@ impl Subagents {
         }
     }
 
-    /// The `SubagentStart` hooks' added context.
-    async fn start_hooks(&self, scope: &AgentScope, turn: &crate::TurnContext, mode: Mode) -> Vec<String> {
-        let Some(hooks) = &self.inner.hooks else { return Vec::new() };
+    /// The `SubagentStart` hooks' added context: the settings' and the definition's own.
+    async fn start_hooks(&self, handle: &Handle, turn: &crate::TurnContext) -> Vec<String> {
         let session = turn.extensions().get::<crate::SessionInfo>();
-        hooks.subagent_start(scope, session, turn.cwd(), mode.name()).await
+        let mut added = Vec::new();
+        for hooks in self.inner.hooks.iter().chain(&handle.own_hooks) {
+            added.extend(hooks.subagent_start(&handle.scope, session, turn.cwd(), handle.mode.name()).await);
+        }
+        added
     }
 
     fn child_agent(
@@ -696,7 +702,7 @@ impl Subagents {
         lock(&self.inner.agents).insert(id.clone(), Arc::clone(&resumed));
         lock(&self.inner.noticed).remove(&id);
         let cwd = resumed.state().worktree.clone();
-        let turn = self.child_turn(cx, &resumed.scope, resumed.mode, token, cwd.as_deref());
+        let turn = self.child_turn(cx, &resumed, token, cwd.as_deref());
         let agent = self.child_agent(model, &resumed.definition, resumed.profile.clone(), &resumed.scope);
         tokio::spawn(run::drive(self.clone(), resumed, agent, conversation, turn, guard, None));
         Ok(ToolOutput::text(format!(
@@ -719,6 +725,16 @@ impl Subagents {
         }
         Ok(handle)
     }
+}
+
+/// A definition's own `hooks`, for that child only; what cannot be used is logged
+/// (the catalog reports bad files; this is what the hook reader found).
+fn own_hooks(definition: &AgentDefinition) -> Option<CommandHooks> {
+    let hooks = CommandHooks::from_definition(definition.hooks.as_ref()?);
+    for warning in hooks.warnings() {
+        tracing::warn!(agent = %definition.name, "the agent's own hooks: {warning}");
+    }
+    Some(hooks)
 }
 
 /// The answer to a background start.

@@ -163,3 +163,19 @@ pub trait PostToolHook: Send + Sync {
         output: &'a ToolOutput,
     ) -> BoxFuture<'a, Result<PostToolOutcome, String>>;
 }
+
+/// Hooks for the calls of one turn only, put in its extensions: a subagent's own (its
+/// definition's `hooks`). They run after the executor's own hooks, the same way.
+#[derive(Clone, Default)]
+pub struct TurnHooks {
+    /// Run before each matching call, after the executor's pre-tool hooks.
+    pub pre: Vec<std::sync::Arc<dyn PreToolHook>>,
+    /// Run after each matching call, after the executor's post-tool hooks.
+    pub post: Vec<std::sync::Arc<dyn PostToolHook>>,
+}
+
+impl std::fmt::Debug for TurnHooks {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TurnHooks").field("pre", &self.pre.len()).field("post", &self.post.len()).finish()
+    }
+}

@@ -370,8 +370,9 @@ impl Executor {
         }
         // Pre-tool hooks run together, before the permission check; their outcomes
         // merge in registration order, whatever order they finish in.
+        let own = cx.extension::<crate::hooks::TurnHooks>().map_or(&[][..], |h| &h.pre[..]);
         let hooks: Vec<&Arc<dyn PreToolHook>> =
-            self.pre_hooks.iter().filter(|h| h.matches_call(name, spec.rule_name.as_deref())).collect();
+            self.pre_hooks.iter().chain(own).filter(|h| h.matches_call(name, spec.rule_name.as_deref())).collect();
         let mut hook_permission = None;
         if !hooks.is_empty() {
             let hook_call = self.hook_call(name, spec, call_id, &input, &access, &cx);
@@ -440,7 +441,7 @@ impl Executor {
         let timeout = self.timeouts.get(name).copied().or(spec.timeout).unwrap_or(self.default_timeout);
         let failure = match guarded(&cx, prepared.call(&cx), Some(timeout), self.grace, waited).await {
             // Without post-tool hooks there is nothing to show the output to.
-            Ok(Ok(output)) if self.post_hooks.is_empty() => return Ok(output),
+            Ok(Ok(output)) if !self.has_post_hooks(&cx) => return Ok(output),
             Ok(Ok(output)) => {
                 let hook_call = self.hook_call(name, spec, call_id, &input, &access, &cx);
                 return self.post_hooks(&cx, &hook_call, output, progress).await;
@@ -457,12 +458,18 @@ impl Executor {
         // A call that failed (returned an error, panicked, timed out) still goes past
         // the post-tool hooks, as an error output: failure hooks see it. The result
         // keeps the failure's kind, with the hooks' changes to its text.
-        if self.post_hooks.is_empty() {
+        if !self.has_post_hooks(&cx) {
             return Err(failure);
         }
         let hook_call = self.hook_call(name, spec, call_id, &input, &access, &cx);
         let seen = self.post_hooks(&cx, &hook_call, ToolOutput::error(failure.message), progress).await?;
         Err(Failure::new(failure.kind, seen.text_content()))
+    }
+
+    /// Whether any post-tool hook may see this call's output: the executor's, or the
+    /// turn's own ([`crate::hooks::TurnHooks`]).
+    fn has_post_hooks(&self, cx: &ToolContext) -> bool {
+        !self.post_hooks.is_empty() || cx.extension::<crate::hooks::TurnHooks>().is_some_and(|h| !h.post.is_empty())
     }
 
     /// What hooks see of a call: the call, the session, the permission mode.
@@ -492,7 +499,8 @@ impl Executor {
         progress: &mut Learned,
     ) -> Result<ToolOutput, Failure> {
         let name = hook_call.tool;
-        for hook in self.post_hooks.iter().filter(|h| h.matches_call(name, hook_call.rule_name)) {
+        let own = cx.extension::<crate::hooks::TurnHooks>().map_or(&[][..], |h| &h.post[..]);
+        for hook in self.post_hooks.iter().chain(own).filter(|h| h.matches_call(name, hook_call.rule_name)) {
             let outcome = guarded(cx, hook.after(hook_call, &output), None, self.grace, true)
                 .await
                 .map_err(|e| e.in_hook(name, hook.name()))?
