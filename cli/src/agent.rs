@@ -60,6 +60,10 @@ pub struct AgentArgs {
     /// after managed definitions and before the workspace's and the user's.
     #[arg(long, value_name = "JSON")]
     agents: Option<String>,
+    /// Also offer one tool per definition, Cline's style (`use_subagent_<name>`),
+    /// kept in step with the files before each request.
+    #[arg(long)]
+    cline_tools: bool,
     #[command(flatten)]
     trust: super::turn::TrustArgs,
     #[cfg(feature = "mcp")]
@@ -104,7 +108,16 @@ pub fn run(args: AgentArgs) -> Result<(), String> {
     let policy = toolwright::agent::RetryPolicy::default().max_retries(args.retries);
     let subagents = subagents(&args, &workspace, &model, &orchestrator, hooks, policy, &trace)?;
     subagents.install(&registry).map_err(|e| e.to_string())?;
-    let agent = Agent::new(model, Arc::clone(&orchestrator)).system(SYSTEM).max_responses(args.max_turns).retry(policy);
+    let mut agent =
+        Agent::new(model, Arc::clone(&orchestrator)).system(SYSTEM).max_responses(args.max_turns).retry(policy);
+    if args.cline_tools {
+        let (subagents, registry, trace) = (subagents.clone(), Arc::clone(&registry), Arc::clone(&trace));
+        agent = agent.before_each_request(move |turn| {
+            if let Err(e) = subagents.sync_definition_tools(&registry, turn.cwd()) {
+                trace.note(&format!("warning: the per-definition agent tools: {e}"));
+            }
+        });
+    }
     let outcome = block_on(async {
         // The workspace's MCP servers, mounted before the tools are listed.
         #[cfg(feature = "mcp")]

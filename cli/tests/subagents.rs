@@ -652,3 +652,41 @@ fn a_definitions_own_hooks_apply_to_that_child_only() {
     // Its `Stop` hook ran as SubagentStop: blocked once, then let it finish.
     assert!(results[1].1.starts_with("goodbye after: Say goodbye."), "{}", results[1].1);
 }
+
+#[test]
+fn cline_style_tools_follow_the_definition_files_request_by_request() {
+    let ws = Workspace::new(
+        &[
+            ("code-reviewer", &agent_file("code-reviewer", "tools: Read\n", "You review.")),
+            ("docs", &agent_file("docs", "", "You write docs.")),
+        ],
+        json!({}),
+    );
+    let agents = ws.path().join(".claude/agents");
+    let (url, log) = serve(move |req| {
+        if req.system().contains(MAIN) {
+            return match req.messages().len() {
+                1 => Reply::calls(vec![("use_subagent_code_reviewer", json!({"prompt": "Review notes.txt"}))]),
+                _ => Reply::text("ok"),
+            };
+        }
+        // While the child runs, one definition goes and another comes.
+        std::fs::remove_file(agents.join("docs.md")).unwrap();
+        std::fs::write(agents.join("tester.md"), agent_file("tester", "", "You test.")).unwrap();
+        Reply::text("looks fine")
+    });
+    let (out, _) = ws.run(&url, &["--cline-tools"], &[]);
+    assert!(out.status.success(), "{}", show(&out));
+    let log = log.lock().unwrap().clone();
+    let main = of(&log, MAIN);
+    let per_definition =
+        |l: &Logged| -> Vec<String> { l.tool_names().into_iter().filter(|t| t.starts_with("use_subagent_")).collect() };
+    assert_eq!(per_definition(main[0]), ["use_subagent_code_reviewer", "use_subagent_docs"]);
+    assert_eq!(per_definition(main[1]), ["use_subagent_code_reviewer", "use_subagent_tester"]);
+    let result = &main[1].results()[0];
+    assert!(!result.2 && result.1.starts_with("looks fine"), "{result:?}");
+    // The child was the reviewer, with the reviewer's tools (and no agent tools of
+    // its own kind beyond what its definition allows).
+    let child = log.iter().find(|l| l.system().contains("You review.")).unwrap();
+    assert_eq!(child.tool_names(), ["read_file"]);
+}

@@ -131,7 +131,11 @@ pub struct Agent {
     profile: Option<toolwright_core::Profile>,
     /// Where the transcript goes instead of the session's (a subagent's own).
     transcript: Option<std::path::PathBuf>,
+    /// Runs before each request is rendered.
+    before_request: Option<Arc<BeforeRequest>>,
 }
+
+type BeforeRequest = dyn Fn(&TurnContext) + Send + Sync;
 
 impl std::fmt::Debug for Agent {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -234,6 +238,7 @@ impl Agent {
             provider,
             profile: None,
             transcript: None,
+            before_request: None,
         }
     }
 
@@ -250,6 +255,7 @@ impl Agent {
             provider,
             profile: None,
             transcript: None,
+            before_request: None,
         }
     }
 
@@ -257,6 +263,14 @@ impl Agent {
     /// of the session's `transcript_path`: a subagent's own, beside its parent's.
     pub fn transcript(mut self, path: impl Into<std::path::PathBuf>) -> Agent {
         self.transcript = Some(path.into());
+        self
+    }
+
+    /// Runs `f` before each request's tools are rendered: what keeps tools that follow
+    /// files in step (`Subagents::sync_definition_tools`), so a changed file takes
+    /// effect at the next request.
+    pub fn before_each_request(mut self, f: impl Fn(&TurnContext) + Send + Sync + 'static) -> Agent {
+        self.before_request = Some(Arc::new(f));
         self
     }
 
@@ -340,6 +354,9 @@ impl Agent {
         for n in 1..=self.max_responses {
             if turn.cancellation().is_cancelled() {
                 return Ok(Outcome { conversation, responses: n - 1, stop: Stop::Cancelled, text, usage });
+            }
+            if let Some(before) = &self.before_request {
+                before(turn);
             }
             // Rendered for each request: mounted servers may have changed the tools,
             // and a session's searches may have loaded some.

@@ -4,7 +4,9 @@ use super::handle::{AgentReport, AgentStatus, Handle};
 use super::limits::Limits;
 use super::models::{ChildModels, ChildRequest, SameModel};
 use super::observer::SubagentObserver;
-use super::tools::{AgentTool, SendMessageTool, TaskOutputTool, TaskStopTool, agent::Input as AgentInput};
+use super::tools::{
+    AgentTool, DefinitionTool, SendMessageTool, TaskOutputTool, TaskStopTool, agent::Input as AgentInput,
+};
 use super::worktree::Worktree;
 use super::{handle, report, run};
 use crate::agent::{Agent, Model, RetryPolicy};
@@ -21,6 +23,8 @@ use toolwright_permissions::{DEFAULT_AGENT_TYPE, Mode};
 
 /// Who owns the agent tools in the registry.
 const OWNER: &str = "toolwright subagents";
+/// Who owns the per-definition tools (Cline's style).
+const DEFINITION_OWNER: &str = "toolwright subagents (per definition)";
 
 type CatalogFn = dyn Fn(&Path) -> Catalog + Send + Sync;
 type SessionFn = dyn Fn() -> Extensions + Send + Sync;
@@ -46,6 +50,8 @@ pub(crate) struct Inner {
     total: Mutex<Usage>,
     /// Woken each time a run ends.
     pub(crate) ended: tokio::sync::Notify,
+    /// The per-definition tools registered: (tool, agent type, description).
+    definition_tools: Mutex<Vec<(String, String, String)>>,
     /// Background children of the main agent whose end the main agent was told of.
     noticed: Mutex<std::collections::BTreeSet<String>>,
 }
@@ -169,6 +175,7 @@ impl SubagentsBuilder {
                 total: Mutex::new(Usage::default()),
                 ended: tokio::sync::Notify::new(),
                 noticed: Mutex::new(std::collections::BTreeSet::new()),
+                definition_tools: Mutex::new(Vec::new()),
             }),
         }
     }
@@ -212,6 +219,38 @@ impl Subagents {
         registry.register_owned(OWNER, Arc::new(TaskStopTool::new()))?;
         registry.register_owned(OWNER, Arc::new(SendMessageTool::new()))?;
         Ok(())
+    }
+
+    /// Cline's style: one tool per definition of the catalog for `cwd`
+    /// (`use_subagent_<name>`, made provider-safe, at most 64 characters, `_2`, `_3`
+    /// on collision, the same names for the same definitions), registered in
+    /// `registry`'s runtime layer and served by the same start as `agent`. Call it
+    /// before each turn: it changes the registry only when the definitions changed,
+    /// and a removed definition's tool leaves it. Returns the tool names.
+    pub fn sync_definition_tools(
+        &self,
+        registry: &crate::Registry,
+        cwd: &Path,
+    ) -> Result<Vec<String>, crate::RegistryError> {
+        let catalog = (self.inner.catalog)(cwd);
+        let definitions: Vec<&AgentDefinition> = catalog.definitions().collect();
+        let names: Vec<&str> = definitions.iter().map(|d| d.name.as_str()).collect();
+        let tools = toolwright_agents::cline_tool_names(&names);
+        let wanted: Vec<(String, String, String)> = definitions
+            .iter()
+            .zip(&tools)
+            .map(|(d, tool)| (tool.clone(), d.name.clone(), d.description.clone()))
+            .collect();
+        let mut registered = lock(&self.inner.definition_tools);
+        if *registered != wanted {
+            registry.clear_owner(DEFINITION_OWNER);
+            for (tool, name, description) in &wanted {
+                registry
+                    .register_owned(DEFINITION_OWNER, Arc::new(DefinitionTool::new(tool.clone(), name, description)))?;
+            }
+            *registered = wanted;
+        }
+        Ok(tools)
     }
 
     /// `extensions` with this runtime in them: the turn's agent tools are offered and

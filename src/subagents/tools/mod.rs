@@ -2,11 +2,13 @@
 //! extensions ([`super::Subagents::extensions`]) and is offered only where it is.
 
 pub(crate) mod agent;
+mod per_definition;
 mod send_message;
 mod task_output;
 mod task_stop;
 
 pub(crate) use agent::AgentTool;
+pub(crate) use per_definition::DefinitionTool;
 pub(crate) use send_message::SendMessageTool;
 pub(crate) use task_output::TaskOutputTool;
 pub(crate) use task_stop::TaskStopTool;
