@@ -52,3 +52,20 @@ pub fn builtin() -> Vec<AgentDefinition> {
     plan.permission_mode = Some(Mode::Plan);
     vec![general, explore, plan]
 }
+
+/// The `fork` agent type: a copy of the calling agent that goes on from its
+/// conversation so far with a new task (every tool its parent may give, narrowed as
+/// any child's). The runtime gives it its parent's system prompt, tool definitions
+/// and history, so the provider's prompt cache is reused.
+pub fn fork() -> AgentDefinition {
+    AgentDefinition::blank(
+        "fork".into(),
+        "A copy of you that continues from this conversation with a new task, on the same model, system prompt \
+         and tools (the provider's prompt cache is reused). Use it for a side task that needs what you know."
+            .into(),
+        String::new(),
+        Source::BuiltIn,
+        Format::Code,
+        None,
+    )
+}

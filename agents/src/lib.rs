@@ -46,7 +46,7 @@ mod frontmatter;
 mod naming;
 mod problem;
 
-pub use builtin::builtin;
+pub use builtin::{builtin, fork};
 pub use catalog::{Catalog, LoadOptions, Shadowed};
 pub use child::{AGENT_TOOLS, BACKGROUND_TOOLS, NEVER_FOR_SUBAGENTS, Spawn, child_mode};
 pub use definition::{AgentDefinition, DefinitionError, Format, Isolation, McpServerRef, Memory, Source};

@@ -690,3 +690,40 @@ fn cline_style_tools_follow_the_definition_files_request_by_request() {
     let child = log.iter().find(|l| l.system().contains("You review.")).unwrap();
     assert_eq!(child.tool_names(), ["read_file"]);
 }
+
+#[test]
+fn a_fork_sends_its_parents_prefix_byte_for_byte_and_is_still_narrowed() {
+    let ws = Workspace::new(&[], json!({}));
+    let (url, log) = serve(|req| {
+        let fork = req.last_user_text() == "side task";
+        if req.system().contains(MAIN) && !fork && req.messages().iter().all(|m| m["content"] != "side task") {
+            return match req.messages().len() {
+                1 => Reply::calls(vec![(
+                    "Agent",
+                    json!({"description": "side", "prompt": "side task", "subagent_type": "fork"}),
+                )]),
+                _ => Reply::text("ok"),
+            };
+        }
+        match req.messages().len() {
+            // The fork is shown its parent's tools, task_output included, but may not call it.
+            2 => Reply::calls(vec![("task_output", json!({"task_id": "x"}))]),
+            _ => Reply::text("side done"),
+        }
+    });
+    let (out, _) = ws.run(&url, &[], &[]);
+    assert!(out.status.success(), "{}", show(&out));
+    let log = log.lock().unwrap().clone();
+    let parent = log.iter().find(|l| l.messages().len() == 1).unwrap();
+    let fork = log.iter().find(|l| l.last_user_text() == "side task").expect("the fork's first request");
+    assert_eq!(fork.body["system"], parent.body["system"]);
+    assert_eq!(fork.body["tools"].to_string(), parent.body["tools"].to_string(), "the tools differ");
+    assert_eq!(fork.body["model"], parent.body["model"]);
+    assert_eq!(fork.messages()[0], parent.messages()[0]);
+    let second = log.iter().find(|l| l.messages().len() == 4 && l.messages()[1]["content"] == "side task").unwrap();
+    let refused = &second.results()[0];
+    assert!(refused.2 && refused.1.contains("not available to this agent"), "{refused:?}");
+    let report =
+        log.iter().find(|l| l.messages().len() == 3 && l.results().iter().any(|r| r.1.starts_with("side done")));
+    assert!(report.is_some(), "the parent got the fork's report");
+}

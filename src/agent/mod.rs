@@ -29,4 +29,4 @@ pub use http::HttpModel;
 pub use model::{Body, Model, ModelError};
 pub use recorded::RecordedModel;
 pub use retry::RetryPolicy;
-pub use run::{Agent, AgentError, AgentObserver, Outcome, Stop};
+pub use run::{Agent, AgentError, AgentObserver, ForkCell, ForkPoint, Outcome, Stop};

@@ -133,6 +133,38 @@ pub struct Agent {
     transcript: Option<std::path::PathBuf>,
     /// Runs before each request is rendered.
     before_request: Option<Arc<BeforeRequest>>,
+    /// The tool definitions sent instead of the pool's (a fork's: its parent's, byte
+    /// for byte); calls are still held to the profile.
+    shown_tools: Option<serde_json::Value>,
+}
+
+/// What an agent's last request sent: where a fork starts, so that its first request
+/// shares the provider's cached prefix (system prompt, tools, history).
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct ForkPoint {
+    /// The system prompt.
+    pub system: String,
+    /// The tool definitions, as rendered for the request.
+    pub tools: serde_json::Value,
+    /// The conversation the request carried.
+    pub conversation: Conversation,
+}
+
+/// A place in a turn's extensions where the loop leaves its [`ForkPoint`] before each
+/// request (the subagent runtime puts one in every turn it runs).
+#[derive(Debug, Clone, Default)]
+pub struct ForkCell(Arc<Mutex<Option<Arc<ForkPoint>>>>);
+
+impl ForkCell {
+    /// The last request's fork point, if a request was made.
+    pub fn get(&self) -> Option<Arc<ForkPoint>> {
+        self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone()
+    }
+
+    fn set(&self, point: ForkPoint) {
+        *self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(Arc::new(point));
+    }
 }
 
 type BeforeRequest = dyn Fn(&TurnContext) + Send + Sync;
@@ -239,6 +271,7 @@ impl Agent {
             profile: None,
             transcript: None,
             before_request: None,
+            shown_tools: None,
         }
     }
 
@@ -256,6 +289,7 @@ impl Agent {
             profile: None,
             transcript: None,
             before_request: None,
+            shown_tools: None,
         }
     }
 
@@ -271,6 +305,14 @@ impl Agent {
     /// effect at the next request.
     pub fn before_each_request(mut self, f: impl Fn(&TurnContext) + Send + Sync + 'static) -> Agent {
         self.before_request = Some(Arc::new(f));
+        self
+    }
+
+    /// Sends these tool definitions instead of the pool's (a fork sends its parent's,
+    /// byte for byte, so the provider's prompt cache is reused); calls are still held
+    /// to the profile, a call outside it refused at dispatch.
+    pub fn show_tools(mut self, tools: serde_json::Value) -> Agent {
+        self.shown_tools = Some(tools);
         self
     }
 
@@ -370,6 +412,17 @@ impl Agent {
                 }
                 (None, None) => registry.definitions(self.provider)?.to_value(),
             };
+            let tools = match &self.shown_tools {
+                Some(shown) => shown.clone(),
+                None => tools,
+            };
+            if let Some(cell) = turn.extensions().get::<ForkCell>() {
+                cell.set(ForkPoint {
+                    system: self.system.clone(),
+                    tools: tools.clone(),
+                    conversation: conversation.clone(),
+                });
+            }
             let request =
                 Request::new(self.model.name(), &self.system, &tools, &conversation).max_tokens(self.max_tokens);
             let body = api.request(&request);

@@ -257,6 +257,7 @@ impl Subagents {
     /// find it there.
     pub fn extensions(&self, mut extensions: Extensions) -> Extensions {
         extensions.insert(self.clone());
+        extensions.insert(crate::agent::ForkCell::default());
         extensions
     }
 
@@ -399,6 +400,10 @@ impl Subagents {
             };
             text.push_str(&format!("\n- {}: {} (tools: {tools})", definition.name, definition.description.trim()));
         }
+        if catalog.get(FORK).is_none() {
+            let fork = toolwright_agents::fork();
+            text.push_str(&format!("\n- {FORK}: {} (tools: yours)", fork.description));
+        }
         text
     }
 
@@ -479,7 +484,19 @@ impl Subagents {
         }
         let kind = input.subagent_type.as_deref().map(str::trim).unwrap_or(DEFAULT_AGENT_TYPE);
         let catalog = (self.inner.catalog)(cx.cwd());
-        let Some(definition) = catalog.resolve(kind) else {
+        // `fork`: a copy of the caller, from its last request (unless a definition
+        // takes the name).
+        let fork = match (kind, catalog.get(FORK)) {
+            (FORK, None) => Some(cx.extension::<crate::agent::ForkCell>().and_then(|c| c.get()).ok_or_else(|| {
+                refuse("a fork continues from the calling agent's last request, and there is none to copy here")
+            })?),
+            _ => None,
+        };
+        let resolved = match &fork {
+            Some(_) => Some(toolwright_agents::fork()),
+            None => catalog.resolve(kind),
+        };
+        let Some(definition) = resolved else {
             let names: Vec<String> = catalog.available().into_iter().map(|d| d.name).collect();
             let close = names.iter().find(|n| strsim::jaro_winkler(&n.to_lowercase(), &kind.to_lowercase()) > 0.85);
             let hint = close.map(|n| format!(" Did you mean `{n}`?")).unwrap_or_default();
@@ -543,8 +560,20 @@ impl Subagents {
             prompt.push_str("\n\n");
             prompt.push_str(&context);
         }
-        let conversation = Conversation::new(model.api(), &prompt);
-        let agent = self.child_agent(model, &definition, profile, &scope);
+        let (conversation, agent) = match &fork {
+            // The parent's system prompt, tool definitions and history, byte for byte,
+            // then the task: the provider's cached prefix is reused.
+            Some(point) => {
+                let mut conversation = point.conversation.clone();
+                conversation.push_user(&prompt);
+                let agent = self
+                    .child_agent(model, &definition, profile, &scope)
+                    .system(point.system.clone())
+                    .show_tools(point.tools.clone());
+                (conversation, agent)
+            }
+            None => (Conversation::new(model.api(), &prompt), self.child_agent(model, &definition, profile, &scope)),
+        };
         let drive = run::drive(self.clone(), Arc::clone(&handle), agent, conversation, turn, guard, worktree);
         if background {
             tokio::spawn(drive);
@@ -575,6 +604,7 @@ impl Subagents {
             extensions.insert(own.turn_hooks());
         }
         extensions.insert(self.clone());
+        extensions.insert(crate::agent::ForkCell::default());
         let turn = cx.turn().with_extensions(extensions).with_cancellation(token);
         match cwd {
             Some(cwd) => turn.with_cwd(cwd),
@@ -765,6 +795,9 @@ impl Subagents {
         Ok(handle)
     }
 }
+
+/// The agent type that forks the caller.
+const FORK: &str = "fork";
 
 /// A definition's own `hooks`, for that child only; what cannot be used is logged
 /// (the catalog reports bad files; this is what the hook reader found).
