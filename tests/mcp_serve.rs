@@ -349,3 +349,69 @@ async fn deferred_tools_are_served_through_a_search_that_loads_per_client() {
     // The other client's session loaded nothing.
     assert!(!other.list_all_tools().await.unwrap().iter().any(|t| t.name == "mcp__wiki__page_history"));
 }
+
+/// An Anthropic response for a recording: one call, or text.
+fn recorded(call: Option<(&str, serde_json::Value)>, text: &str) -> String {
+    let event = |name: &str, data: serde_json::Value| format!("event: {name}\ndata: {data}\n\n");
+    let mut out = event(
+        "message_start",
+        json!({"type": "message_start", "message": {"id": "m", "type": "message", "role": "assistant", "model": "r",
+            "content": [], "usage": {"input_tokens": 5, "output_tokens": 1}}}),
+    );
+    let (block, delta, stop) = match &call {
+        Some((name, input)) => (
+            json!({"type": "tool_use", "id": "toolu_1", "name": name, "input": {}}),
+            json!({"type": "input_json_delta", "partial_json": input.to_string()}),
+            "tool_use",
+        ),
+        None => (json!({"type": "text", "text": ""}), json!({"type": "text_delta", "text": text}), "end_turn"),
+    };
+    out += &event("content_block_start", json!({"type": "content_block_start", "index": 0, "content_block": block}));
+    out += &event("content_block_delta", json!({"type": "content_block_delta", "index": 0, "delta": delta}));
+    out += &event("content_block_stop", json!({"type": "content_block_stop", "index": 0}));
+    out += &event(
+        "message_delta",
+        json!({"type": "message_delta", "delta": {"stop_reason": stop}, "usage": {"output_tokens": 3}}),
+    );
+    out + &event("message_stop", json!({"type": "message_stop"}))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_served_agent_tool_reports_its_childs_calls_as_progress() {
+    use toolwright::subagents::{RecordedTree, Subagents};
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("notes.txt"), "the answer is 42\n").unwrap();
+    let registry = registry();
+    let executor =
+        toolwright::Executor::builder(Arc::clone(&registry)).policy(toolwright::permission::AllowAll).build();
+    let orchestrator = Arc::new(toolwright::orchestrate::Orchestrator::new(Arc::new(executor)));
+    let session = format!(
+        "--- agent: main\n{}--- agent: read the notes\n{}{}",
+        recorded(None, "unused"),
+        recorded(Some(("read_file", json!({"path": "notes.txt"}))), ""),
+        recorded(None, "The notes say 42."),
+    );
+    let tree = RecordedTree::parse(&session).unwrap();
+    let main: Arc<dyn toolwright::agent::Model> = tree.main();
+    let subagents = Subagents::builder(orchestrator, main).models(tree).build();
+    subagents.install(&registry).unwrap();
+    let test_client = TestClient::default();
+    let server = McpServer::new(Arc::clone(&registry))
+        .with_cwd(dir.path())
+        .with_extensions(move || subagents.extensions(toolwright::builtin::session()));
+    let client = connect(server, test_client.clone()).await;
+    let done = call(&client, "agent", json!({"description": "read the notes", "prompt": "What do the notes say?"}))
+        .await
+        .unwrap();
+    assert_eq!(done.is_error, Some(false), "{}", text_of(&done));
+    assert!(text_of(&done).starts_with("The notes say 42."), "{}", text_of(&done));
+    assert_eq!(done.structured_content.as_ref().unwrap()["status"], "completed");
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while test_client.progress.lock().unwrap().len() < 2 && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let messages: Vec<String> = test_client.progress.lock().unwrap().iter().filter_map(|p| p.message.clone()).collect();
+    assert!(messages.iter().any(|m| m.starts_with("general-purpose a") && m.contains("read_file")), "{messages:?}");
+    assert!(messages.iter().any(|m| m.ends_with("read notes.txt done")), "{messages:?}");
+    client.cancel().await.unwrap();
+}

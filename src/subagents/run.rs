@@ -71,8 +71,9 @@ pub(crate) async fn drive(
     mut conversation: Conversation,
     mut turn: TurnContext,
     slot: Slot,
-    worktree: Option<Worktree>,
+    extras: Extras,
 ) {
+    let Extras { worktree, progress } = extras;
     // A resumed run goes on in the worktree it kept, if any.
     let resumed = handle.state().conversation.is_some();
     let _ending = Ending { runtime: runtime.clone(), handle: Arc::clone(&handle), _slot: slot };
@@ -86,7 +87,8 @@ pub(crate) async fn drive(
     let mut blocks = 0;
     let mut schema_retried = false;
     let (status, reason) = loop {
-        let mut observer = ChildObserver { runtime: &runtime, handle: &handle, text: String::new() };
+        let mut observer =
+            ChildObserver { runtime: &runtime, handle: &handle, text: String::new(), progress: progress.as_deref() };
         let result = agent.resume(conversation.clone(), &mut turn, &mut observer).await;
         let partial = observer.text;
         let outcome = match result {
@@ -251,7 +253,20 @@ struct ChildObserver<'r> {
     handle: &'r Arc<Handle>,
     /// All it said in this run.
     text: String,
+    /// Where the parent's call reports progress (a foreground child's).
+    progress: Option<&'r (dyn Fn(String) + Send + Sync)>,
 }
+
+/// What a run may have besides its agent: a worktree to finish, and where to report
+/// progress.
+#[derive(Default)]
+pub(crate) struct Extras {
+    pub(crate) worktree: Option<Worktree>,
+    pub(crate) progress: Option<Reporter>,
+}
+
+/// Reports a line of progress on the agent call that started the child.
+pub(crate) type Reporter = Arc<dyn Fn(String) + Send + Sync>;
 
 impl ChildObserver<'_> {
     fn touch(&self) {
@@ -272,7 +287,15 @@ impl AgentObserver for ChildObserver<'_> {
 
     fn call(&mut self, event: &CallEvent<'_>) {
         match event {
-            CallEvent::Started { .. } => {
+            CallEvent::Started { call, .. } => {
+                if let Some(report) = self.progress {
+                    report(format!(
+                        "{} {}: {}",
+                        self.handle.scope.agent_type,
+                        self.handle.scope.id,
+                        call.summary_line()
+                    ));
+                }
                 {
                     let mut state = self.handle.state();
                     state.tool_calls += 1;
@@ -284,7 +307,16 @@ impl AgentObserver for ChildObserver<'_> {
                     ancestor.state().tree_tool_calls += 1;
                 }
             }
-            CallEvent::Finished { result, .. } => {
+            CallEvent::Finished { call, result, .. } => {
+                if let Some(report) = self.progress {
+                    let how = if result.output.is_error { "failed" } else { "done" };
+                    report(format!(
+                        "{} {}: {} {how}",
+                        self.handle.scope.agent_type,
+                        self.handle.scope.id,
+                        result.summary_line(call)
+                    ));
+                }
                 let mut state = self.handle.state();
                 state.in_flight = state.in_flight.saturating_sub(1);
                 state.last_activity = Instant::now();

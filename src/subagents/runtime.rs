@@ -574,12 +574,18 @@ impl Subagents {
             }
             None => (Conversation::new(model.api(), &prompt), self.child_agent(model, &definition, profile, &scope)),
         };
-        let drive = run::drive(self.clone(), Arc::clone(&handle), agent, conversation, turn, guard, worktree);
         if background {
-            tokio::spawn(drive);
+            let extras = run::Extras { worktree, progress: None };
+            tokio::spawn(run::drive(self.clone(), Arc::clone(&handle), agent, conversation, turn, guard, extras));
             return Ok(launched(&handle));
         }
-        drive.await;
+        // A foreground child's calls are reported as progress of the agent call (an
+        // MCP client that gave a progress token sees them as notifications).
+        let parent_turn = cx.turn();
+        let (call_id, tool) = (cx.call_id().to_owned(), cx.tool_name().to_owned());
+        let progress: run::Reporter = Arc::new(move |line| parent_turn.call(&call_id, &tool, &tool).progress(line));
+        let extras = run::Extras { worktree, progress: Some(progress) };
+        run::drive(self.clone(), Arc::clone(&handle), agent, conversation, turn, guard, extras).await;
         lock(&self.inner.noticed).insert(id);
         Ok(self.finished_output(&handle))
     }
@@ -773,7 +779,7 @@ impl Subagents {
         let cwd = resumed.state().worktree.clone();
         let turn = self.child_turn(cx, &resumed, token, cwd.as_deref());
         let agent = self.child_agent(model, &resumed.definition, resumed.profile.clone(), &resumed.scope);
-        tokio::spawn(run::drive(self.clone(), resumed, agent, conversation, turn, guard, None));
+        tokio::spawn(run::drive(self.clone(), resumed, agent, conversation, turn, guard, run::Extras::default()));
         Ok(ToolOutput::text(format!(
             "agent {id} resumed with the message and runs in the background; read its answer with task_output \
              {{\"task_id\": \"{id}\"}}"
