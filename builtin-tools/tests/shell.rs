@@ -141,9 +141,18 @@ fn background_commands_report_new_output_and_can_be_killed() {
     let started = s
         .ok("shell", json!({"command": "for i in 1 2 3; do echo tick $i; sleep 0.1; done", "run_in_background": true}));
     assert!(started.starts_with("Started in the background as `shell_1`"), "{started}");
-    std::thread::sleep(Duration::from_millis(800));
-    let first = s.ok("shell_output", json!({"id": "shell_1"}));
-    assert!(first.contains("exited with code 0") && first.contains("tick 1\ntick 2\ntick 3"), "{first}");
+    // Read until it has exited (under load the three ticks take longer than 0.3 s);
+    // what came before stays in the output read so far.
+    let mut first = String::new();
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while !first.contains("exited") && std::time::Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(200));
+        first.push_str(&s.ok("shell_output", json!({"id": "shell_1"})));
+        first.push('\n');
+    }
+    assert!(first.contains("exited with code 0"), "{first}");
+    let ticks: Vec<&str> = first.lines().filter_map(|l| l.strip_prefix("tick ")).collect();
+    assert_eq!(ticks, ["1", "2", "3"], "each line once, in order: {first}");
     let again = s.ok("shell_output", json!({"id": "shell_1"}));
     assert!(again.ends_with("(no new output)"), "{again}");
 
