@@ -190,3 +190,41 @@ async fn advertised_aliases_are_listed_and_hidden_ones_only_route() {
         assert_eq!((&*r.tool, r.output.text_content()), ("edit_text", format!("a via {name}")));
     }
 }
+
+/// A Claude-trained model's calls: Claude Code's tool names and `file_path` reach the
+/// built-ins, whose schemas still show only their own names.
+#[tokio::test]
+async fn claude_codes_tool_names_and_file_path_reach_the_builtins() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.txt"), "one\ntwo\n").unwrap();
+    let registry = std::sync::Arc::new(toolwright::registry().unwrap());
+    let executor = toolwright::Executor::builder(std::sync::Arc::clone(&registry))
+        .policy(toolwright::permission::AllowAll)
+        .build();
+    let turn = toolwright::TurnContext::new(dir.path()).with_extensions(toolwright::builtin::session());
+    let run = |id: &str, name: &str, input: serde_json::Value| {
+        let call = toolwright::ToolCall::new(id, name, input.to_string());
+        let executor = &executor;
+        let turn = &turn;
+        async move { executor.execute(&call, turn).await }
+    };
+    let read = run("1", "Read", serde_json::json!({"file_path": "a.txt"})).await;
+    assert!(read.is_ok() && read.output.text_content().contains("two"), "{}", read.output.text_content());
+    assert_eq!(&*read.tool, "read_file");
+    let edit =
+        run("2", "Edit", serde_json::json!({"file_path": "a.txt", "old_string": "two", "new_string": "2"})).await;
+    assert!(edit.is_ok(), "{}", edit.output.text_content());
+    let write = run("3", "Write", serde_json::json!({"file_path": "b.txt", "content": "x"})).await;
+    assert!(write.is_ok(), "{}", write.output.text_content());
+    assert_eq!(std::fs::read_to_string(dir.path().join("a.txt")).unwrap(), "one\n2\n");
+    let bash = run("4", "Bash", serde_json::json!({"command": "cat b.txt", "description": "show"})).await;
+    assert!(bash.is_ok() && bash.output.text_content().contains('x'), "{}", bash.output.text_content());
+    // Both names given: `path` wins and the alias is named as unknown.
+    let both = run("5", "Read", serde_json::json!({"file_path": "a.txt", "path": "a.txt"})).await;
+    assert!(both.output.text_content().contains("unknown field `file_path`"), "{}", both.output.text_content());
+    // The schema shows only `path`, and the aliases are hidden.
+    let schema = registry.get("read_file").unwrap().input_schema();
+    assert!(schema["properties"].get("file_path").is_none());
+    let listed = registry.definitions(toolwright::provider::Api::Anthropic.provider()).unwrap().to_value();
+    assert!(listed.as_array().unwrap().iter().all(|t| t["name"] != "Read"));
+}

@@ -138,3 +138,45 @@ mod tests {
         assert!(parse_input::<NoArgs>(b"  \n").is_ok());
     }
 }
+
+/// `raw` with each alias of `aliases` (`(alias, field)`) renamed to its field, where
+/// the object gives the alias and not the field; `raw` itself when nothing is renamed
+/// (or it is not a JSON object: the parse then says what is wrong).
+pub(crate) fn with_field_aliases<'r>(raw: &'r [u8], aliases: &[(&str, &str)]) -> std::borrow::Cow<'r, [u8]> {
+    use std::borrow::Cow;
+    if aliases.is_empty() || !aliases.iter().any(|(alias, _)| memchr::memmem::find(raw, alias.as_bytes()).is_some()) {
+        return Cow::Borrowed(raw);
+    }
+    let Ok(serde_json::Value::Object(mut map)) = serde_json::from_slice::<serde_json::Value>(raw) else {
+        return Cow::Borrowed(raw);
+    };
+    let mut renamed = false;
+    for (alias, field) in aliases {
+        if !map.contains_key(*field)
+            && let Some(value) = map.remove(*alias)
+        {
+            map.insert((*field).to_owned(), value);
+            renamed = true;
+        }
+    }
+    match renamed {
+        true => Cow::Owned(serde_json::Value::Object(map).to_string().into_bytes()),
+        false => Cow::Borrowed(raw),
+    }
+}
+
+#[cfg(test)]
+mod alias_tests {
+    use super::with_field_aliases;
+
+    #[test]
+    fn an_alias_is_read_as_its_field_unless_the_field_is_given() {
+        let aliases = &[("file_path", "path")];
+        assert_eq!(&*with_field_aliases(br#"{"file_path":"a"}"#, aliases), br#"{"path":"a"}"#);
+        // Both given: the field wins and the alias stays, so the check names it.
+        let both = br#"{"file_path":"a","path":"b"}"#;
+        assert_eq!(&*with_field_aliases(both, aliases), &both[..]);
+        assert_eq!(&*with_field_aliases(br#"{"path":"a"}"#, aliases), br#"{"path":"a"}"#);
+        assert_eq!(&*with_field_aliases(b"[1]", aliases), b"[1]");
+    }
+}

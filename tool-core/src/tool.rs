@@ -89,6 +89,12 @@ pub trait Tool: ToolInfo + Send + 'static {
     /// [`Json<T>`](crate::Json) for structured output with a declared schema.
     type Output: IntoToolOutput;
 
+    /// Other names a model may give a top-level field, as `(alias, field)`: a call
+    /// that gives the alias and not the field is read as if it gave the field (the
+    /// built-ins take Claude Code's `file_path` for `path`). The schema shows only
+    /// the field. Default: none.
+    const FIELD_ALIASES: &'static [(&'static str, &'static str)] = &[];
+
     /// Runs the tool. The struct is the parsed input.
     fn call(self, cx: &ToolContext) -> impl Future<Output = Result<Self::Output, ToolError>> + Send;
 
@@ -256,7 +262,8 @@ impl<T: Tool> DynTool for TypedTool<T> {
     fn prepare(&self, raw_input: &[u8]) -> Result<Box<dyn PreparedCall>, InputError> {
         // The schema the model is shown is the one the input is held to.
         let validator = validator_of(&self.validator, crate::schema::input_schema_of::<T>);
-        Ok(Box::new(Prepared(T::parse_input(validator, raw_input)?)))
+        let raw_input = crate::input::with_field_aliases(raw_input, T::FIELD_ALIASES);
+        Ok(Box::new(Prepared(T::parse_input(validator, &raw_input)?)))
     }
 
     fn is_enabled(&self, turn: &TurnContext) -> bool {

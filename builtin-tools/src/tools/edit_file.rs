@@ -9,7 +9,7 @@ use toolwright_core::{Tool, ToolContext, ToolError, tool};
 /// unless `replace_all` is set. The file must have been read with read_file in this
 /// session and not changed since. Line endings (CRLF) and a UTF-8 BOM are kept. The
 /// result shows a unified diff.
-#[tool(rule_name = "Edit", title = "Edit file")]
+#[tool(rule_name = "Edit", title = "Edit file", aliases = ["Edit"])]
 pub struct EditFile {
     /// Path of the file, relative to the workspace root (or absolute inside it).
     #[access(write)]
@@ -24,6 +24,9 @@ pub struct EditFile {
 }
 
 impl Tool for EditFile {
+    /// Claude Code's name for the path.
+    const FIELD_ALIASES: &'static [(&'static str, &'static str)] = &[("file_path", "path")];
+
     type Output = String;
 
     fn summary(&self) -> Option<String> {

@@ -19,7 +19,7 @@ pub const DEFAULT_GLOB_LIMIT: u32 = 100;
 /// directory and `**` crosses directories. Hidden files and files ignored by
 /// .gitignore, .ignore or .toolwrightignore are skipped. Results are sorted by
 /// modification time, newest first.
-#[tool(read_only, concurrency_safe, idempotent, rule_name = "Glob")]
+#[tool(read_only, concurrency_safe, idempotent, rule_name = "Glob", aliases = ["Glob"])]
 pub struct Glob {
     /// The glob pattern, such as `**/*.rs`.
     pub pattern: String,

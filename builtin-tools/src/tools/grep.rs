@@ -34,7 +34,7 @@ pub enum GrepOutput {
 /// files are skipped. Narrow with `glob` (such as `*.rs`) or `type` (such as `rust`,
 /// `py`, `js`). `output_mode` is `files_with_matches` (default), `content` or `count`.
 /// Results are sorted by path; `head_limit` and `offset` page through them.
-#[tool(read_only, concurrency_safe, idempotent, rule_name = "Grep")]
+#[tool(read_only, concurrency_safe, idempotent, rule_name = "Grep", aliases = ["Grep"])]
 pub struct Grep {
     /// The regular expression, such as `fn\s+main` or `TODO`.
     pub pattern: String,

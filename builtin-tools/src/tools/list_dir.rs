@@ -13,7 +13,7 @@ pub const DEFAULT_LIST_LIMIT: u32 = 500;
 ///
 /// Directories end with `/`. Files ignored by .gitignore, .ignore or
 /// .toolwrightignore, and hidden files, are left out.
-#[tool(read_only, concurrency_safe, idempotent, rule_name = "LS")]
+#[tool(read_only, concurrency_safe, idempotent, rule_name = "LS", aliases = ["LS"])]
 pub struct ListDir {
     /// Directory to list, relative to the workspace root. Defaults to the root.
     pub path: Option<String>,

@@ -8,7 +8,7 @@ use toolwright_core::{Tool, ToolContext, ToolError, tool};
 /// The edits apply in order, each to the result of the one before. If any edit
 /// fails (no match, or several without `replace_all`), the file is left unchanged.
 /// The same rules as edit_file apply.
-#[tool(rule_name = "MultiEdit", title = "Edit file (several changes)")]
+#[tool(rule_name = "MultiEdit", title = "Edit file (several changes)", aliases = ["MultiEdit"])]
 pub struct MultiEdit {
     /// Path of the file, relative to the workspace root (or absolute inside it).
     #[access(write)]
@@ -19,6 +19,9 @@ pub struct MultiEdit {
 }
 
 impl Tool for MultiEdit {
+    /// Claude Code's name for the path.
+    const FIELD_ALIASES: &'static [(&'static str, &'static str)] = &[("file_path", "path")];
+
     type Output = String;
 
     fn validate(&self, _cx: &ToolContext) -> Result<(), ToolError> {

@@ -23,7 +23,7 @@ pub const MAX_IMAGE_BYTES: u64 = 5 * 1024 * 1024;
 /// `limit` lines (default 2000) are returned per call; use `offset` to continue
 /// further down a long file. Lines longer than 2000 characters are cut with a marker.
 /// Images (png, jpg, gif, webp) come back as images. Other binary files are refused.
-#[tool(read_only, concurrency_safe, idempotent, rule_name = "Read")]
+#[tool(read_only, concurrency_safe, idempotent, rule_name = "Read", aliases = ["Read"])]
 pub struct ReadFile {
     /// Path of the file, relative to the workspace root (or absolute inside it).
     #[access(read)]
@@ -37,6 +37,9 @@ pub struct ReadFile {
 }
 
 impl Tool for ReadFile {
+    /// Claude Code's name for the path.
+    const FIELD_ALIASES: &'static [(&'static str, &'static str)] = &[("file_path", "path")];
+
     type Output = ToolOutput;
 
     fn validate(&self, _cx: &ToolContext) -> Result<(), ToolError> {

@@ -40,7 +40,7 @@ const CAPTURE_END_BYTES: usize = 256 * 1024;
 /// shell_output. Destructive: a command can delete or overwrite anything the user can.
 /// A command classified read-only (every part only reads) is read-only and
 /// concurrency-safe for that call.
-#[tool(title = "Run shell command", destructive, open_world, timeout_secs = 660, rule_name = "Bash")]
+#[tool(title = "Run shell command", destructive, open_world, timeout_secs = 660, rule_name = "Bash", aliases = ["Bash"])]
 pub struct Shell {
     /// The command, as you would type it in bash.
     pub command: String,

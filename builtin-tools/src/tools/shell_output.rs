@@ -6,7 +6,7 @@ use toolwright_core::{Tool, ToolContext, ToolError, ToolOutput, tool};
 /// Read the new output of a command started with `shell` and `run_in_background`,
 /// and whether it is still running. Each call returns only what is new since the
 /// last call. With `kill`, the command and everything it started are stopped first.
-#[tool(title = "Background command output", pure, rule_name = "BashOutput")]
+#[tool(title = "Background command output", pure, rule_name = "BashOutput", aliases = ["BashOutput"])]
 pub struct ShellOutput {
     /// The handle `shell` returned, such as `shell_1`.
     pub id: String,

@@ -38,7 +38,7 @@ pub struct TodoList(pub Vec<TodoItem>);
 /// Use it for work with several steps: list the steps, mark one `in_progress` when
 /// you start it (at most one at a time), and `completed` as soon as it is done.
 /// Send the whole list each time.
-#[tool(title = "Write todo list", idempotent, pure, rule_name = "TodoWrite")]
+#[tool(title = "Write todo list", idempotent, pure, rule_name = "TodoWrite", aliases = ["TodoWrite"])]
 pub struct TodoWrite {
     /// The complete list.
     pub todos: Vec<TodoItem>,

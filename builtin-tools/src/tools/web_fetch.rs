@@ -17,7 +17,7 @@ const MAX_REDIRECTS: usize = 5;
 /// HTML is converted to markdown; other text comes back as is. Responses are limited
 /// to 5 MB and 30 seconds. Redirects within the same host are followed; a redirect to
 /// another host is reported, with its URL, instead of followed.
-#[tool(title = "Fetch URL", read_only, concurrency_safe, open_world, rule_name = "WebFetch")]
+#[tool(title = "Fetch URL", read_only, concurrency_safe, open_world, rule_name = "WebFetch", aliases = ["WebFetch"])]
 pub struct WebFetch {
     /// The URL, starting with `http://` or `https://`.
     pub url: String,

@@ -14,7 +14,7 @@ const DIFF_FILE_LIMIT: u64 = 16 * 1024 * 1024;
 /// Overwriting an existing file requires that it was read with read_file in this
 /// session and has not changed since. Prefer edit_file for changes to part of a file.
 /// Not destructive in the irreversible sense: the previous content was read first.
-#[tool(rule_name = "Write", title = "Write file")]
+#[tool(rule_name = "Write", title = "Write file", aliases = ["Write"])]
 pub struct WriteFile {
     /// Path of the file, relative to the workspace root (or absolute inside it).
     #[access(write)]
@@ -24,6 +24,9 @@ pub struct WriteFile {
 }
 
 impl Tool for WriteFile {
+    /// Claude Code's name for the path.
+    const FIELD_ALIASES: &'static [(&'static str, &'static str)] = &[("file_path", "path")];
+
     type Output = String;
 
     fn summary(&self) -> Option<String> {
