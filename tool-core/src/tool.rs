@@ -263,6 +263,10 @@ impl<T: Tool> DynTool for TypedTool<T> {
         // The schema the model is shown is the one the input is held to.
         let validator = validator_of(&self.validator, crate::schema::input_schema_of::<T>);
         let raw_input = crate::input::with_field_aliases(raw_input, T::FIELD_ALIASES);
+        let raw_input = match validator.without_absent_nulls(&raw_input) {
+            std::borrow::Cow::Owned(cleaned) => std::borrow::Cow::Owned(cleaned),
+            std::borrow::Cow::Borrowed(_) => raw_input,
+        };
         Ok(Box::new(Prepared(T::parse_input(validator, &raw_input)?)))
     }
 

@@ -615,8 +615,9 @@ impl Lowerer<'_> {
         let mut extra_values: Option<Value> = None;
         let mut described = match dialect {
             Dialect::AnthropicStrict => describe_constraints(map),
-            Dialect::Gemini => describe_lengths(map).into_iter().collect(),
-            _ => Vec::new(),
+            Dialect::OpenAiStrict => describe_openai_strict_drops(map),
+            Dialect::Gemini => describe_gemini_drops(map),
+            Dialect::Standard => Vec::new(),
         };
         // Optional fields with a serde default: strict mode must require them without
         // null, because null would not parse into the field's type.
@@ -1030,6 +1031,40 @@ fn describe_constraints(map: &Map<String, Value>) -> Vec<String> {
     out
 }
 
+/// What OpenAI's strict subset drops that the validator still holds a value to, in
+/// words: string lengths, counts of entries, no duplicates, a format it lacks.
+fn describe_openai_strict_drops(map: &Map<String, Value>) -> Vec<String> {
+    let count = |key: &str| map.get(key).and_then(Value::as_u64);
+    let mut out: Vec<String> = describe_lengths(map).into_iter().collect();
+    out.extend(counted(count("minProperties"), count("maxProperties"), ("entry", "entries")));
+    if map.get("uniqueItems") == Some(&Value::Bool(true)) {
+        out.push("no duplicates".into());
+    }
+    if let Some(format) = map.get("format").and_then(Value::as_str)
+        && !STRICT_STRING_FORMATS.contains(&format)
+        && !NUMERIC_FORMATS.contains(&format)
+    {
+        out.push(format!("in the format {format}"));
+    }
+    out
+}
+
+/// What Gemini's subset drops, in words: string lengths (older API versions), a
+/// format it lacks, no duplicates.
+fn describe_gemini_drops(map: &Map<String, Value>) -> Vec<String> {
+    let mut out: Vec<String> = describe_lengths(map).into_iter().collect();
+    if map.get("uniqueItems") == Some(&Value::Bool(true)) {
+        out.push("no duplicates".into());
+    }
+    if let Some(format) = map.get("format").and_then(Value::as_str)
+        && !GEMINI_STRING_FORMATS.contains(&format)
+        && !NUMERIC_FORMATS.contains(&format)
+    {
+        out.push(format!("in the format {format}"));
+    }
+    out
+}
+
 /// A string's length bounds in words: `1 to 80 characters`.
 fn describe_lengths(map: &Map<String, Value>) -> Option<String> {
     let count = |key: &str| map.get(key).and_then(Value::as_u64);
@@ -1242,6 +1277,23 @@ mod tests {
         let started = std::time::Instant::now();
         let _ = super::super::adapt::Plan::of(&schema);
         assert!(started.elapsed() < std::time::Duration::from_secs(5), "planning is bounded too");
+    }
+
+    #[test]
+    fn what_a_subset_drops_and_the_validator_holds_is_said_in_the_description() {
+        let schema = json!({"type": "object", "properties": {
+            "title": {"type": "string", "description": "A title", "minLength": 5, "maxLength": 120},
+            "tags": {"type": "array", "items": {"type": "string"}, "uniqueItems": true},
+            "home": {"type": "string", "format": "uri"},
+        }, "required": ["title", "tags", "home"]});
+        for dialect in [Dialect::OpenAiStrict, Dialect::Gemini] {
+            let lowered = lower(&schema, dialect).unwrap();
+            let said = |field: &str| lowered["properties"][field]["description"].as_str().unwrap_or("").to_owned();
+            assert!(said("title").contains("5 to 120 characters"), "{dialect:?}: {lowered}");
+            assert!(lowered["properties"]["title"].get("minLength").is_none());
+            assert!(said("tags").contains("No duplicates"), "{dialect:?}: {lowered}");
+            assert!(said("home").contains("In the format uri"), "{dialect:?}: {lowered}");
+        }
     }
 
     #[test]

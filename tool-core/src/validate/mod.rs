@@ -329,6 +329,93 @@ impl Validator {
         if err.is_syntax() || err.is_eof() { syntax(raw, err) } else { self.explain(raw, Some(err)) }
     }
 
+    /// `raw` without the `null`s that mean "absent": the value of a property the
+    /// schema does not require and whose own schema refuses null. A strict rendering
+    /// (OpenAI's) requires every property and offers null for the optional ones, so a
+    /// model that leaves out a defaulted field sends null for it; read as absent, the
+    /// field takes its default. Objects inside are treated the same. `raw` itself when
+    /// there is nothing to remove.
+    pub fn without_absent_nulls<'r>(&self, raw: &'r [u8]) -> std::borrow::Cow<'r, [u8]> {
+        use std::borrow::Cow;
+        if memchr::memmem::find(raw, b"null").is_none() {
+            return Cow::Borrowed(raw);
+        }
+        let Ok(mut value) = serde_json::from_slice::<Value>(raw) else { return Cow::Borrowed(raw) };
+        match self.drop_absent_nulls(self.root, &mut value, 0) {
+            true => Cow::Owned(value.to_string().into_bytes()),
+            false => Cow::Borrowed(raw),
+        }
+    }
+
+    /// Whether node `id` accepts null (through a reference or a union too).
+    fn accepts_null(&self, id: usize, depth: usize) -> bool {
+        let node = &self.nodes[id];
+        if depth > 32 {
+            return true;
+        }
+        if let Some(target) = node.reference {
+            return self.accepts_null(target, depth + 1);
+        }
+        if !node.any_of.is_empty() || !node.one_of.is_empty() {
+            return node.any_of.iter().chain(&node.one_of).any(|&m| self.accepts_null(m, depth + 1));
+        }
+        (node.types.any() || node.types.has(Types::NULL))
+            && node.enumeration.as_ref().is_none_or(|e| e.iter().any(Value::is_null))
+            && node.constant.as_ref().is_none_or(Value::is_null)
+    }
+
+    /// Whether node `id` (through references) declares properties.
+    fn declares_properties(&self, id: usize, depth: usize) -> bool {
+        let node = &self.nodes[id];
+        match node.reference {
+            Some(target) if depth < 32 => self.declares_properties(target, depth + 1),
+            _ => !node.properties.is_empty(),
+        }
+    }
+
+    fn drop_absent_nulls(&self, id: usize, value: &mut Value, depth: usize) -> bool {
+        if depth > 64 {
+            return false;
+        }
+        let node = &self.nodes[id];
+        if let Some(target) = node.reference {
+            return self.drop_absent_nulls(target, value, depth + 1);
+        }
+        // An optional nested object (`anyOf: [object, null]`): its object member.
+        if value.is_object() && node.properties.is_empty() {
+            let member = node.any_of.iter().chain(&node.one_of).copied().find(|&m| self.declares_properties(m, 0));
+            return member.is_some_and(|m| self.drop_absent_nulls(m, value, depth + 1));
+        }
+        let mut changed = false;
+        match value {
+            Value::Object(map) => {
+                let mut absent = Vec::new();
+                for (key, field) in map.iter_mut() {
+                    let Some(&(_, prop)) = node.properties.iter().find(|(name, _)| name == key) else { continue };
+                    let required = node.required.iter().any(|(name, _)| name == key);
+                    if field.is_null() && !required && !self.accepts_null(prop, 0) {
+                        absent.push(key.clone());
+                    } else {
+                        changed |= self.drop_absent_nulls(prop, field, depth + 1);
+                    }
+                }
+                for key in absent {
+                    map.shift_remove(&key);
+                    changed = true;
+                }
+            }
+            Value::Array(items) => {
+                if let Some(item) = node.items {
+                    for element in items {
+                        changed |= self.drop_absent_nulls(item, element, depth + 1);
+                    }
+                }
+            }
+            _ => {}
+        }
+        changed
+    }
+
     /// Holds `raw` to the schema, without parsing it into a type (for a tool that
     /// takes its input as JSON). Empty input counts as `{}`.
     pub fn check(&self, raw: &[u8]) -> Result<(), InputError> {
