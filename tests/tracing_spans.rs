@@ -21,12 +21,22 @@ impl Tool for Yes {
     }
 }
 
+/// Touch something, without saying what.
+#[tool]
+pub struct Touch {}
+impl Tool for Touch {
+    type Output = &'static str;
+    async fn call(self, _cx: &ToolContext) -> Result<&'static str, ToolError> {
+        Ok("touched")
+    }
+}
+
 /// A span's name and its fields.
 type SpanRecord = (String, HashMap<String, String>);
 
-/// Spans by id (index + 1).
+/// Spans by id (index + 1), and warning events' fields.
 #[derive(Default, Clone)]
-struct Recorder(Arc<Mutex<Vec<SpanRecord>>>);
+struct Recorder(Arc<Mutex<Vec<SpanRecord>>>, Arc<Mutex<Vec<HashMap<String, String>>>>);
 
 struct Fields<'a>(&'a mut HashMap<String, String>);
 impl Visit for Fields<'_> {
@@ -57,7 +67,13 @@ impl Subscriber for Recorder {
         values.record(&mut Fields(&mut spans[span.into_u64() as usize - 1].1));
     }
     fn record_follows_from(&self, _: &Id, _: &Id) {}
-    fn event(&self, _: &Event<'_>) {}
+    fn event(&self, event: &Event<'_>) {
+        if *event.metadata().level() == tracing::Level::WARN {
+            let mut fields = HashMap::new();
+            event.record(&mut Fields(&mut fields));
+            self.1.lock().unwrap().push(fields);
+        }
+    }
     fn enter(&self, _: &Id) {}
     fn exit(&self, _: &Id) {}
 }
@@ -81,4 +97,29 @@ fn each_call_has_a_span_with_its_outcome() {
     );
     assert!(calls[0]["duration_us"].parse::<u64>().is_ok());
     assert_eq!((calls[1]["tool"].as_str(), calls[1]["outcome"].as_str()), ("nope", "unknown_tool"));
+}
+
+#[test]
+fn a_call_denied_for_want_of_an_approver_tells_the_developer_once_with_the_fixes() {
+    let recorder = Recorder::default();
+    let _guard = tracing::subscriber::set_default(recorder.clone());
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let registry = toolwright::Registry::builder().register::<Touch>().register::<Yes>().build().unwrap();
+    let ex = Executor::new(Arc::new(registry));
+    let results = rt.block_on(async {
+        let a = ex.execute(&ToolCall::new("c1", "touch", "{}"), &TurnContext::new(".")).await;
+        let b = ex.execute(&ToolCall::new("c2", "touch", "{}"), &TurnContext::new(".")).await;
+        let c = ex.execute(&ToolCall::new("c3", "yes", "{}"), &TurnContext::new(".")).await;
+        [a, b, c]
+    });
+    assert!(!results[0].is_ok() && !results[1].is_ok() && results[2].is_ok());
+    // The model's message names no developer fix; the developer gets one warning.
+    assert!(results[0].output.text_content().contains("no one is there to approve it"));
+    let warnings = recorder.1.lock().unwrap();
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    let message = &warnings[0]["message"];
+    for fix in ["`pure`", "#[access(read)]", "ExecutorBuilder::approver"] {
+        assert!(message.contains(fix), "{message}");
+    }
+    assert_eq!(warnings[0]["tool"], "touch");
 }

@@ -111,7 +111,9 @@ pub enum AgentError {
 /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
 /// let cwd = std::env::current_dir()?;
 /// let registry = Arc::new(toolwright::registry()?);
-/// let executor = toolwright::WorkspaceSettings::load(&cwd)?.executor(registry, toolwright::permission::Unattended);
+/// let settings = toolwright::WorkspaceSettings::load(&cwd)?;
+/// for warning in settings.warnings() { eprintln!("warning: {warning}"); }
+/// let executor = settings.executor(registry, toolwright::permission::Unattended);
 /// let agent = Agent::new(HttpModel::from_env(Api::Anthropic)?, Orchestrator::new(Arc::new(executor)))
 ///     .system("You are a careful coding agent.");
 /// let mut turn = TurnContext::new(&cwd).with_extensions(toolwright::builtin::session());

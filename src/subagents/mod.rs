@@ -30,7 +30,9 @@
 //! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
 //! let cwd = std::env::current_dir()?;
 //! let registry = Arc::new(toolwright::registry()?);
-//! let executor = toolwright::WorkspaceSettings::load(&cwd)?.executor(Arc::clone(&registry), toolwright::permission::Unattended);
+//! let settings = toolwright::WorkspaceSettings::load(&cwd)?;
+//! for warning in settings.warnings() { eprintln!("warning: {warning}"); }
+//! let executor = settings.executor(Arc::clone(&registry), toolwright::permission::Unattended);
 //! let orchestrator = Arc::new(Orchestrator::new(Arc::new(executor)));
 //! let model: Arc<dyn Model> = Arc::new(HttpModel::from_env(Api::Anthropic)?);
 //! let subagents = Subagents::builder(Arc::clone(&orchestrator), Arc::clone(&model))

@@ -55,6 +55,8 @@ pub struct Executor {
     spill_dir: Option<PathBuf>,
     grace: Duration,
     always_allowed: Mutex<HashSet<String>>,
+    /// Tools already warned about being denied for want of an approver.
+    unapproved_warned: Mutex<HashSet<String>>,
 }
 
 impl fmt::Debug for Executor {
@@ -187,6 +189,7 @@ impl Executor {
                 spill_dir: None,
                 grace: DEFAULT_GRACE,
                 always_allowed: Mutex::new(HashSet::new()),
+                unapproved_warned: Mutex::new(HashSet::new()),
             },
         }
     }
@@ -466,6 +469,22 @@ impl Executor {
         Err(Failure::new(failure.kind, seen.text_content()))
     }
 
+    /// Tells the developer, once per tool, why its calls are denied when nothing can
+    /// approve them, and the three ways out.
+    fn warn_unapproved(&self, tool: &str) {
+        let first = self.unapproved_warned.lock().unwrap_or_else(PoisonError::into_inner).insert(tool.to_owned());
+        if first {
+            tracing::warn!(
+                tool,
+                "calls of `{tool}` need approval and this executor has no approver, so every one is denied. \
+                 Mark the tool `pure` if it touches nothing outside the process, declare what it touches \
+                 (`#[access(read)]` on a path field, or `PreparedCall::access`) so the policy can allow it, \
+                 or give the executor a policy that allows it or an approver (`ExecutorBuilder::policy`, \
+                 `ExecutorBuilder::approver`)"
+            );
+        }
+    }
+
     /// Whether any post-tool hook may see this call's output: the executor's, or the
     /// turn's own ([`crate::hooks::TurnHooks`]).
     fn has_post_hooks(&self, cx: &ToolContext) -> bool {
@@ -570,6 +589,7 @@ impl Executor {
             return Ok(Asked::No);
         }
         let Some(approver) = &self.approver else {
+            self.warn_unapproved(name);
             return Err(Failure::new(
                 ErrorKind::Denied,
                 format!("{name}: this call needs approval ({question}), and no one is there to approve it"),

@@ -63,7 +63,8 @@ impl Approver for McpApprover {
         Box::pin(async move {
             if self.mode == AskMode::Deny {
                 return Approval::Unanswered(
-                    "this MCP server is configured to deny what needs approval (`--ask elicit` asks the client's user)"
+                    "this MCP server is configured to deny what needs approval (AskMode::Deny); AskMode::Elicit asks \
+                     the client's user"
                         .into(),
                 );
             }
