@@ -97,7 +97,7 @@ pub fn run(args: AgentArgs) -> Result<(), String> {
     for warning in settings.warnings() {
         trace.note(&format!("warning: {warning}"));
     }
-    let registry = Arc::new(toolwright::registry().map_err(|e| e.to_string())?);
+    let registry = Arc::new(crate::registry()?);
     let approver = super::trace::PromptApprover { answer: args.answer.given(), trace: Arc::clone(&trace) };
     let hooks = settings.hooks().clone();
     let orchestrator = Arc::new(Orchestrator::new(Arc::new(settings.executor(Arc::clone(&registry), approver))));

@@ -78,7 +78,7 @@ pub fn run(args: CallArgs) -> Result<bool, String> {
     // Questions and notes go to stderr through a plain trace; stdout is the result.
     let trace = Trace::new(Mode::Stderr);
     let answer = args.answer.given();
-    let registry = Arc::new(toolwright::registry().map_err(|e| e.to_string())?);
+    let registry = Arc::new(crate::registry()?);
     let approver = super::trace::PromptApprover { answer, trace: Arc::clone(&trace) };
     let executor = workspace.executor(registry, approver);
     let result = block_on(async {

@@ -78,7 +78,7 @@ pub fn run(args: ReplayArgs) -> Result<(), String> {
     let policy = settings::policy_from_files_with(&workspace, &files, trust).map_err(|e| e.to_string())?;
     let trace = Trace::new(Mode::pick(args.json));
     let answer = args.answer.given();
-    let registry = Arc::new(toolwright::registry().map_err(|e| e.to_string())?);
+    let registry = Arc::new(crate::registry()?);
     let orchestrator = Arc::new(Orchestrator::new(Arc::new(executor(Arc::clone(&registry), policy, answer, &trace))));
     let responses = model.responses();
     // Children get the built-in agent types and the sample's own definitions, and
