@@ -48,7 +48,16 @@
 //! | `idempotent` | repeating a call has no further effect | off |
 //! | `open_world` | reaches outside systems (web, services) | off |
 //! | `partial_input` | sees its input while it streams ([`partial::PartialInput`]) | off |
+//! | `advertised_aliases = ["..", ..]` | further names the model is also shown, each as a tool of its own | none |
+//! | `rule_name = "..."` | the name permission rules and hook matchers also know it by (Claude Code's `Read`, `Bash`) | none |
+//! | `pure` | touches nothing outside the process: needs no permission | off |
+//! | `defer` | always deferred: found through `tool_search`, not sent up front | sent up front |
+//! | `timeout_secs = N` | how long one call may run | the executor's (5 minutes) |
+//! | `max_output_bytes = N` | how much output reaches the model, in bytes | the executor's |
+//! | `max_output_tokens = N` | the same, in estimated tokens (4 bytes each; not with `max_output_bytes`) | the executor's |
 //! | `crate = path` | where toolwright is, if renamed | `::toolwright` |
+//!
+//! Every key, with an example, is in [`macro@tool`]'s own documentation.
 //!
 //! The defaults are conservative: a tool that does not say it is read-only and
 //! concurrency-safe is treated as neither. Flags may also be decided per input by
