@@ -118,7 +118,6 @@ const GEMINI_KEYWORDS: &[&str] = &[
     "required",
     "minProperties",
     "maxProperties",
-    "pattern",
     "items",
     "minimum",
     "maximum",
@@ -717,6 +716,21 @@ impl Lowerer<'_> {
                         };
                     if keep {
                         out.insert(key.clone(), value.clone());
+                    } else if let Some((low, high)) = implied_integer_range(format) {
+                        // The width the check holds a value to, where a model could
+                        // miss it: an unsigned type's 0, a small type's whole range.
+                        for (bound, name) in [(low, "minimum"), (high, "maximum")] {
+                            let Some(bound) = bound else { continue };
+                            if map.contains_key(name) {
+                                continue;
+                            }
+                            if dialect == Dialect::AnthropicStrict {
+                                let word = if name == "minimum" { "at least" } else { "at most" };
+                                described.push(format!("{word} {bound}"));
+                            } else {
+                                out.insert(name.into(), json!(bound));
+                            }
+                        }
                     }
                 }
                 "default" if !matches!(dialect, Dialect::Standard | Dialect::AnthropicStrict) => {
@@ -742,6 +756,11 @@ impl Lowerer<'_> {
                         (Some(n), true) => json!(n - 1),
                         _ => value.clone(),
                     };
+                    // A number's bound is shown inclusive: the description says it is not.
+                    if !is_integer {
+                        let word = if key == "exclusiveMinimum" { "greater than" } else { "less than" };
+                        described.push(format!("{word} {value}"));
+                    }
                     let key = if key == "exclusiveMinimum" { "minimum" } else { "maximum" };
                     out.insert(key.into(), bound);
                 }
@@ -1049,10 +1068,14 @@ fn describe_openai_strict_drops(map: &Map<String, Value>) -> Vec<String> {
     out
 }
 
-/// What Gemini's subset drops, in words: string lengths (older API versions), a
-/// format it lacks, no duplicates.
+/// What Gemini's subset drops, in words: string lengths and `pattern` (older API
+/// versions refuse them), a format it lacks, no duplicates.
 fn describe_gemini_drops(map: &Map<String, Value>) -> Vec<String> {
     let mut out: Vec<String> = describe_lengths(map).into_iter().collect();
+    // Older API versions refuse `pattern`: the rendering for every version says it.
+    if let Some(pattern) = map.get("pattern").and_then(Value::as_str) {
+        out.push(format!("matching the regular expression `{pattern}`"));
+    }
     if map.get("uniqueItems") == Some(&Value::Bool(true)) {
         out.push("no duplicates".into());
     }
@@ -1063,6 +1086,17 @@ fn describe_gemini_drops(map: &Map<String, Value>) -> Vec<String> {
         out.push(format!("in the format {format}"));
     }
     out
+}
+
+/// The bounds an integer `format` implies that a model should be shown: 0 for an
+/// unsigned type, and the whole range of an 8- or 16-bit one (a 32- or 64-bit type's
+/// limits say nothing a model needs).
+fn implied_integer_range(format: &str) -> Option<(Option<i64>, Option<i64>)> {
+    let (low, high) = crate::validate::format::integer_range(format)?;
+    let small = high <= 65_535.0;
+    let low = (low == 0.0 || small).then_some(low as i64);
+    let high = small.then_some(high as i64);
+    Some((low, high))
 }
 
 /// A string's length bounds in words: `1 to 80 characters`.
@@ -1294,6 +1328,51 @@ mod tests {
             assert!(said("tags").contains("No duplicates"), "{dialect:?}: {lowered}");
             assert!(said("home").contains("In the format uri"), "{dialect:?}: {lowered}");
         }
+        // Older Gemini API versions refuse `pattern`: the rendering for every version says it.
+        let with_pattern = json!({"type": "object", "properties": {"slug": {"type": "string", "pattern": "^[a-z]+$"}}});
+        let gemini = lower(&with_pattern, Dialect::Gemini).unwrap();
+        let slug = &gemini["properties"]["slug"];
+        assert!(slug.get("pattern").is_none(), "{gemini}");
+        assert!(slug["description"].as_str().unwrap().contains("`^[a-z]+$`"), "{gemini}");
+    }
+
+    #[test]
+    fn gemini_says_a_numbers_exclusive_bound_it_shows_inclusive() {
+        let schema = json!({"type": "object", "properties": {
+            "ratio": {"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1},
+            "count": {"type": "integer", "exclusiveMinimum": 0},
+        }, "required": ["ratio", "count"]});
+        let lowered = lower(&schema, Dialect::Gemini).unwrap();
+        let ratio = &lowered["properties"]["ratio"];
+        assert_eq!((&ratio["minimum"], &ratio["maximum"]), (&json!(0), &json!(1)));
+        let said = ratio["description"].as_str().unwrap_or_default();
+        assert!(said.contains("Greater than 0") && said.contains("less than 1"), "{lowered}");
+        // An integer's bound is tightened by one, exactly: nothing to say.
+        assert_eq!(lowered["properties"]["count"]["minimum"], json!(1));
+        assert!(lowered["properties"]["count"].get("description").is_none());
+    }
+
+    #[test]
+    fn an_integer_width_the_check_holds_is_shown() {
+        let schema = json!({"type": "object", "properties": {
+            "small": {"type": "integer", "format": "uint8"},
+            "count": {"type": "integer", "format": "uint32"},
+            "delta": {"type": "integer", "format": "int16"},
+            "big": {"type": "integer", "format": "int64"},
+            "floor": {"type": "integer", "format": "uint8", "minimum": 3},
+        }, "required": ["small", "count", "delta", "big", "floor"]});
+        for dialect in [Dialect::Standard, Dialect::OpenAiStrict, Dialect::Gemini] {
+            let lowered = lower(&schema, dialect).unwrap();
+            let p = &lowered["properties"];
+            assert_eq!((&p["small"]["minimum"], &p["small"]["maximum"]), (&json!(0), &json!(255)), "{dialect:?}");
+            assert_eq!((&p["count"]["minimum"], p["count"].get("maximum")), (&json!(0), None), "{dialect:?}");
+            assert_eq!((&p["delta"]["minimum"], &p["delta"]["maximum"]), (&json!(-32768), &json!(32767)));
+            assert!(p["big"].get("minimum").is_none() && p["big"].get("maximum").is_none());
+            assert_eq!(&p["floor"]["minimum"], &json!(3), "the schema's own bound stays");
+        }
+        let anthropic = lower(&schema, Dialect::AnthropicStrict).unwrap();
+        let said = anthropic["properties"]["small"]["description"].as_str().unwrap_or_default().to_owned();
+        assert!(said.contains("At least 0") && said.contains("at most 255"), "{anthropic}");
     }
 
     #[test]

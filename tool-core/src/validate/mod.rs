@@ -35,7 +35,7 @@
 //! is not checked.
 
 mod describe;
-mod format;
+pub(crate) mod format;
 pub(crate) mod json;
 
 use crate::error::InputError;
