@@ -237,6 +237,18 @@ pub struct C14Defaults {
     pub limit: u32,
     #[serde(default)]
     pub include_hidden: bool,
+    /// How loud: an input type without `Serialize`, so its default is not known to
+    /// the schema and strict mode offers null for it.
+    #[serde(default)]
+    pub volume: Volume,
+}
+
+#[toolwright::input]
+#[derive(Default)]
+pub enum Volume {
+    #[default]
+    Quiet,
+    Loud,
 }
 /// A flattened struct.
 #[tool]
@@ -889,4 +901,292 @@ fn string_constraints_survive_where_supported() {
     assert_eq!(strict["properties"]["slug"]["pattern"], json!("^[a-z]+$"));
     assert!(strict["properties"]["homepage"].get("format").is_none(), "strict mode has no `uri` format");
     assert!(strict["properties"]["title"].get("maxLength").is_none());
+}
+
+/// A value the rendered schema `schema` allows (`defs`: the document's `$defs`):
+/// `variant` picks among the choices a schema leaves (which union member, whether an
+/// optional field is given, null where null is allowed, the low or the high bound).
+/// Patterns are satisfied only where the corpus's are known.
+fn generate(schema: &Value, defs: &Value, variant: u32, depth: usize) -> Option<Value> {
+    if depth > 12 {
+        return None;
+    }
+    // What the description says, read as the constraint it states: a model reads it.
+    let said = schema["description"].as_str().unwrap_or_default();
+    if said.starts_with("JSON text") {
+        // The value is JSON encoded in a string: its own shape is only described.
+        return None;
+    }
+    let mut schema = schema.clone();
+    read_description(said, &mut schema);
+    let schema = &schema;
+    if let Some(reference) = schema.get("$ref").and_then(Value::as_str) {
+        let name = reference.rsplit('/').next().unwrap_or_default();
+        return generate(&defs[name], defs, variant, depth + 1);
+    }
+    if let Some(values) = schema.get("enum").and_then(Value::as_array) {
+        return values.get(variant as usize % values.len().max(1)).cloned();
+    }
+    if let Some(constant) = schema.get("const") {
+        return Some(constant.clone());
+    }
+    for union in ["anyOf", "oneOf"] {
+        if let Some(members) = schema.get(union).and_then(Value::as_array) {
+            let start = variant as usize % members.len().max(1);
+            return (0..members.len())
+                .find_map(|k| generate(&members[(start + k) % members.len()], defs, variant / 2, depth + 1));
+        }
+    }
+    let types: Vec<&str> = match &schema["type"] {
+        Value::String(t) => vec![t.as_str()],
+        Value::Array(ts) => ts.iter().filter_map(Value::as_str).collect(),
+        _ => vec![],
+    };
+    let nullable = schema["nullable"] == true || types.contains(&"null");
+    if nullable && variant % 3 == 1 {
+        return Some(Value::Null);
+    }
+    let kind = types.iter().copied().find(|t| *t != "null").unwrap_or(if types.is_empty() { "any" } else { "null" });
+    let high = variant % 2 == 1;
+    Some(match kind {
+        "null" => Value::Null,
+        "boolean" => Value::Bool(high),
+        "integer" | "number" => {
+            let min = schema["minimum"].as_f64().or(schema["exclusiveMinimum"].as_f64().map(|m| m + 1.0));
+            let max = schema["maximum"].as_f64().or(schema["exclusiveMaximum"].as_f64().map(|m| m - 1.0));
+            let n = match (high, min, max) {
+                (false, Some(min), _) => min,
+                (true, _, Some(max)) => max,
+                (_, Some(min), None) => min + 1.0,
+                (_, None, Some(max)) => max - 1.0,
+                (_, None, None) => 7.0,
+            };
+            let n = match schema["multipleOf"].as_f64() {
+                Some(m) if m > 0.0 => (n / m).ceil() * m,
+                _ => n,
+            };
+            if kind == "integer" { json!(n as i64) } else { json!(n) }
+        }
+        "string" => {
+            if let Some(format) = schema["format"].as_str() {
+                let sample = match format {
+                    "email" => "a@example.com",
+                    "uri" | "url" => "https://example.com/a",
+                    "date-time" => "2026-12-03T10:00:00Z",
+                    "date" => "2026-12-03",
+                    "time" => "10:00:00",
+                    "uuid" => "67e55044-10b1-426f-9247-bb680e5fe0c8",
+                    "ipv4" => "192.0.2.1",
+                    "ipv6" => "2001:db8::1",
+                    "hostname" => "example.com",
+                    "duration" => "P1D",
+                    _ => "x",
+                };
+                return Some(json!(sample));
+            }
+            if let Some(pattern) = schema["pattern"].as_str() {
+                return Some(json!(match pattern {
+                    "^[a-z]+$" => "abc",
+                    _ => return None,
+                }));
+            }
+            let min = schema["minLength"].as_u64().unwrap_or(0) as usize;
+            let max = schema["maxLength"].as_u64().map(|m| m as usize);
+            let len = match (high, max) {
+                (true, Some(max)) => max,
+                _ => min.max(1).min(max.unwrap_or(usize::MAX)),
+            };
+            json!("a".repeat(len))
+        }
+        "array" => {
+            let min = schema["minItems"].as_u64().unwrap_or(0) as usize;
+            let max = schema["maxItems"].as_u64().map(|m| m as usize).unwrap_or(3);
+            let unique = schema["uniqueItems"] == true;
+            let n = if high { max.min(3).max(min) } else { min.max(1).min(max) };
+            let mut items = Vec::new();
+            if let Some(prefix) = schema.get("prefixItems").and_then(Value::as_array) {
+                for item in prefix {
+                    items.push(generate(item, defs, variant, depth + 1)?);
+                }
+                return Some(Value::Array(items));
+            }
+            for i in 0..n {
+                let item = generate(&schema["items"], defs, variant + if unique { i as u32 } else { 0 }, depth + 1)?;
+                if unique && items.contains(&item) {
+                    continue;
+                }
+                items.push(item);
+            }
+            if items.len() < min {
+                return None;
+            }
+            Value::Array(items)
+        }
+        "object" => {
+            let mut out = serde_json::Map::new();
+            let mut required: Vec<String> = schema["required"]
+                .as_array()
+                .map(|r| r.iter().filter_map(Value::as_str).map(str::to_owned).collect())
+                .unwrap_or_default();
+            // A merged union says its variants: `One of {kind: "circle", radius} or ...`.
+            let mut fixed: Vec<(String, Value)> = Vec::new();
+            let mut only: Option<Vec<String>> = None;
+            if let Some(variants) = said.split("One of ").nth(1) {
+                let alternatives: Vec<&str> =
+                    variants.split(" or ").filter(|a| a.trim_start().starts_with('{')).collect();
+                if let Some(pick) = alternatives.get(variant as usize % alternatives.len().max(1)) {
+                    let inner = pick.trim().trim_end_matches('.').trim_start_matches('{').trim_end_matches('}');
+                    let mut names = Vec::new();
+                    for field in inner.split(", ") {
+                        match field.split_once(": ") {
+                            Some((name, value)) => {
+                                fixed.push((name.to_owned(), serde_json::from_str(value).ok()?));
+                                names.push(name.to_owned());
+                            }
+                            None => names.push(field.trim_end_matches('?').to_owned()),
+                        }
+                    }
+                    required.extend(names.iter().filter(|n| !inner.contains(&format!("{n}?"))).cloned());
+                    only = Some(names);
+                }
+            }
+            for (name, sub) in schema["properties"].as_object().into_iter().flatten() {
+                let in_variant = only.as_ref().is_none_or(|names| {
+                    names.contains(name) || schema["required"].as_array().is_some_and(|r| r.contains(&json!(name)))
+                });
+                let give = required.contains(name) || (high && in_variant);
+                if !give || !in_variant && !required.contains(name) {
+                    continue;
+                }
+                // A field its variant names is given a value, not the null strict mode allows.
+                let named = only.as_ref().is_some_and(|names| names.contains(name));
+                let choice = if named { variant * 3 } else { variant };
+                match fixed.iter().find(|(n, _)| n == name) {
+                    Some((_, value)) => out.insert(name.clone(), value.clone()),
+                    None => out.insert(name.clone(), generate(sub, defs, choice, depth + 1)?),
+                };
+            }
+            Value::Object(out)
+        }
+        _ => json!("free"),
+    })
+}
+
+/// Every corpus tool, rendered for every provider: a value each rendering allows is
+/// accepted by the tool's check (with the turn's provider set, as the agent loop
+/// does), so a model is never refused for a rule it was not shown.
+#[test]
+fn what_each_rendering_allows_the_check_accepts() {
+    let registry = registry();
+    let mut problems = Vec::new();
+    let mut checked = 0;
+    for name in corpus_names(&registry) {
+        for provider in Provider::ALL {
+            let Some(Ok(_)) = registry.definition(&name, provider) else { continue };
+            let mut rendered = schema(&name, provider);
+            if rendered.is_null() {
+                // A tool without parameters (Gemini leaves `parameters` out).
+                rendered = json!({"type": "object", "properties": {}});
+            }
+            let defs = rendered.get("$defs").cloned().unwrap_or(Value::Null);
+            for variant in 0..6 {
+                let Some(value) = generate(&rendered, &defs, variant, 0) else { continue };
+                checked += 1;
+                // With the turn's provider set (as the agent loop sets it) and without
+                // (a loop of the user's own that does not).
+                for turn_provider in [Some(provider), None] {
+                    let result = run_tool(&name, &value, turn_provider);
+                    if result.output.is_error {
+                        problems.push(format!(
+                            "{name} / {provider} / variant {variant} / provider on the turn: {}: {value}\n  refused: {}",
+                            turn_provider.is_some(),
+                            result.output.text_content()
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    assert!(checked > 500, "only {checked} values were generated");
+    assert!(problems.is_empty(), "{} of {checked} refused:\n{}", problems.len(), problems.join("\n"));
+}
+
+/// Reads what a description states (`2 to 5 items.`, `No duplicates.`, `Greater than
+/// 0.`, `In the format uri.`, `From 1 to 10.`) into the keywords it stands for.
+fn read_description(said: &str, schema: &mut Value) {
+    let number = |text: &str| text.trim().trim_end_matches('.').parse::<f64>().ok();
+    for sentence in said.split(['.', ';']).map(str::trim).flat_map(|s| s.split(", ")) {
+        let lower = sentence.to_lowercase();
+        let words: Vec<&str> = lower.split_whitespace().collect();
+        let set = |schema: &mut Value, key: &str, value: Value| {
+            if schema.get(key).is_none() {
+                schema[key] = value;
+            }
+        };
+        match words.as_slice() {
+            ["no", "duplicates"] => set(schema, "uniqueItems", json!(true)),
+            ["in", "the", "format", format] => set(schema, "format", json!(format)),
+            ["greater", "than", n] => {
+                if let Some(n) = number(n) {
+                    set(schema, "exclusiveMinimum", json!(n));
+                    schema.as_object_mut().map(|m| m.remove("minimum"));
+                }
+            }
+            ["less", "than", n] => {
+                if let Some(n) = number(n) {
+                    set(schema, "exclusiveMaximum", json!(n));
+                    schema.as_object_mut().map(|m| m.remove("maximum"));
+                }
+            }
+            ["from", a, "to", b] => {
+                if let (Some(a), Some(b)) = (number(a), number(b)) {
+                    set(schema, "minimum", json!(a));
+                    set(schema, "maximum", json!(b));
+                }
+            }
+            ["at", "least", n] => {
+                if let Some(n) = number(n) {
+                    set(schema, "minimum", json!(n));
+                }
+            }
+            ["at", "most", n] => {
+                if let Some(n) = number(n) {
+                    set(schema, "maximum", json!(n));
+                }
+            }
+            [a, "to", b, unit] | ["from", a, "to", b, unit] => {
+                let (key_min, key_max) = match *unit {
+                    "items" | "item" => ("minItems", "maxItems"),
+                    "characters" | "character" => ("minLength", "maxLength"),
+                    _ => continue,
+                };
+                if let (Some(a), Some(b)) = (number(a), number(b)) {
+                    set(schema, key_min, json!(a as u64));
+                    set(schema, key_max, json!(b as u64));
+                }
+            }
+            ["at", "least", n, unit] | ["at", "most", n, unit] | ["exactly", n, unit] => {
+                let Some(n) = number(n) else { continue };
+                let (key_min, key_max) = match *unit {
+                    "items" | "item" => ("minItems", "maxItems"),
+                    "characters" | "character" => ("minLength", "maxLength"),
+                    _ => continue,
+                };
+                if words[0] != "at" || words[1] == "least" {
+                    set(schema, key_min, json!(n as u64));
+                }
+                if words[0] != "at" || words[1] == "most" {
+                    set(schema, key_max, json!(n as u64));
+                }
+            }
+            _ => {
+                if let Some(pattern) = sentence
+                    .strip_prefix("Matching the regular expression `")
+                    .or_else(|| sentence.strip_prefix("matching the regular expression `"))
+                {
+                    set(schema, "pattern", json!(pattern.trim_end_matches('`')));
+                }
+            }
+        }
+    }
 }

@@ -444,8 +444,7 @@ impl Validator {
             return Err(self.violation(at, false, format!("no value is accepted here, got {}", received(value))));
         }
         if !node.types.allows(value) {
-            let mut message =
-                format!("expected {}, got {} {}", self.describe(id), value.kind(), value.clipped(RECEIVED_LIMIT));
+            let mut message = format!("expected {}, got {}", self.describe(id), typed(value));
             if let Some(hint) = describe::type_hint(node.types, value) {
                 message.push_str(". ");
                 message.push_str(&hint);
@@ -694,8 +693,7 @@ impl Validator {
     }
 
     fn choice_violation(&self, id: usize, value: &Json<'_>, at: &Seg<'_>) -> Violation {
-        let mut message =
-            format!("expected {}, got {} {}", self.describe(id), value.kind(), value.clipped(RECEIVED_LIMIT));
+        let mut message = format!("expected {}, got {}", self.describe(id), typed(value));
         // The hints of the choices together: the JSON types they take, the names
         // their enums allow.
         let node = &self.nodes[id];
@@ -745,6 +743,15 @@ fn empty_as_object(raw: &[u8]) -> &[u8] {
 /// What was received, clipped: `100`, `"abc"`.
 fn received(value: &Json<'_>) -> String {
     value.clipped(RECEIVED_LIMIT)
+}
+
+/// A received value with its JSON type first (`a string "5"`), except null, whose
+/// text is its type.
+fn typed(value: &Json<'_>) -> String {
+    match value {
+        Json::Null => "null".into(),
+        _ => format!("{} {}", value.kind(), received(value)),
+    }
 }
 
 /// A syntax error, with the path to where it is (a JSON text nested past the

@@ -231,3 +231,9 @@ fn recursive_schemas_compile_and_check() {
         "children[0].children[0].value: expected an integer from 0 to 9, got 10"
     );
 }
+
+#[test]
+fn null_is_named_once() {
+    let message = error::<Echo>(r#"{"text":null,"times":2}"#);
+    assert!(message.contains("got null") && !message.contains("null null"), "{message}");
+}
