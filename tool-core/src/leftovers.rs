@@ -74,7 +74,12 @@ fn kill_group(pgid: i32) {
 /// environment; [`kill_tagged`](Self::kill_tagged) then kills every process that
 /// still carries it, wherever it moved to. Dropping it kills them too.
 #[derive(Debug)]
-pub struct CallTag(String);
+pub struct CallTag {
+    tag: String,
+    /// When the tag was made, in clock ticks since boot: no process older than
+    /// this can carry it.
+    since: u64,
+}
 
 impl CallTag {
     /// A tag unique in this machine's processes: our pid and a counter.
@@ -82,17 +87,17 @@ impl CallTag {
         static NEXT: AtomicU64 = AtomicU64::new(0);
         let tag = format!("{}.{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed));
         live().tags.insert(tag.clone());
-        CallTag(tag)
+        CallTag { tag, since: ticks_since_boot().unwrap_or(0) }
     }
 
     /// The variable and value to set in the command's environment.
     pub fn env(&self) -> (&'static str, &str) {
-        (TAG_VARIABLE, &self.0)
+        (TAG_VARIABLE, &self.tag)
     }
 
     /// Kills every process carrying the tag; returns how many there were.
     pub fn kill_tagged(&self) -> usize {
-        kill_tagged(|value| value == self.0.as_bytes())
+        kill_tagged(|value| value == self.tag.as_bytes(), self.since)
     }
 }
 
@@ -105,24 +110,30 @@ impl Default for CallTag {
 impl Drop for CallTag {
     fn drop(&mut self) {
         self.kill_tagged();
-        live().tags.remove(&self.0);
+        live().tags.remove(&self.tag);
     }
 }
 
 /// Kills the processes whose tag `matches`, until a look finds none (a process
 /// forking while it is killed leaves a tagged child for the next look).
-fn kill_tagged(matches: impl Fn(&[u8]) -> bool) -> usize {
+///
+/// A process between two programs (inside `execve`, after the new image is in
+/// place and before its environment is) reads as having none; one started since
+/// `since` that reads so is looked at again, for at most [`EXEC_WINDOW`], rather
+/// than passed over: a hook's `setsid sleep &` is often caught there.
+fn kill_tagged(matches: impl Fn(&[u8]) -> bool, since: u64) -> usize {
     let mut killed = HashSet::new();
-    for round in 0..8 {
-        let found = tagged_processes(&matches);
-        if found.is_empty() {
+    let deadline = std::time::Instant::now() + EXEC_WINDOW;
+    for round in 0.. {
+        let look = look(&matches, since);
+        if look.tagged.is_empty() && (look.unsure == 0 || std::time::Instant::now() > deadline) {
             break;
         }
         if round > 0 {
-            // A killed process takes a moment to die; give it one before looking again.
-            std::thread::sleep(std::time::Duration::from_millis(2));
+            // A killed process takes a moment to die, an exec a moment to finish.
+            std::thread::sleep(std::time::Duration::from_millis(1));
         }
-        for pid in found {
+        for pid in look.tagged {
             #[cfg(unix)]
             if let Some(id) = rustix::process::Pid::from_raw(pid) {
                 let _ = rustix::process::kill_process(id, rustix::process::Signal::KILL);
@@ -133,21 +144,67 @@ fn kill_tagged(matches: impl Fn(&[u8]) -> bool) -> usize {
     killed.len()
 }
 
-/// The live processes (not zombies, not us) whose tag `matches`.
-fn tagged_processes(matches: &impl Fn(&[u8]) -> bool) -> Vec<i32> {
-    let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
+/// How long a young process with no environment is waited for: an exec takes
+/// microseconds, but a loaded machine can hold one for milliseconds.
+const EXEC_WINDOW: std::time::Duration = std::time::Duration::from_millis(100);
+
+/// What one look through `/proc` found.
+struct Look {
+    /// The live processes (not zombies, not us) whose tag matches.
+    tagged: Vec<i32>,
+    /// Live processes started since the tag was made whose environment reads empty.
+    unsure: usize,
+}
+
+fn look(matches: &impl Fn(&[u8]) -> bool, since: u64) -> Look {
+    let mut found = Look { tagged: Vec::new(), unsure: 0 };
+    let Ok(entries) = std::fs::read_dir("/proc") else { return found };
     let me = std::process::id();
     let prefix = format!("{TAG_VARIABLE}=");
-    entries
-        .flatten()
-        .filter_map(|entry| entry.file_name().to_str()?.parse::<i32>().ok())
-        .filter(|&pid| pid as u32 != me)
-        .filter(|pid| {
-            // A zombie's environment reads empty; an exited process's not at all.
-            let Ok(environ) = std::fs::read(format!("/proc/{pid}/environ")) else { return false };
-            environ.split(|&b| b == 0).any(|var| var.strip_prefix(prefix.as_bytes()).is_some_and(matches))
-        })
-        .collect()
+    for pid in entries.flatten().filter_map(|entry| entry.file_name().to_str()?.parse::<i32>().ok()) {
+        if pid as u32 == me {
+            continue;
+        }
+        // An exited process's environment does not read at all.
+        let Ok(environ) = std::fs::read(format!("/proc/{pid}/environ")) else { continue };
+        if environ.split(|&b| b == 0).any(|var| var.strip_prefix(prefix.as_bytes()).is_some_and(matches)) {
+            found.tagged.push(pid);
+        } else if environ.is_empty() && young_and_alive(pid, since) {
+            // A zombie's or a kernel thread's reads empty too; neither is young and alive.
+            found.unsure += 1;
+        }
+    }
+    found
+}
+
+/// Whether `pid` is not a zombie, not a kernel thread, and started at or after
+/// `since` (clock ticks since boot).
+fn young_and_alive(pid: i32, since: u64) -> bool {
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else { return false };
+    // The fields after the command's closing parenthesis: state is the first,
+    // the parent the second, the start time the twentieth.
+    let Some((_, rest)) = stat.rsplit_once(')') else { return false };
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let started = fields.get(19).and_then(|t| t.parse::<u64>().ok());
+    fields.first().is_some_and(|&state| state != "Z" && state != "X")
+        && fields.get(1).is_some_and(|&parent| parent != "2" && parent != "0")
+        && started.is_some_and(|started| started + 1 >= since)
+}
+
+/// Now, in the clock ticks `/proc/<pid>/stat` counts start times in (`USER_HZ`,
+/// 100 on every Linux ABI).
+fn ticks_since_boot() -> Option<u64> {
+    let uptime = std::fs::read_to_string("/proc/uptime").ok()?;
+    let seconds: f64 = uptime.split_whitespace().next()?.parse().ok()?;
+    Some((seconds * 100.0) as u64)
+}
+
+/// When this process started, in the same ticks.
+fn our_start() -> u64 {
+    std::fs::read_to_string("/proc/self/stat")
+        .ok()
+        .and_then(|stat| stat.rsplit_once(')')?.1.split_whitespace().nth(19)?.parse().ok())
+        .unwrap_or(0)
 }
 
 /// A temporary file being written, or a scratch directory: removed by
@@ -189,7 +246,7 @@ pub fn clean_up() {
     }
     // Every tag of this process, live or not: ours start with our pid.
     let ours = format!("{}.", std::process::id());
-    kill_tagged(|value| value.starts_with(ours.as_bytes()));
+    kill_tagged(|value| value.starts_with(ours.as_bytes()), our_start());
     for temp in temps {
         // (Not following a symlink: only what was registered goes.)
         let _ = match std::fs::symlink_metadata(&temp) {
@@ -241,5 +298,33 @@ mod tests {
         assert!(!pending.path().exists());
         assert!(!child.wait().unwrap().success(), "killed");
         drop(group);
+    }
+
+    #[test]
+    fn a_process_caught_between_two_programs_is_still_found() {
+        let mut survivors = Vec::new();
+        for _ in 0..300 {
+            let tag = CallTag::new();
+            let (name, value) = tag.env();
+            // Each `exec` replaces the program; the tag is killed while one is under way.
+            let mut child = Command::new("setsid")
+                .args(["sh", "-c", "exec env sh -c 'exec sleep 300'"])
+                .env(name, value)
+                .stdout(Stdio::null())
+                .spawn()
+                .expect("setsid");
+            tag.kill_tagged();
+            let pid = child.id();
+            let deadline = std::time::Instant::now() + std::time::Duration::from_millis(500);
+            while child.try_wait().unwrap().is_none() && std::time::Instant::now() < deadline {
+                std::thread::sleep(std::time::Duration::from_millis(1));
+            }
+            if child.try_wait().unwrap().is_none() {
+                survivors.push(pid);
+                let _ = child.kill();
+            }
+            let _ = child.wait();
+        }
+        assert!(survivors.is_empty(), "{} survived: {survivors:?}", survivors.len());
     }
 }
