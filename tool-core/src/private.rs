@@ -51,3 +51,23 @@ pub fn deserialize_no_params<'de, D: Deserializer<'de>>(deserializer: D, tool: &
 pub fn no_params_schema() -> schemars::Schema {
     schemars::Schema::try_from(crate::schema::empty_object_schema()).expect("an object is a schema")
 }
+
+/// What a field of a tool's input must be: readable from JSON and described by a
+/// schema. `#[tool]` checks each field's type with [`input_field`] before serde's
+/// and schemars' derives use it, so the first error for a type that is neither is
+/// on the field and names the fix.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a field of a tool's input",
+    label = "not an input type",
+    note = "add `#[toolwright::input]` to the type's definition: it derives what a tool's input needs \
+            (serde's `Deserialize` and schemars' `JsonSchema`, through toolwright, so the crate needs neither)",
+    note = "a type from another crate needs both traits there, or a field attribute such as \
+            `#[serde(with = \"..\")]` with `#[schemars(with = \"..\")]`"
+)]
+pub trait InputField: serde::de::DeserializeOwned + schemars::JsonSchema {}
+
+#[diagnostic::do_not_recommend]
+impl<T: serde::de::DeserializeOwned + schemars::JsonSchema> InputField for T {}
+
+/// Fails to compile, on the caller's span, unless `T` is an input type.
+pub const fn input_field<T: InputField>() {}

@@ -4,11 +4,13 @@
 //! one message.
 
 use crate::attr::{self, Flag, ToolAttrs};
+use crate::check;
 use crate::ctxt::Ctxt;
-use crate::model::{AccessKind, Container, Shape, without_access_attrs};
+use crate::model::{AccessKind, Container, Shape, has_word, without_access_attrs};
 use heck::ToSnakeCase;
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned};
+use syn::spanned::Spanned;
 use syn::{DeriveInput, Path};
 
 pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
@@ -27,9 +29,13 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     let krate = attrs.krate.clone().unwrap_or_else(|| syn::parse_quote!(::toolwright));
 
     let generic = !input.generics.params.is_empty();
+    let derived = check::Derived { serde: !container.derives_deserialize, schemars: !container.derives_json_schema };
+    // (Only a struct that can be a tool is worth the look: the others get placeholders anyway.)
+    let unknown_keys =
+        matches!(container.shape, Some(Shape::Named(_))) && check::attribute_keys(&mut cx, &input, &derived);
     let body = match &container.shape {
-        Some(shape) if !generic => tool_impls(&container, shape, &spec, &krate),
-        _ => placeholder_impls(&container, &spec, &krate),
+        Some(shape) if !generic && !unknown_keys => tool_impls(&container, shape, &spec, &krate),
+        _ => placeholder_impls(&container, &spec, &krate, &derived),
     };
     let errors = cx.into_compile_errors();
     quote! {
@@ -340,7 +346,8 @@ fn tool_impls(container: &Container, shape: &Shape, spec: &SpecValues, krate: &P
                 item.attrs.insert(0, syn::parse_quote!(#[derive(#(#derives),*)]));
             }
             item.attrs.extend(helpers);
-            (quote!(#item), TokenStream::new())
+            let checks = field_checks(input, &p);
+            (quote!(#checks #item), TokenStream::new())
         }
         Shape::Unit => {
             let name = &spec.name;
@@ -381,42 +388,41 @@ fn tool_impls(container: &Container, shape: &Shape, spec: &SpecValues, krate: &P
     }
 }
 
+/// Checks each field's type is an input type, on the field's own span, before
+/// serde's and schemars' derives use it: a type that is not gets, first, an error
+/// on the field that names `#[toolwright::input]`. Fields serde or schemars do
+/// not read with the type's own impls (skipped, `with`, `deserialize_with`,
+/// `schema_with`) are left alone.
+fn field_checks(item: &syn::DeriveInput, p: &TokenStream) -> TokenStream {
+    let syn::Data::Struct(data) = &item.data else { return TokenStream::new() };
+    let checks = data.fields.iter().filter_map(|field| {
+        if has_word(&field.attrs, "serde", &["skip", "skip_deserializing", "with", "deserialize_with"])
+            || has_word(&field.attrs, "schemars", &["with", "schema_with"])
+        {
+            return None;
+        }
+        let ty = &field.ty;
+        Some(quote_spanned!(ty.span()=> #p::input_field::<#ty>();))
+    });
+    quote! {
+        const _: () = {
+            #(#checks)*
+        };
+    }
+}
+
 /// For an item that cannot be a tool: the item unchanged, plus impls that let the
 /// user's `impl Tool` compile, so the only error is the one that explains the mistake.
-fn placeholder_impls(container: &Container, spec: &SpecValues, krate: &Path) -> TokenStream {
-    let p = quote!(#krate::__private);
-    let ident = container.ident;
-    let input = container.input;
-    let generics = &input.generics;
-    let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
-    let mut de_generics = generics.clone();
-    de_generics.params.insert(0, syn::parse_quote!('de));
-    let (de_impl_generics, _, _) = de_generics.split_for_impl();
+fn placeholder_impls(container: &Container, spec: &SpecValues, krate: &Path, derived: &check::Derived) -> TokenStream {
     let info = spec_and_info(container, spec, krate, true);
-    let input = without_access_attrs(input);
+    // The derives are not run: their attributes go, and a user's own derive stays.
+    let input = check::without_derive_attrs(&without_access_attrs(container.input), derived);
+    let derives = check::placeholder_derives(container.input, krate, derived);
     quote! {
         #input
 
         const _: () = {
-            #[automatically_derived]
-            impl #de_impl_generics #p::serde::Deserialize<'de> for #ident #ty_generics #where_clause {
-                fn deserialize<__D: #p::serde::Deserializer<'de>>(
-                    _: __D,
-                ) -> ::core::result::Result<Self, __D::Error> {
-                    ::core::result::Result::Err(<__D::Error as #p::serde::de::Error>::custom("not a valid tool"))
-                }
-            }
-
-            #[automatically_derived]
-            impl #impl_generics #p::schemars::JsonSchema for #ident #ty_generics #where_clause {
-                fn schema_name() -> #p::Cow<'static, str> {
-                    #p::Cow::Borrowed(::core::stringify!(#ident))
-                }
-                fn json_schema(_: &mut #p::schemars::SchemaGenerator) -> #p::schemars::Schema {
-                    #p::no_params_schema()
-                }
-            }
-
+            #derives
             #info
         };
     }

@@ -24,6 +24,18 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         let errors = cx.into_compile_errors();
         return quote!(#input #errors);
     }
+    let derived = crate::check::Derived {
+        serde: !derives(&input.attrs, "Deserialize"),
+        schemars: !derives(&input.attrs, "JsonSchema"),
+    };
+    if crate::check::attribute_keys(&mut cx, &input, &derived) {
+        // The item without the derives that would give up on it, and impls that
+        // let its uses compile, so that the unknown key is the one error.
+        let item = crate::check::without_derive_attrs(&input, &derived);
+        let placeholders = crate::check::placeholder_derives(&input, &krate, &derived);
+        let errors = cx.into_compile_errors();
+        return quote!(#item const _: () = { #placeholders }; #errors);
+    }
     let krate_text = quote!(#krate).to_string().replace(' ', "");
     let mut derive_paths = Vec::new();
     let mut helpers: Vec<syn::Attribute> = Vec::new();

@@ -4,6 +4,7 @@
 //! describes the attribute keys, the generated code and the compile errors.
 
 mod attr;
+mod check;
 mod ctxt;
 mod expand;
 mod input;
@@ -59,8 +60,12 @@ use proc_macro::TokenStream;
 /// and every call is checked against; serde attributes (`rename`, `default`, `flatten`,
 /// ...) work as usual. A nested type takes `#[toolwright::input]`.
 ///
-/// Mistakes are compile errors on their span, all reported together. The
-/// `toolwright` crate's documentation shows a tool end to end.
+/// Mistakes are compile errors on their span, all reported together. An unknown
+/// `serde` or `schemars` key is one error naming the nearest known key (the derives
+/// are left out, so nothing else fails for it). A field whose type is not an input
+/// type gets, first, an error on the field naming `#[toolwright::input]`; serde's
+/// and schemars' own errors for the same type follow it (rustc checks their derived
+/// code on its own). The `toolwright` crate's documentation shows a tool end to end.
 #[proc_macro_attribute]
 pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
     expand::expand(args.into(), item.into()).into()

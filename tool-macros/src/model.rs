@@ -253,21 +253,30 @@ pub(crate) fn derives(attrs: &[Attribute], name: &str) -> bool {
 
 /// Whether an `#[ns(...)]` attribute mentions one of `words` as a key.
 pub(crate) fn has_word(attrs: &[Attribute], ns: &str, words: &[&str]) -> bool {
-    attrs.iter().filter(|a| a.path().is_ident(ns)).any(|a| {
-        let mut found = false;
-        let _ = a.parse_nested_meta(|meta| {
-            found |= words.iter().any(|w| meta.path.is_ident(w));
-            if meta.input.peek(syn::Token![=]) {
-                meta.value()?.parse::<syn::Expr>()?;
-            } else if meta.input.peek(syn::token::Paren) {
-                let content;
-                syn::parenthesized!(content in meta.input);
-                content.parse::<proc_macro2::TokenStream>()?;
-            }
-            Ok(())
-        });
-        found
+    attrs
+        .iter()
+        .filter(|a| a.path().is_ident(ns))
+        .filter_map(meta_keys)
+        .any(|keys| keys.iter().any(|key| words.iter().any(|w| key.is_ident(w))))
+}
+
+/// The keys of an attribute written `ns(key, key = value, key(..))`, or `None`
+/// when it is not written so.
+pub(crate) fn meta_keys(attr: &Attribute) -> Option<Vec<syn::Path>> {
+    let mut keys = Vec::new();
+    attr.parse_nested_meta(|meta| {
+        keys.push(meta.path.clone());
+        if meta.input.peek(syn::Token![=]) {
+            meta.value()?.parse::<syn::Expr>()?;
+        } else if meta.input.peek(syn::token::Paren) {
+            let content;
+            syn::parenthesized!(content in meta.input);
+            content.parse::<proc_macro2::TokenStream>()?;
+        }
+        Ok(())
     })
+    .ok()?;
+    Some(keys)
 }
 
 #[cfg(test)]
