@@ -117,10 +117,10 @@ impl Drop for CallTag {
 /// Kills the processes whose tag `matches`, until a look finds none (a process
 /// forking while it is killed leaves a tagged child for the next look).
 ///
-/// A process between two programs (inside `execve`, after the new image is in
-/// place and before its environment is) reads as having none; one started since
-/// `since` that reads so is looked at again, for at most [`EXEC_WINDOW`], rather
-/// than passed over: a hook's `setsid sleep &` is often caught there.
+/// A process between two programs (inside `execve`) reads as having no
+/// environment, a part of one, or an error; one started since `since` that reads
+/// so is looked at again, for at most [`EXEC_WINDOW`], rather than passed over: a
+/// hook's `setsid sleep &` is often caught there.
 fn kill_tagged(matches: impl Fn(&[u8]) -> bool, since: u64) -> usize {
     let mut killed = HashSet::new();
     let deadline = std::time::Instant::now() + EXEC_WINDOW;
@@ -152,7 +152,8 @@ const EXEC_WINDOW: std::time::Duration = std::time::Duration::from_millis(100);
 struct Look {
     /// The live processes (not zombies, not us) whose tag matches.
     tagged: Vec<i32>,
-    /// Live processes started since the tag was made whose environment reads empty.
+    /// Live processes started since the tag was made whose environment could not
+    /// be read whole.
     unsure: usize,
 }
 
@@ -165,13 +166,27 @@ fn look(matches: &impl Fn(&[u8]) -> bool, since: u64) -> Look {
         if pid as u32 == me {
             continue;
         }
-        // An exited process's environment does not read at all.
-        let Ok(environ) = std::fs::read(format!("/proc/{pid}/environ")) else { continue };
-        if environ.split(|&b| b == 0).any(|var| var.strip_prefix(prefix.as_bytes()).is_some_and(matches)) {
-            found.tagged.push(pid);
-        } else if environ.is_empty() && young_and_alive(pid, since) {
-            // A zombie's or a kernel thread's reads empty too; neither is young and alive.
-            found.unsure += 1;
+        let path = format!("/proc/{pid}/environ");
+        let tagged = |environ: &[u8]| {
+            environ.split(|&b| b == 0).any(|var| var.strip_prefix(prefix.as_bytes()).is_some_and(matches))
+        };
+        match std::fs::read(&path) {
+            Ok(environ) if tagged(&environ) => found.tagged.push(pid),
+            // An exited process's environment does not read at all.
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            // A process caught inside `execve` reads as no environment, a part of
+            // one, or an error; a whole one ends with its NUL and reads the same
+            // twice. (A zombie or a kernel thread reads empty, but is not young
+            // and alive.)
+            read if young_and_alive(pid, since) => {
+                let settled = read.as_ref().is_ok_and(|environ| {
+                    environ.ends_with(b"\0") && std::fs::read(&path).is_ok_and(|again| again == *environ)
+                });
+                if !settled {
+                    found.unsure += 1;
+                }
+            }
+            _ => {}
         }
     }
     found
@@ -302,7 +317,7 @@ mod tests {
 
     #[test]
     fn a_process_caught_between_two_programs_is_still_found() {
-        let mut survivors = Vec::new();
+        let mut survivors: Vec<u32> = Vec::new();
         for _ in 0..300 {
             let tag = CallTag::new();
             let (name, value) = tag.env();
