@@ -228,3 +228,76 @@ async fn claude_codes_tool_names_and_file_path_reach_the_builtins() {
     let listed = registry.definitions(toolwright::provider::Api::Anthropic.provider()).unwrap().to_value();
     assert!(listed.as_array().unwrap().iter().all(|t| t["name"] != "Read"));
 }
+
+/// The rest of Claude Code's documented inputs, as its tools reference spells them:
+/// Grep's `-o` and `context`, TodoWrite's items without ids and with `activeForm`,
+/// LS's `ignore`, Bash's `dangerouslyDisableSandbox`, BashOutput's `bash_id` and
+/// `filter`.
+#[tokio::test]
+async fn claude_codes_other_input_fields_work_unchanged() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.rs"), "let x = 10;\nlet y = 200;\nnothing\n").unwrap();
+    std::fs::create_dir(dir.path().join("logs")).unwrap();
+    std::fs::write(dir.path().join("logs/run.log"), "").unwrap();
+    std::fs::write(dir.path().join("notes.md"), "").unwrap();
+    let registry = std::sync::Arc::new(toolwright::registry().unwrap());
+    let executor = toolwright::Executor::builder(std::sync::Arc::clone(&registry))
+        .policy(toolwright::permission::AllowAll)
+        .build();
+    let turn = toolwright::TurnContext::new(dir.path()).with_extensions(toolwright::builtin::session());
+    let run = |name: &'static str, input: serde_json::Value| {
+        let call = toolwright::ToolCall::new("1", name, input.to_string());
+        let (executor, turn) = (&executor, &turn);
+        async move {
+            let result = executor.execute(&call, turn).await;
+            (result.is_ok(), result.output.text_content())
+        }
+    };
+    let grep = run("Grep", serde_json::json!({"pattern": "[0-9]+", "output_mode": "content", "-o": true})).await;
+    assert_eq!(grep, (true, "a.rs:1:10\na.rs:2:200".to_owned()));
+    let refused = run("Grep", serde_json::json!({"pattern": "x", "-o": true})).await;
+    assert!(!refused.0 && refused.1.contains("`-o` needs `output_mode: \"content\"`"), "{}", refused.1);
+    let context = run("Grep", serde_json::json!({"pattern": "y =", "output_mode": "content", "context": 1})).await;
+    assert_eq!(context, (true, "a.rs-1-let x = 10;\na.rs:2:let y = 200;\na.rs-3-nothing".to_owned()));
+
+    let todos = run(
+        "TodoWrite",
+        serde_json::json!({"todos": [
+            {"content": "Read the code", "status": "completed", "activeForm": "Reading the code"},
+            {"content": "Fix the bug", "status": "in_progress", "activeForm": "Fixing the bug"}
+        ]}),
+    )
+    .await;
+    assert_eq!(
+        todos,
+        (true, "Todo list (1/2 done):\n[x] Read the code (1)\n[~] Fix the bug (2): Fixing the bug".to_owned())
+    );
+
+    let ls = run("LS", serde_json::json!({"path": dir.path(), "ignore": ["*.log", "notes.md"]})).await;
+    assert!(ls.0 && ls.1.contains("a.rs") && ls.1.contains("logs/"), "{}", ls.1);
+    assert!(!ls.1.contains("run.log") && !ls.1.contains("notes.md"), "{}", ls.1);
+    let bad = run("LS", serde_json::json!({"ignore": ["a{"]})).await;
+    assert!(!bad.0 && bad.1.contains("`ignore`: invalid glob `a{`"), "{}", bad.1);
+
+    let bash = run(
+        "Bash",
+        serde_json::json!({"command": "printf 'keep 1\\ndrop\\nkeep 2\\n'", "run_in_background": true, "dangerouslyDisableSandbox": false}),
+    )
+    .await;
+    assert!(bash.0, "{}", bash.1);
+    let id = bash.1.split('`').nth(1).expect("a handle in backquotes").to_owned();
+    let mut output = String::new();
+    for _ in 0..200 {
+        let (ok, text) = run("BashOutput", serde_json::json!({"bash_id": id, "filter": "^keep"})).await;
+        assert!(ok, "{text}");
+        output.push_str(&text);
+        output.push('\n');
+        if text.contains("exited") {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    // (The header names the command, `drop` and all: the output lines are what count.)
+    let lines: Vec<&str> = output.lines().filter(|l| !l.starts_with('`') && *l != "(no new output)").collect();
+    assert_eq!(lines, ["keep 1", "keep 2"], "{output}");
+}

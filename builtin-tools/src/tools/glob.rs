@@ -23,7 +23,7 @@ pub const DEFAULT_GLOB_LIMIT: u32 = 100;
 pub struct Glob {
     /// The glob pattern, such as `**/*.rs`.
     pub pattern: String,
-    /// Directory to search, relative to the workspace root. Defaults to the root.
+    /// Directory, relative to the workspace root. Defaults to the root.
     pub path: Option<String>,
     /// How many paths to return at most. Defaults to 100.
     #[schemars(range(min = 1))]

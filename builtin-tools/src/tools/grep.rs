@@ -38,34 +38,37 @@ pub enum GrepOutput {
 pub struct Grep {
     /// The regular expression, such as `fn\s+main` or `TODO`.
     pub pattern: String,
-    /// File or directory to search, relative to the workspace root. Defaults to the root.
+    /// File or directory, relative to the workspace root. Defaults to the root.
     pub path: Option<String>,
-    /// Only search files whose path matches this glob, such as `*.rs` or `src/**/*.ts`.
+    /// Only files matching this glob, such as `*.rs`.
     pub glob: Option<String>,
     /// Only search files of this type, such as `rust`, `py`, `js`, `md`.
     #[serde(rename = "type")]
     pub file_type: Option<String>,
-    /// What to return: `content` (lines as `path:line:text`, context as `path-line-text`), `files_with_matches` (paths; the default) or `count` (`path:count`).
+    /// `files_with_matches` (paths; the default), `content` (`path:line:text`) or `count` (`path:count`).
     pub output_mode: Option<GrepOutput>,
     /// Ignore case (`-i`).
     #[serde(rename = "-i", default)]
     pub case_insensitive: bool,
-    /// Show line numbers in `content` mode (`-n`). Defaults to true.
+    /// Line numbers in `content` mode. Defaults to true.
     #[serde(rename = "-n")]
     pub line_numbers: Option<bool>,
-    /// Lines of context after each match (`-A`), in `content` mode.
+    /// Lines after each match, in `content` mode.
     #[serde(rename = "-A")]
     pub after: Option<u32>,
-    /// Lines of context before each match (`-B`), in `content` mode.
+    /// Lines before each match, in `content` mode.
     #[serde(rename = "-B")]
     pub before: Option<u32>,
-    /// Lines of context before and after each match (`-C`), in `content` mode.
+    /// Lines around each match, in `content` mode.
     #[serde(rename = "-C")]
     pub context: Option<u32>,
+    /// Only the matched parts, in `content` mode.
+    #[serde(rename = "-o", default)]
+    pub only_matching: bool,
     /// Let the pattern span lines; `.` then matches newlines too.
     #[serde(default)]
     pub multiline: bool,
-    /// Return at most this many entries (lines, files or counts). Defaults to 500.
+    /// At most this many entries. Defaults to 500.
     #[schemars(range(min = 1))]
     pub head_limit: Option<u32>,
     /// Skip this many entries first. Defaults to 0.
@@ -75,6 +78,9 @@ pub struct Grep {
 impl Tool for Grep {
     type Output = String;
 
+    /// Claude Code's Grep takes `context` as well as `-C`.
+    const FIELD_ALIASES: &'static [(&'static str, &'static str)] = &[("context", "-C")];
+
     /// A search of its directory (the working directory when none is given).
     fn access(&self) -> Accesses {
         Accesses::of([Access::Search(self.path.clone().unwrap_or_else(|| ".".to_owned()))])
@@ -83,6 +89,9 @@ impl Tool for Grep {
     fn validate(&self, _cx: &ToolContext) -> Result<(), ToolError> {
         if self.pattern.is_empty() {
             return Err(ToolError::msg("`pattern` is empty; give a regular expression"));
+        }
+        if self.only_matching && self.mode() != GrepOutput::Content {
+            return Err(ToolError::msg("`-o` needs `output_mode: \"content\"`: only lines have matched parts to show"));
         }
         if self.head_limit == Some(0) {
             return Err(ToolError::msg("`head_limit` must be at least 1"));
@@ -127,7 +136,11 @@ impl Grep {
 
     fn searcher(&self) -> Searcher {
         let content = self.mode() == GrepOutput::Content;
-        let context = |n: Option<u32>| if content { n.or(self.context).unwrap_or(0) as usize } else { 0 };
+        // As with `rg -o`, matched parts come without context lines.
+        let context = |n: Option<u32>| match content && !self.only_matching {
+            true => n.or(self.context).unwrap_or(0) as usize,
+            false => 0,
+        };
         SearcherBuilder::new()
             .line_number(true)
             .multi_line(self.multiline)
@@ -221,7 +234,8 @@ impl Grep {
         }
         let files = found.len();
         let content = self.mode() == GrepOutput::Content;
-        let separated = content && self.before.or(self.after).or(self.context).unwrap_or(0) > 0;
+        let separated =
+            content && !self.only_matching && self.before.or(self.after).or(self.context).unwrap_or(0) > 0;
         let (offset, limit) = self.page();
         let end = offset.saturating_add(limit);
         let mut shown: Vec<String> = Vec::new();
@@ -306,6 +320,8 @@ struct Collect<'a> {
     budget: &'a AtomicUsize,
     matches: u64,
     line_numbers: bool,
+    /// With `-o`: finds the matched parts of a line.
+    parts: Option<grep_regex::RegexMatcher>,
 }
 
 /// How much of a matching line an entry shows (characters).
@@ -323,6 +339,7 @@ impl<'a> Collect<'a> {
             budget,
             matches: 0,
             line_numbers: grep.line_numbers.unwrap_or(true),
+            parts: grep.only_matching.then(|| grep.matcher().ok()).flatten(),
         }
     }
 
@@ -370,6 +387,28 @@ impl<'a> Collect<'a> {
         }
     }
 
+    /// With `-o`: each matched part of each line as an entry of its own.
+    fn push_parts(&mut self, first: Option<u64>, bytes: &[u8]) {
+        use grep_matcher::Matcher as _;
+        let Some(matcher) = self.parts.take() else { return };
+        let mut parts: Vec<(u64, String)> = Vec::new();
+        for (i, line) in bytes.split_inclusive(|&b| b == b'\n').enumerate() {
+            let line = line.strip_suffix(b"\n").unwrap_or(line);
+            let _ = matcher.find_iter(line, |m| {
+                // (An empty match shows nothing, as with `rg -o`.)
+                if !m.is_empty() {
+                    parts.push((i as u64, String::from_utf8_lossy(&line[m]).into_owned()));
+                }
+                true
+            });
+        }
+        self.parts = Some(matcher);
+        for (i, part) in parts {
+            let number = first.filter(|_| self.line_numbers).map(|n| format!("{}:", n + i)).unwrap_or_default();
+            self.push_entry(format!("{}:{number}{part}", self.display));
+        }
+    }
+
     fn finish(self, path: &std::path::Path) -> Option<FileHits> {
         if self.matches == 0 {
             return None;
@@ -389,6 +428,7 @@ impl Sink for Collect<'_> {
     fn matched(&mut self, _searcher: &Searcher, mat: &SinkMatch<'_>) -> Result<bool, std::io::Error> {
         self.matches += 1;
         match self.grep.mode() {
+            GrepOutput::Content if self.parts.is_some() => self.push_parts(mat.line_number(), mat.bytes()),
             GrepOutput::Content => self.push_lines(mat.line_number(), mat.bytes(), ':'),
             // One match is enough to list the file.
             GrepOutput::FilesWithMatches => return Ok(false),

@@ -15,7 +15,7 @@ pub const DEFAULT_LIST_LIMIT: u32 = 500;
 /// .toolwrightignore, and hidden files, are left out.
 #[tool(read_only, concurrency_safe, idempotent, rule_name = "LS", aliases = ["LS"])]
 pub struct ListDir {
-    /// Directory to list, relative to the workspace root. Defaults to the root.
+    /// Directory, relative to the workspace root. Defaults to the root.
     pub path: Option<String>,
     /// How many levels to descend. Defaults to 2.
     #[schemars(range(min = 1, max = 20))]
@@ -23,6 +23,22 @@ pub struct ListDir {
     /// How many entries to list at most. Defaults to 500.
     #[schemars(range(min = 1))]
     pub limit: Option<u32>,
+    /// Globs to leave out, such as `*.log`.
+    pub ignore: Option<Vec<String>>,
+}
+
+impl ListDir {
+    /// The `ignore` globs as the walk's overrides: each one only leaves out (a glob
+    /// given to the walker plainly would list only what it matches).
+    fn ignored(&self, dir: &std::path::Path) -> Result<ignore::overrides::Override, ToolError> {
+        let mut overrides = ignore::overrides::OverrideBuilder::new(dir);
+        for glob in self.ignore.iter().flatten() {
+            overrides
+                .add(&format!("!{glob}"))
+                .map_err(|e| ToolError::msg(format!("`ignore`: invalid glob `{glob}`: {e}")))?;
+        }
+        overrides.build().map_err(|e| ToolError::msg(format!("`ignore`: {e}")))
+    }
 }
 
 impl Tool for ListDir {
@@ -40,7 +56,7 @@ impl Tool for ListDir {
         if self.limit == Some(0) {
             return Err(ToolError::msg("`limit` must be at least 1"));
         }
-        Ok(())
+        self.ignored(std::path::Path::new(".")).map(drop)
     }
 
     async fn call(self, cx: &ToolContext) -> Result<String, ToolError> {
@@ -49,11 +65,12 @@ impl Tool for ListDir {
         if !dir.path.is_dir() {
             return Err(ToolError::msg(format!("`{}` is a file, not a directory; use read_file to read it", dir.display)));
         }
+        let ignored = self.ignored(&dir.path)?;
         let depth = self.depth.unwrap_or(2) as usize;
         let limit = self.limit.unwrap_or(DEFAULT_LIST_LIMIT) as usize;
         let list = move || {
             let mut walk = workspace.walker(&dir.path);
-            walk.max_depth(Some(depth)).sort_by_file_name(|a, b| a.cmp(b));
+            walk.max_depth(Some(depth)).sort_by_file_name(|a, b| a.cmp(b)).overrides(ignored);
             // Path components relative to `dir`, directories marked.
             let mut tree: BTreeMap<Vec<String>, bool> = BTreeMap::new();
             let mut listing = crate::confined::Listing::new(&dir.root);

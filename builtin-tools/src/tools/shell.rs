@@ -46,13 +46,13 @@ pub struct Shell {
     pub command: String,
     /// A short description of what the command does, for the user.
     pub description: Option<String>,
-    /// Timeout in milliseconds. Defaults to 120000 (2 minutes); at most 600000.
+    /// In milliseconds; defaults to 120000, at most 600000.
     #[schemars(range(min = 1, max = MAX_SHELL_TIMEOUT_MS))]
     pub timeout: Option<u64>,
-    /// Start the command and return at once with a handle for shell_output.
+    /// Return at once with a handle for shell_output.
     #[serde(default)]
     pub run_in_background: bool,
-    /// Run outside the sandbox, only after the sandbox blocked this command; needs the user's permission.
+    /// Run unsandboxed, only after the sandbox blocked this command; needs permission.
     #[serde(default)]
     pub dangerously_disable_sandbox: bool,
     /// The command's analysis, made once: the flags and the permission policy read it.
@@ -80,6 +80,10 @@ impl Shell {
 
 impl Tool for Shell {
     type Output = ToolOutput;
+
+    /// Claude Code's Bash spells it `dangerouslyDisableSandbox`.
+    const FIELD_ALIASES: &'static [(&'static str, &'static str)] =
+        &[("dangerouslyDisableSandbox", "dangerously_disable_sandbox")];
 
     fn validate(&self, _cx: &ToolContext) -> Result<(), ToolError> {
         if self.command.trim().is_empty() {
@@ -519,7 +523,12 @@ impl BackgroundShells {
 
     /// New output of a background command since the last read, and its state; with
     /// `kill`, the command's process group is killed first.
-    pub(crate) fn read(&self, id: &str, kill: bool) -> Result<ToolOutput, ToolError> {
+    pub(crate) fn read(
+        &self,
+        id: &str,
+        kill: bool,
+        filter: Option<&grep_regex::RegexMatcher>,
+    ) -> Result<ToolOutput, ToolError> {
         let mut table = self.inner.lock().unwrap_or_else(PoisonError::into_inner);
         let known: Vec<String> = table.keys().cloned().collect();
         let Some(entry) = table.get_mut(id) else {
@@ -532,9 +541,18 @@ impl BackgroundShells {
             entry.group.lock().unwrap_or_else(PoisonError::into_inner).kill();
         }
         let captured = entry.output.lock().unwrap_or_else(PoisonError::into_inner);
-        let fresh = captured.since(entry.read);
+        let mut fresh = captured.since(entry.read);
         entry.read = captured.total;
         drop(captured);
+        if let Some(filter) = filter {
+            use grep_matcher::Matcher as _;
+            fresh = fresh
+                .split_inclusive(|&b| b == b'\n')
+                .filter(|line| filter.is_match(line.strip_suffix(b"\n").unwrap_or(line)).unwrap_or(false))
+                .flatten()
+                .copied()
+                .collect();
+        }
         let mut view = Captured::default();
         view.push(&fresh);
         let text = if fresh.is_empty() { "(no new output)".to_owned() } else { render_output(&view) };

@@ -13,10 +13,19 @@ pub struct ShellOutput {
     /// Stop the command first. Defaults to false.
     #[serde(default)]
     pub kill: bool,
+    /// Only new lines matching this regex; the rest are dropped.
+    pub filter: Option<String>,
 }
 
 impl Tool for ShellOutput {
     type Output = ToolOutput;
+
+    /// Claude Code's BashOutput names the handle `bash_id`.
+    const FIELD_ALIASES: &'static [(&'static str, &'static str)] = &[("bash_id", "id")];
+
+    fn validate(&self, _cx: &ToolContext) -> Result<(), ToolError> {
+        self.filter().map(drop)
+    }
 
     fn is_read_only(&self) -> bool {
         !self.kill
@@ -30,6 +39,18 @@ impl Tool for ShellOutput {
         let shells = cx
             .extension::<BackgroundShells>()
             .ok_or_else(|| ToolError::msg("this session has no background commands"))?;
-        shells.read(&self.id, self.kill)
+        shells.read(&self.id, self.kill, self.filter()?.as_ref())
+    }
+}
+
+impl ShellOutput {
+    fn filter(&self) -> Result<Option<grep_regex::RegexMatcher>, ToolError> {
+        self.filter
+            .as_deref()
+            .map(|pattern| {
+                grep_regex::RegexMatcher::new_line_matcher(pattern)
+                    .map_err(|e| ToolError::msg(format!("`filter` is not a valid regular expression:\n{e}")))
+            })
+            .transpose()
     }
 }

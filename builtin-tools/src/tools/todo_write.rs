@@ -20,12 +20,16 @@ pub enum TodoStatus {
 #[serde(deny_unknown_fields)]
 #[schemars(crate = "toolwright_core::__private::schemars")]
 pub struct TodoItem {
-    /// A short unique id.
+    /// A unique id; defaults to its place in the list.
+    #[serde(default)]
     pub id: String,
     /// What to do, imperative ("Run the tests").
     pub content: String,
     /// `pending`, `in_progress` (at most one task at a time) or `completed`.
     pub status: TodoStatus,
+    /// Shown while in progress ("Running the tests").
+    #[serde(rename = "activeForm", default)]
+    pub active_form: Option<String>,
 }
 
 /// The session's task list, as last written. Kept in the turn's extensions by the
@@ -50,18 +54,16 @@ impl Tool for TodoWrite {
     fn validate(&self, _cx: &ToolContext) -> Result<(), ToolError> {
         let mut seen = std::collections::HashSet::new();
         for (i, item) in self.todos.iter().enumerate() {
-            if item.id.trim().is_empty() {
-                return Err(ToolError::msg(format!("todos[{i}]: `id` is empty")));
-            }
             if item.content.trim().is_empty() {
                 return Err(ToolError::msg(format!("todos[{i}] (`{}`): `content` is empty", item.id)));
             }
-            if !seen.insert(item.id.as_str()) {
+            if !item.id.trim().is_empty() && !seen.insert(item.id.as_str()) {
                 return Err(ToolError::msg(format!("todos[{i}]: the id `{}` is used twice; ids must be unique", item.id)));
             }
         }
         let active: Vec<&str> =
-            self.todos.iter().filter(|t| t.status == TodoStatus::InProgress).map(|t| t.id.as_str()).collect();
+            self.todos.iter().filter(|t| t.status == TodoStatus::InProgress).map(|t| if t.id.trim().is_empty() { t.content.as_str() } else { t.id.as_str() })
+            .collect();
         if active.len() > 1 {
             return Err(ToolError::msg(format!(
                 "{} tasks are in_progress ({}); at most one may be in progress at a time",
@@ -77,7 +79,19 @@ impl Tool for TodoWrite {
         Some(format!("todo list: {done}/{} done", self.todos.len()))
     }
 
-    async fn call(self, _cx: &ToolContext) -> Result<ToolOutput, ToolError> {
+    async fn call(mut self, _cx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        // Claude Code's items have no id: each gets its place in the list, unless
+        // that is another item's id already.
+        let given: std::collections::HashSet<String> = self.todos.iter().map(|t| t.id.clone()).collect();
+        let mut next = 0;
+        for item in self.todos.iter_mut().filter(|t| t.id.trim().is_empty()) {
+            item.id = loop {
+                next += 1;
+                if !given.contains(&next.to_string()) {
+                    break next.to_string();
+                }
+            };
+        }
         let rendered = render_todos(&self.todos);
         let list = TodoList(self.todos);
         let modifier = ContextModifier::new(move |turn| turn.insert_extension(list.clone()));
@@ -99,6 +113,9 @@ pub fn render_todos(todos: &[TodoItem]) -> String {
             TodoStatus::Completed => "[x]",
         };
         let _ = write!(out, "\n{mark} {} ({})", item.content, item.id);
+        if let Some(doing) = item.active_form.as_deref().filter(|_| item.status == TodoStatus::InProgress) {
+            let _ = write!(out, ": {doing}");
+        }
     }
     out
 }

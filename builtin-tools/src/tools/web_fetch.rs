@@ -21,6 +21,8 @@ const MAX_REDIRECTS: usize = 5;
 pub struct WebFetch {
     /// The URL, starting with `http://` or `https://`.
     pub url: String,
+    /// What to look for; the whole page follows it.
+    pub prompt: Option<String>,
     /// The URL parsed, once: the permission policy checks this value and the fetch
     /// requests it, so the host checked is the host reached.
     #[serde(skip)]
@@ -30,7 +32,7 @@ pub struct WebFetch {
 impl WebFetch {
     /// A fetch of `url`.
     pub fn new(url: impl Into<String>) -> WebFetch {
-        WebFetch { url: url.into(), parsed: OnceLock::new() }
+        WebFetch { url: url.into(), prompt: None, parsed: OnceLock::new() }
     }
 
     fn parsed(&self) -> Result<&reqwest::Url, ToolError> {
@@ -59,10 +61,16 @@ impl Tool for WebFetch {
     async fn call(self, cx: &ToolContext) -> Result<String, ToolError> {
         let url = self.parsed()?.clone();
         let fetch = fetch(url);
-        tokio::select! {
-            result = fetch => result,
-            () = cx.cancellation().cancelled() => Err(ToolError::Cancelled),
-        }
+        let page = tokio::select! {
+            result = fetch => result?,
+            () = cx.cancellation().cancelled() => return Err(ToolError::Cancelled),
+        };
+        // No model reads the page here (Claude Code has a small one do it): the
+        // caller gets the page with its question, to answer itself.
+        Ok(match self.prompt.as_deref().map(str::trim).filter(|p| !p.is_empty()) {
+            Some(prompt) => format!("Asked of this page: {prompt}\n\n{page}"),
+            None => page,
+        })
     }
 }
 
