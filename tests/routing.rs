@@ -301,3 +301,46 @@ async fn claude_codes_other_input_fields_work_unchanged() {
     let lines: Vec<&str> = output.lines().filter(|l| !l.starts_with('`') && *l != "(no new output)").collect();
     assert_eq!(lines, ["keep 1", "keep 2"], "{output}");
 }
+
+/// `Profile::claude_code()` shows the built-ins as Claude Code does (its tool
+/// names, `file_path`), for every provider, and the calls a Claude-trained model
+/// makes from that list run in that pool.
+#[tokio::test]
+async fn a_claude_code_profile_shows_the_builtins_under_claude_codes_names() {
+    use toolwright::{Profile, Provider};
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.txt"), "one\n").unwrap();
+    let registry = std::sync::Arc::new(toolwright::registry().unwrap());
+    let turn = toolwright::TurnContext::new(dir.path()).with_extensions(toolwright::builtin::session());
+    let pool = registry.pool(&turn, &Profile::claude_code(), &[]);
+    let listed = pool.definitions(toolwright::provider::Api::Anthropic.provider()).unwrap().to_value();
+    let names: Vec<&str> = listed.as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
+    for name in
+        ["Bash", "BashOutput", "Edit", "Glob", "Grep", "LS", "MultiEdit", "Read", "TodoWrite", "WebFetch", "Write"]
+    {
+        assert!(names.contains(&name), "{name} missing from {names:?}");
+    }
+    // replace_in_file answers to no Claude Code name: it keeps its own.
+    assert!(names.contains(&"replace_in_file") && !names.contains(&"read_file"), "{names:?}");
+    let read = listed.as_array().unwrap().iter().find(|t| t["name"] == "Read").unwrap();
+    let schema = &read["input_schema"];
+    assert_eq!(schema["required"], serde_json::json!(["file_path"]));
+    let fields: Vec<&String> = schema["properties"].as_object().unwrap().keys().collect();
+    assert_eq!(fields, ["file_path", "offset", "limit"]);
+    // Every provider's list renders, and the strict ones keep the renamed fields.
+    for provider in Provider::ALL {
+        let text = pool.definitions(provider).unwrap().as_str().to_owned();
+        assert!(text.contains("\"file_path\"") && !text.contains("\"read_file\""), "{provider}");
+    }
+    // The default profile is unchanged.
+    let own = registry.pool(&turn, &Profile::main_agent(), &[]);
+    let own = own.definitions(toolwright::provider::Api::Anthropic.provider()).unwrap().as_str().to_owned();
+    assert!(own.contains("\"read_file\"") && !own.contains("\"file_path\""));
+
+    let executor = toolwright::Executor::builder(std::sync::Arc::clone(&registry))
+        .policy(toolwright::permission::AllowAll)
+        .build();
+    let call = toolwright::ToolCall::new("1", "Read", r#"{"file_path":"a.txt"}"#);
+    let result = executor.execute_in(&pool, &call, &turn).await;
+    assert!(result.is_ok() && result.output.text_content().contains("one"), "{}", result.output.text_content());
+}

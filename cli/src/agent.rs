@@ -64,6 +64,10 @@ pub struct AgentArgs {
     /// kept in step with the files before each request.
     #[arg(long)]
     cline_tools: bool,
+    /// Show the model the built-ins under Claude Code's tool and field names
+    /// (`Read` with `file_path`), for a Claude-trained model.
+    #[arg(long)]
+    claude_code: bool,
     #[command(flatten)]
     trust: super::turn::TrustArgs,
     #[cfg(feature = "mcp")]
@@ -110,6 +114,9 @@ pub fn run(args: AgentArgs) -> Result<(), String> {
     subagents.install(&registry).map_err(|e| e.to_string())?;
     let mut agent =
         Agent::new(model, Arc::clone(&orchestrator)).system(SYSTEM).max_responses(args.max_turns).retry(policy);
+    if args.claude_code {
+        agent = agent.profile(toolwright::Profile::claude_code());
+    }
     if args.cline_tools {
         let (subagents, registry, trace) = (subagents.clone(), Arc::clone(&registry), Arc::clone(&trace));
         agent = agent.before_each_request(move |turn| {

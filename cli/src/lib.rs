@@ -79,6 +79,9 @@ enum Command {
         /// Pretty-print (the default output is the exact bytes sent to the provider).
         #[arg(long)]
         pretty: bool,
+        /// Show the built-ins under Claude Code's tool and field names (`Read`, `file_path`).
+        #[arg(long)]
+        claude_code: bool,
     },
     /// Serve the registry as an MCP server, over stdio or streamable HTTP.
     ///
@@ -259,7 +262,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             return Ok(if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE });
         }
         Command::Tools => tools_table(&crate::registry()?),
-        Command::Schema { provider, strict, cache_control, pretty } => {
+        Command::Schema { provider, strict, cache_control, pretty, claude_code } => {
             if strict
                 && !matches!(
                     provider,
@@ -278,7 +281,14 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
                 Provider::Anthropic { .. } => Provider::Anthropic { strict, cache_control },
                 other => other.with_strict(strict),
             };
-            let definitions = crate::registry()?.definitions(provider).map_err(|e| e.to_string())?;
+            let registry = crate::registry()?;
+            let definitions = if claude_code {
+                let turn = toolwright::TurnContext::new(".");
+                registry.pool(&turn, &toolwright::Profile::claude_code(), &[]).definitions(provider)
+            } else {
+                registry.definitions(provider)
+            }
+            .map_err(|e| e.to_string())?;
             if pretty {
                 serde_json::to_string_pretty(&definitions.to_value()).map_err(|e| e.to_string())? + "\n"
             } else {

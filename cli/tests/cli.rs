@@ -135,6 +135,16 @@ fn schema_renders_anthropic_strict_and_refuses_strict_where_there_is_none() {
 }
 
 #[test]
+fn schema_shows_claude_codes_names_when_asked() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = toolwright(&["schema", "--provider", "openai-chat", "--strict", "--claude-code"], dir.path(), None);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let list: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let read = list.as_array().unwrap().iter().find(|t| t["function"]["name"] == "Read").expect("Read");
+    assert_eq!(read["function"]["parameters"]["required"], serde_json::json!(["file_path", "offset", "limit"]));
+}
+
+#[test]
 fn check_validates_every_provider_and_sizes_the_definitions() {
     let dir = tempfile::tempdir().unwrap();
     let out = toolwright(&["check"], dir.path(), None);

@@ -80,8 +80,8 @@ pub use output::{Content, IntoToolOutput, Json, ToolOutput};
 pub use pipeline::{DEFAULT_GRACE, DEFAULT_OUTPUT_LIMIT, DEFAULT_TIMEOUT, Executor, ExecutorBuilder};
 pub use progress::{Progress, ProgressEvent, ProgressReceiver, ProgressSink};
 pub use registry::{
-    OverlayStats, Profile, Registry, RegistryBuilder, Resolved, ToolDescriptor, ToolPattern, ToolPool, UnknownTool,
-    linked_tools,
+    OverlayStats, Presentation, Profile, Registry, RegistryBuilder, Resolved, ToolDescriptor, ToolPattern, ToolPool,
+    UnknownTool, linked_tools,
 };
 pub use schema::{Definitions, Provider, UnknownProvider};
 pub use spec::{Alias, Defer, Flags, MAX_TOOL_NAME_LEN, OutputLimit, ToolOrigin, ToolSpec, is_portable_tool_name};

@@ -188,6 +188,12 @@ pub trait DynTool: Send + Sync + 'static {
         None
     }
 
+    /// Other names the input's fields are read under, as `(alias, field)`
+    /// ([`Tool::FIELD_ALIASES`]). Defaults to none.
+    fn field_aliases(&self) -> &'static [(&'static str, &'static str)] {
+        &[]
+    }
+
     /// Parses the raw input once. The result knows its per-input flags and runs the call.
     fn prepare(&self, raw_input: &[u8]) -> Result<Box<dyn PreparedCall>, InputError>;
 
@@ -257,6 +263,10 @@ impl<T: Tool> DynTool for TypedTool<T> {
 
     fn output_schema(&self) -> Option<Value> {
         crate::schema::output_schema_of::<T::Output>()
+    }
+
+    fn field_aliases(&self) -> &'static [(&'static str, &'static str)] {
+        T::FIELD_ALIASES
     }
 
     fn prepare(&self, raw_input: &[u8]) -> Result<Box<dyn PreparedCall>, InputError> {

@@ -19,7 +19,7 @@ mod pool;
 mod split;
 
 use pool::{Member, render_members};
-pub use pool::{Profile, ToolPattern, ToolPool};
+pub use pool::{Presentation, Profile, ToolPattern, ToolPool};
 pub(crate) use split::Split;
 
 /// What `#[tool]` submits to `inventory`: the static spec and a constructor.
@@ -130,12 +130,49 @@ impl Entry {
         schema::render_tool(self.spec(), name, description, input, output, provider)
     }
 
+    /// The tool as Claude Code shows it, if it has a Claude Code name (its rule name,
+    /// routed to it as an alias): under that name, its fields under the names
+    /// [`field_aliases`](crate::tool::DynTool::field_aliases) reads them by.
+    fn render_claude_code(&self, provider: Provider, description: &str) -> Option<Result<String, SchemaError>> {
+        let spec = self.spec();
+        let name = spec.rule_name.as_deref().filter(|rule| spec.aliases.iter().any(|a| a.name == *rule))?;
+        let renames = self.tool.field_aliases();
+        Some(self.lowered(provider).and_then(|input| {
+            let mut input = input.clone();
+            for (alias, field) in renames {
+                rename_field(&mut input, field, alias);
+            }
+            let output = if provider == Provider::Mcp { self.output()? } else { None };
+            schema::render_tool(spec, name, description, &input, output, provider)
+        }))
+    }
+
     /// The tool's own name and description, cached.
     fn rendered(&self, provider: Provider) -> Result<&str, SchemaError> {
         self.rendered[provider.slot()]
             .get_or_init(|| self.render(provider, &self.spec().name, &self.spec().description))
             .as_deref()
             .map_err(Clone::clone)
+    }
+}
+
+/// Renames the top-level property `from` of an input schema to `to`, keeping its
+/// place among the properties and in `required`.
+fn rename_field(schema: &mut Value, from: &str, to: &str) {
+    if let Some(Value::Object(properties)) = schema.get_mut("properties")
+        && properties.contains_key(from)
+        && !properties.contains_key(to)
+    {
+        let renamed: serde_json::Map<String, Value> = std::mem::take(properties)
+            .into_iter()
+            .map(|(key, value)| if key == from { (to.to_owned(), value) } else { (key, value) })
+            .collect();
+        *properties = renamed;
+    }
+    if let Some(Value::Array(required)) = schema.get_mut("required") {
+        for name in required.iter_mut().filter(|name| name.as_str() == Some(from)) {
+            *name = Value::from(to);
+        }
     }
 }
 
@@ -544,7 +581,7 @@ impl Registry {
             .chain(overlay.tools.values())
             .map(|entry| Member { entry, description: None })
             .collect();
-        let result = render_members(&members, members.len(), provider);
+        let result = render_members(&members, members.len(), provider, Presentation::Own);
         cache.slots[provider.slot()] = Some(result.clone());
         result
     }

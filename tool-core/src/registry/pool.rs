@@ -89,7 +89,7 @@ impl Registry {
         seed: u64,
         profile: &Profile,
     ) -> ToolPool {
-        let mut fingerprint = seed;
+        let mut fingerprint = mix(seed, profile.presentation as u64);
         for m in &members {
             fingerprint = mix(m.hashed(fingerprint), m.state as u64);
         }
@@ -112,6 +112,7 @@ impl Registry {
             session,
             names,
             read_only_only: profile.only_reads(),
+            presentation: profile.presentation,
             profile: profile.name.clone(),
             fingerprint,
             cache: Arc::clone(&self.pools),
@@ -186,12 +187,34 @@ pub struct Profile {
     read_only_only: bool,
     /// A profile this one narrows: a child's is within its parent's.
     within: Option<Box<Profile>>,
+    presentation: Presentation,
+}
+
+/// How a pool shows its tools to the model.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Presentation {
+    /// Each tool under its own name and fields.
+    #[default]
+    Own,
+    /// A tool with a Claude Code name (a rule name it also answers to, such as
+    /// `Read` for `read_file`) under that name, its fields under the names it reads
+    /// them by (`file_path` for `path`): a Claude-trained model, or a recorded
+    /// Claude Code session, finds the tools it knows. Calls route back as aliases.
+    ClaudeCode,
 }
 
 impl Profile {
     /// A profile with every tool.
     pub fn new(name: impl Into<Cow<'static, str>>) -> Self {
-        Profile { name: name.into(), allow: None, deny: Vec::new(), read_only_only: false, within: None }
+        Profile {
+            name: name.into(),
+            allow: None,
+            deny: Vec::new(),
+            read_only_only: false,
+            within: None,
+            presentation: Presentation::Own,
+        }
     }
 
     /// The main agent: every tool.
@@ -214,6 +237,28 @@ impl Profile {
     /// whose read-only flag depends on its input is refused when this input writes.
     pub fn plan() -> Self {
         Profile { read_only_only: true, ..Profile::new("plan") }
+    }
+
+    /// Every tool, the built-ins under Claude Code's names and field names (see
+    /// [`Presentation::ClaudeCode`]).
+    ///
+    /// ```
+    /// use toolwright_core::{Presentation, Profile};
+    /// assert_eq!(Profile::claude_code().presentation(), Presentation::ClaudeCode);
+    /// ```
+    pub fn claude_code() -> Self {
+        Profile::new("claude_code").presenting(Presentation::ClaudeCode)
+    }
+
+    /// The same tools, shown to the model as `presentation` says.
+    pub fn presenting(mut self, presentation: Presentation) -> Self {
+        self.presentation = presentation;
+        self
+    }
+
+    /// How the tools are shown.
+    pub fn presentation(&self) -> Presentation {
+        self.presentation
     }
 
     /// Only tools matching one of `patterns` (added to earlier allow patterns).
@@ -379,6 +424,7 @@ pub struct ToolPool {
     read_only_only: bool,
     /// The profile's name, for the refusal of a call outside it.
     profile: Cow<'static, str>,
+    presentation: Presentation,
     fingerprint: u64,
     cache: PoolCache,
 }
@@ -504,12 +550,12 @@ impl ToolPool {
         let result = match self.native {
             Some(search) if matches!(provider, Provider::Anthropic { .. }) => {
                 let deferred: Vec<Member<'_>> = self.held_members().map(Member::from).collect();
-                render_native(&members, &deferred, search, provider)
+                render_native(&members, &deferred, search, provider, self.presentation)
             }
             // The cache breakpoint stays on the last eager tool, where it was
             // before any load: the loaded ones follow it, and every byte sent
             // before stays as it was.
-            _ => render_members(&members, self.eager_len(), provider),
+            _ => render_members(&members, self.eager_len(), provider, self.presentation),
         };
         let mut cache = lock(&self.cache);
         if cache.len() >= POOL_CACHE_MAX {
@@ -528,8 +574,9 @@ fn render_native(
     deferred: &[Member<'_>],
     search: crate::deferred::NativeSearch,
     provider: Provider,
+    presentation: Presentation,
 ) -> Result<Definitions, SchemaError> {
-    let sent = render_members(members, members.len(), provider)?;
+    let sent = render_members(members, members.len(), provider, presentation)?;
     let mut parts: Vec<Cow<'_, str>> = Vec::new();
     let inner = sent.as_str().strip_prefix('[').and_then(|t| t.strip_suffix(']')).unwrap_or_default();
     if !inner.is_empty() {
@@ -554,12 +601,25 @@ pub(super) fn render_members(
     members: &[Member<'_>],
     cached: usize,
     provider: Provider,
+    presentation: Presentation,
 ) -> Result<Definitions, SchemaError> {
     let mut parts: Vec<Cow<'_, str>> = Vec::with_capacity(members.len());
     let mut breakpoint = 0;
     for (i, m) in members.iter().enumerate() {
         let spec = m.entry.spec();
         let description = m.description.map_or(spec.description.as_ref(), |d| d.text.as_str());
+        let claude_code = match presentation {
+            Presentation::ClaudeCode => m.entry.render_claude_code(provider, description),
+            Presentation::Own => None,
+        };
+        if let Some(rendered) = claude_code {
+            // Under its Claude Code name only: its advertised aliases are names of ours.
+            parts.push(Cow::Owned(rendered?));
+            if i < cached.max(1) {
+                breakpoint = parts.len();
+            }
+            continue;
+        }
         parts.push(Cow::Borrowed(match m.description {
             None => m.entry.rendered(provider)?,
             Some(d) => d.rendered(m.entry, provider)?,
