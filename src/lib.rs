@@ -110,6 +110,23 @@ pub use workspace::WorkspaceSettings;
 #[cfg(doctest)]
 pub struct ReadmeDoctests;
 
+/// The reference's examples (`docs/`), doctested like the README's.
+#[cfg(doctest)]
+mod reference_doctests {
+    #[doc = include_str!("../docs/tools.md")]
+    pub struct Tools;
+    #[doc = include_str!("../docs/running.md")]
+    pub struct Running;
+    #[doc = include_str!("../docs/permissions.md")]
+    pub struct Permissions;
+    #[doc = include_str!("../docs/builtin-tools.md")]
+    pub struct BuiltinTools;
+    #[doc = include_str!("../docs/agents.md")]
+    pub struct Agents;
+    #[doc = include_str!("../docs/mcp.md")]
+    pub struct Mcp;
+}
+
 /// Every tool linked into the binary, the built-ins always included.
 ///
 /// See [`toolwright_builtin::registry`]. Without the `builtin` feature,
