@@ -96,6 +96,15 @@ pub struct TreeNode {
     pub children: Vec<TreeNode>,
 }
 
+/// A list that ends where `next` is left out or null.
+#[derive(Deserialize, JsonSchema)]
+pub struct Link {
+    #[schemars(length(min = 1, max = 20))]
+    pub label: String,
+    pub weight: u8,
+    pub next: Option<Box<Link>>,
+}
+
 #[derive(Deserialize, JsonSchema)]
 pub struct Common {
     /// Page size.
@@ -268,6 +277,12 @@ pub struct C16FlattenEnum {
 #[tool]
 pub struct C17Boxed {
     pub point: Box<Point>,
+}
+/// A recursive type reached through an optional field.
+#[tool]
+pub struct C34RecursiveOptional {
+    pub chain: Link,
+    pub spare: Option<Link>,
 }
 /// A recursive type.
 #[tool]
@@ -461,6 +476,7 @@ noop_tools!(
     C30Keywords,
     C31NumericConst,
     C32VecOfTagged,
+    C34RecursiveOptional,
 );
 
 /// Which provider family a failure is expected for.
@@ -596,11 +612,39 @@ fn refs_are_inlined_and_recursion_kept_where_expressible_else_unrolled() {
         let unrolled = schema("c18_recursive", provider);
         let child = &unrolled["properties"]["tree"]["properties"]["children"]["items"];
         assert_eq!(child["type"], json!("string"), "{provider}: {unrolled}");
-        assert!(child["description"].as_str().unwrap().contains("`TreeNode` {label, children}"), "{child}");
+        assert!(
+            child["description"]
+                .as_str()
+                .unwrap()
+                .contains("`TreeNode` {label: a string; children: an array of a `TreeNode`}"),
+            "{child}"
+        );
         let sent = json!({"tree": {"label": "root", "children": ["{\"label\": \"leaf\", \"children\": []}"]}});
         let ok = run_tool("c18_recursive", &sent, Some(provider));
         assert!(!ok.output.is_error, "{provider}: {}", ok.output.text_content());
         assert!(run_tool("c18_recursive", &sent, None).output.is_error);
+    }
+}
+
+#[test]
+fn a_recursive_optional_field_takes_the_null_it_is_shown_with() {
+    for provider in [
+        Provider::OpenAiChat { strict: true },
+        Provider::Gemini,
+        Provider::Anthropic { strict: true, cache_control: false },
+        Provider::ANTHROPIC,
+    ] {
+        let rendered = schema("c34_recursive_optional", provider).to_string();
+        let ends = json!({"chain": {"label": "a", "weight": 1, "next": null}, "spare": null});
+        let run = run_tool("c34_recursive_optional", &ends, Some(provider));
+        assert!(!run.output.is_error, "{provider}: {} for {rendered}", run.output.text_content());
+        // The rules inside the copy sent as JSON text are held, and were said.
+        if provider != Provider::ANTHROPIC && provider != (Provider::OpenAiChat { strict: true }) {
+            assert!(rendered.contains("label: a string, 1 to 20 characters"), "{provider}: {rendered}");
+            let long = json!({"chain": {"label": "a", "weight": 1, "next": format!("{{\"label\": \"{}\", \"weight\": 1}}", "x".repeat(21))}});
+            let run = run_tool("c34_recursive_optional", &long, Some(provider));
+            assert!(run.output.is_error, "{provider}: a 21-character label inside JSON text passed");
+        }
     }
 }
 
@@ -771,7 +815,12 @@ fn unions_of_different_kinds_come_back_from_gemini_json_text() {
     let gemini = schema("c35_mixed", Provider::Gemini);
     assert_eq!(gemini["properties"]["external"]["type"], json!("string"));
     let said = gemini["properties"]["external"]["description"].as_str().unwrap();
-    assert!(said.starts_with("JSON text") && said.contains(r#""Empty""#) && said.contains("{Pair}"), "{said}");
+    assert!(
+        said.starts_with("JSON text")
+            && said.contains(r#""Empty""#)
+            && said.contains("{Pair: {a: an integer, from 0 to 255; b: an integer, from 0 to 255}}"),
+        "{said}"
+    );
     assert_eq!(gemini["properties"]["untagged"]["nullable"], json!(true));
     let run = |input: Value, provider: Option<Provider>| run_tool("c35_mixed", &input, provider).output.text_content();
     let plain = run(json!({"external": "Empty", "untagged": [ "a", "b" ]}), None);

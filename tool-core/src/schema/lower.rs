@@ -967,23 +967,74 @@ fn canonical_order(schema: Value) -> Value {
 /// A schema in a few words, for a union said in a description: `"fast"`,
 /// `{level, name?}`, `an integer`.
 fn summary(schema: &Value) -> String {
+    summary_at(schema, 0)
+}
+
+/// How deep [`summary`] spells out nested objects' fields.
+const SUMMARY_DEPTH: usize = 3;
+
+/// A value's shape in words, with the rules on it: JSON text carries no schema,
+/// so what the validator will hold the value to is said here
+/// (`{name: a string, 1 to 40 characters; count?: an integer, at least 1}`).
+fn summary_at(schema: &Value, depth: usize) -> String {
     if let Some(values) = schema.get("enum").and_then(Value::as_array) {
         return values.iter().map(Value::to_string).collect::<Vec<_>>().join(" or ");
     }
+    if let Some(value) = schema.get("const") {
+        return value.to_string();
+    }
+    if let Some(target) = schema.get("$ref").and_then(Value::as_str) {
+        let name = target.strip_prefix("#/$defs/").unwrap_or("the whole value");
+        return format!("a `{name}`");
+    }
+    if let Some(variants) = schema.get("anyOf").or_else(|| schema.get("oneOf")).and_then(Value::as_array) {
+        let said: Vec<String> = variants.iter().map(|v| summary_at(v, depth)).collect();
+        return said.join(" or ");
+    }
     if let Some(props) = schema.get("properties").and_then(Value::as_object) {
+        if depth >= SUMMARY_DEPTH {
+            return "an object".into();
+        }
         let required = schema.get("required").and_then(Value::as_array);
         let fields: Vec<String> = props
-            .keys()
-            .map(|k| if required.is_some_and(|r| r.iter().any(|n| n == k)) { k.clone() } else { format!("{k}?") })
+            .iter()
+            .map(|(k, v)| {
+                let optional = if required.is_some_and(|r| r.iter().any(|n| n == k)) { "" } else { "?" };
+                format!("{k}{optional}: {}", summary_at(v, depth + 1))
+            })
             .collect();
-        return format!("{{{}}}", fields.join(", "));
+        return format!("{{{}}}", fields.join("; "));
     }
-    match schema.get("type").and_then(Value::as_str) {
-        Some("integer") => "an integer".into(),
-        Some("array") => "an array".into(),
-        Some(other) => format!("a {other}"),
-        None => "a value".into(),
+    let types: Vec<&str> = match schema.get("type") {
+        Some(Value::String(t)) => vec![t.as_str()],
+        Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
+        _ => Vec::new(),
+    };
+    let mut said: Vec<String> = types
+        .iter()
+        .map(|t| match *t {
+            "integer" => "an integer".to_owned(),
+            "array" => match schema.get("items").filter(|i| i.is_object()) {
+                // Only objects' fields take a level: an array of strings says its items.
+                Some(items) => format!("an array of {}", summary_at(items, depth)),
+                _ => "an array".to_owned(),
+            },
+            "null" => "null".to_owned(),
+            "object" => "an object".to_owned(),
+            other => format!("a {other}"),
+        })
+        .collect();
+    if said.is_empty() {
+        said.push("a value".into());
     }
+    let mut out = said.join(" or ");
+    if let Some(map) = schema.as_object() {
+        for rule in describe_every_rule(map) {
+            out.push_str(", ");
+            out.push_str(&rule);
+        }
+    }
+    out
 }
 
 /// Keeps a dropped `default` visible to the model in the description.
@@ -1045,6 +1096,37 @@ fn describe_constraints(map: &Map<String, Value>) -> Vec<String> {
         && !ANTHROPIC_STRICT_FORMATS.contains(&format)
         && !NUMERIC_FORMATS.contains(&format)
     {
+        out.push(format!("in the format {format}"));
+    }
+    out
+}
+
+/// Every rule the validator holds a value to, in words, for a value sent as JSON
+/// text: no schema travels with it, so nothing can be left to one.
+fn describe_every_rule(map: &Map<String, Value>) -> Vec<String> {
+    let number = |key: &str| map.get(key).filter(|v| v.is_number()).map(Value::to_string);
+    let count = |key: &str| map.get(key).and_then(Value::as_u64);
+    let format = map.get("format").and_then(Value::as_str);
+    // An integer type's width, where a model could miss it, as the bounds it implies.
+    let (low, high) = format.and_then(implied_integer_range).unwrap_or_default();
+    let mut out = Vec::new();
+    match (number("minimum").or(low.map(|n| n.to_string())), number("maximum").or(high.map(|n| n.to_string()))) {
+        (Some(min), Some(max)) => out.push(format!("from {min} to {max}")),
+        (Some(min), None) => out.push(format!("at least {min}")),
+        (None, Some(max)) => out.push(format!("at most {max}")),
+        (None, None) => {}
+    }
+    out.extend(number("exclusiveMinimum").map(|n| format!("greater than {n}")));
+    out.extend(number("exclusiveMaximum").map(|n| format!("less than {n}")));
+    out.extend(number("multipleOf").map(|n| format!("a multiple of {n}")));
+    out.extend(describe_lengths(map));
+    out.extend(counted(count("minItems").filter(|&n| n > 0), count("maxItems"), ("item", "items")));
+    out.extend(counted(count("minProperties"), count("maxProperties"), ("entry", "entries")));
+    if map.get("uniqueItems") == Some(&Value::Bool(true)) {
+        out.push("no duplicates".into());
+    }
+    out.extend(map.get("pattern").and_then(Value::as_str).map(|p| format!("matching the regular expression `{p}`")));
+    if let Some(format) = format.filter(|f| !NUMERIC_FORMATS.contains(f)) {
         out.push(format!("in the format {format}"));
     }
     out
@@ -1273,6 +1355,52 @@ mod tests {
 
     fn with_enum(values: Vec<String>) -> Value {
         json!({"type": "object", "properties": {"e": {"type": "string", "enum": values}}})
+    }
+
+    /// The text a field sent as JSON text carries to the model.
+    fn said_of(value: &Value) -> String {
+        value["description"].as_str().unwrap_or_default().to_owned()
+    }
+
+    #[test]
+    fn a_field_sent_as_json_text_states_the_rules_inside_it() {
+        let leaf = json!({"type": "object", "properties": {
+            "name": {"type": "string", "minLength": 1, "maxLength": 40},
+            "level": {"type": "integer", "format": "uint8"},
+            "tags": {"type": "array", "items": {"type": "string", "format": "uri"}, "minItems": 1, "uniqueItems": true},
+            "code": {"type": "string", "pattern": "^[A-Z]{3}$"},
+        }, "required": ["name", "code"]});
+        let mut schema = leaf.clone();
+        for _ in 0..12 {
+            schema = json!({"type": "object", "properties": {"next": schema}, "required": ["next"]});
+        }
+        let deep = strict(&schema).unwrap();
+        let mut node = &deep;
+        while node.get("properties").is_some() {
+            node = &node["properties"]["next"];
+        }
+        let said = said_of(node);
+        for rule in [
+            "name: a string, 1 to 40 characters",
+            "level?: an integer, from 0 to 255",
+            "tags?: an array of a string, in the format uri, at least 1 item, no duplicates",
+            "code: a string, matching the regular expression `^[A-Z]{3}$`",
+        ] {
+            assert!(said.contains(rule), "{rule:?} missing from {said:?}");
+        }
+
+        let recursive = json!({"type": "object", "properties": {"node": {"$ref": "#/$defs/Node"}}, "required": ["node"],
+            "$defs": {"Node": {"type": "object", "properties": {
+                "weight": {"type": "number", "exclusiveMinimum": 0},
+                "children": {"type": "array", "items": {"$ref": "#/$defs/Node"}, "maxItems": 8},
+            }, "required": ["weight", "children"]}}});
+        for dialect in [Dialect::Gemini, Dialect::AnthropicStrict] {
+            let lowered = lower(&recursive, dialect).unwrap();
+            let items = &lowered["properties"]["node"]["properties"]["children"]["items"];
+            let said = said_of(items);
+            assert!(said.contains("weight: a number, greater than 0"), "{dialect:?}: {said:?}");
+            assert!(said.contains("children: an array of a `Node`, at most 8 items"), "{dialect:?}: {said:?}");
+        }
     }
 
     #[test]
