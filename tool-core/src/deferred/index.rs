@@ -73,6 +73,17 @@ struct Indexed {
     length: f64,
 }
 
+impl Indexed {
+    /// Whether the MCP tool's own part of the name (`list_issues` of
+    /// `mcp__github__list_issues`) is matched on its own by a query of `words`:
+    /// an identifier always; an ordinary word (`search`, `find`, `count`) only as
+    /// the whole query, since in a sentence it is the sentence's word.
+    fn short_is_name(&self, words: usize) -> bool {
+        let identifier = self.short.contains(['_', '-', '.']) || self.short.bytes().any(|b| b.is_ascii_digit());
+        self.short != self.lower && self.short.len() > 2 && (identifier || words == 1)
+    }
+}
+
 /// A search index over a set of tools. Build once per set; searching allocates
 /// only the result.
 pub struct SearchIndex {
@@ -167,7 +178,7 @@ impl SearchIndex {
         let n = self.docs.len() as f64;
         let mut scored: Vec<(usize, f64)> = Vec::new();
         for (i, doc) in self.docs.iter().enumerate() {
-            if exact.iter().any(|w| *w == doc.lower || (w.len() > 2 && *w == doc.short && doc.short != doc.lower)) {
+            if exact.iter().any(|w| *w == doc.lower || (doc.short_is_name(exact.len()) && *w == doc.short)) {
                 scored.push((i, f64::INFINITY));
                 continue;
             }
@@ -485,6 +496,20 @@ mod tests {
         assert_eq!(top[0].name, "mcp__github__list_issues");
         assert!(top[0].score.is_infinite());
         assert_eq!(index.search("mcp__fs__delete_file", 1)[0].name, "mcp__fs__delete_file");
+    }
+
+    #[test]
+    fn a_plain_word_in_a_sentence_is_not_a_name() {
+        let index = SearchIndex::new([
+            doc("mcp__elastic__search", "Run an Elasticsearch query DSL request against an index", json!({})),
+            doc("mcp__brave__brave_web_search", "Search the web with Brave for pages and news", json!({})),
+        ]);
+        let top = index.search("search the web", 2);
+        assert_eq!(top[0].name, "mcp__brave__brave_web_search", "{top:?}");
+        assert!(top[0].score.is_finite());
+        // Alone, the word is the name.
+        assert!(index.search("search", 1)[0].score.is_infinite());
+        assert_eq!(index.search("brave_web_search", 1)[0].name, "mcp__brave__brave_web_search");
     }
 
     #[test]
