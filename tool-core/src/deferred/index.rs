@@ -5,6 +5,7 @@
 //! than a crate: the available BM25 crates score one flat text per document, and
 //! field weights and name matches are most of the quality here.
 
+use super::lexicon::{STOP_WORDS, synonyms, words};
 use serde_json::Value;
 use std::collections::HashMap;
 
@@ -19,8 +20,10 @@ const DESCRIPTION_WEIGHT: f64 = 1.0;
 const PARAM_DESCRIPTION_WEIGHT: f64 = 0.4;
 /// A tool whose name starts with the query's first word (or a synonym of it).
 const VERB_BOOST: f64 = 1.12;
+/// A tool on the server the query names (`notion`, `hubspot`).
+const SERVER_BOOST: f64 = 1.5;
 /// A term found only through a synonym counts this much of the word itself.
-const SYNONYM_WEIGHT: f64 = 0.35;
+const SYNONYM_WEIGHT: f64 = 0.5;
 
 /// One tool as the index sees it.
 #[derive(Debug, Clone)]
@@ -35,9 +38,13 @@ pub struct SearchDocument {
 
 /// A match: the tool and its score (higher is better).
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct SearchMatch {
     /// The tool's name.
     pub name: String,
+    /// The MCP server it comes from (`github` of `mcp__github__create_issue`);
+    /// `None` for a tool of the application's own.
+    pub server: Option<String>,
     /// BM25 score; an exact name match scores `f64::INFINITY`.
     pub score: f64,
     /// The description's first sentence, for the model.
@@ -66,6 +73,10 @@ struct Indexed {
     short: String,
     /// The first word of the tool's own name, stemmed (`create` of `create_issue`).
     verb: String,
+    /// The words of an MCP tool's server (`google`, `map` of `mcp__google_maps__..`).
+    server: Vec<String>,
+    /// The server as named (`google_maps`).
+    server_name: Option<String>,
     /// The text a regular expression is matched against, field by field.
     texts: [String; 4],
     /// Weighted term frequencies over all fields.
@@ -126,10 +137,15 @@ impl SearchIndex {
             let lower = doc.name.to_ascii_lowercase();
             let short = lower.rsplit("__").next().unwrap_or(&lower).to_owned();
             // `slack_post_message`: the server's name first, then the verb.
+            let server_name =
+                doc.name.strip_prefix("mcp__").and_then(|r| r.split_once("__")).map(|(server, _)| server.to_owned());
             let server = lower.strip_prefix("mcp__").and_then(|r| r.split("__").next()).unwrap_or_default();
             let verb = words(&short).find(|w| !server.starts_with(w.as_str())).unwrap_or_default();
+            let server_words = words(server).filter(|w| w.len() > 2 && w != "mcp" && w != "server").collect();
             docs.push(Indexed {
                 verb,
+                server: server_words,
+                server_name,
                 summary: first_sentence(&doc.description),
                 texts: [doc.name.clone(), param_names, doc.description, param_descriptions],
                 name: doc.name,
@@ -158,63 +174,113 @@ impl SearchIndex {
     /// of the query that is a tool's exact name (or an MCP tool's own part of it)
     /// puts that tool first.
     pub fn search(&self, query: &str, limit: usize) -> Vec<SearchMatch> {
-        // Each word of the query with the words that mean the same; a URL in the
-        // query asks for a tool that takes one.
-        let mut asked: Vec<Vec<(String, f64)>> = Vec::new();
-        let url = query.contains("://").then(|| "url".to_owned());
-        for term in words(query).filter(|t| !STOP_WORDS.contains(&t.as_str())).chain(url) {
-            if asked.iter().any(|group| group[0].0 == term) {
-                continue;
-            }
-            let mut group = vec![(term.clone(), 1.0)];
-            group.extend(synonyms(&term));
-            asked.push(group);
-        }
-        let exact: Vec<String> = query
-            .split(|c: char| c.is_whitespace() || c == ',' || c == '`' || c == '"' || c == '\'')
-            .filter(|w| !w.is_empty())
-            .map(str::to_ascii_lowercase)
+        let mut scored = self.rank(&Query::new(query));
+        scored.truncate(limit);
+        scored.into_iter().map(|(i, score)| self.matched(i, score)).collect()
+    }
+
+    /// Why the tool `name` ranks where it does for `query`: its place, its
+    /// score, and what each word of the query contributed (by itself or through
+    /// a word that means the same, and in which fields). `None` when no tool
+    /// of that name is indexed. Its `Display` is a sentence a person can read.
+    pub fn explain(&self, query: &str, name: &str) -> Option<Explanation> {
+        let i = self.docs.iter().position(|d| d.name == name)?;
+        let asked = Query::new(query);
+        let doc = &self.docs[i];
+        let rank = self.rank(&asked).iter().position(|(at, _)| *at == i).map(|p| p + 1);
+        let exact_name = asked.is_exact(doc);
+        let scored = self.score(doc, &asked);
+        let words = asked
+            .groups
+            .iter()
+            .zip(&scored.best)
+            .map(|(group, best)| WordMatch {
+                word: group[0].clone(),
+                matched: best.map(|(at, contribution)| {
+                    let term = group[at].clone();
+                    let fields = FIELDS
+                        .iter()
+                        .zip(&doc.texts)
+                        .filter(|(_, text)| words(text).any(|w| w == term))
+                        .map(|(field, _)| *field)
+                        .collect();
+                    TermMatch { synonym: at > 0, term, fields, contribution }
+                }),
+            })
             .collect();
-        let n = self.docs.len() as f64;
+        Some(Explanation {
+            name: doc.name.clone(),
+            rank,
+            score: if exact_name { f64::INFINITY } else { scored.total },
+            exact_name,
+            words,
+            coverage_factor: scored.coverage_factor,
+            verb_boost: scored.verb,
+            server_named: scored.server,
+        })
+    }
+
+    /// Every matching tool with its score, best first (ties in index order).
+    fn rank(&self, asked: &Query) -> Vec<(usize, f64)> {
         let mut scored: Vec<(usize, f64)> = Vec::new();
         for (i, doc) in self.docs.iter().enumerate() {
-            if exact.iter().any(|w| *w == doc.lower || (doc.short_is_name(exact.len()) && *w == doc.short)) {
+            if asked.is_exact(doc) {
                 scored.push((i, f64::INFINITY));
                 continue;
             }
-            let norm = K1 * (1.0 - B + B * doc.length / self.average_length);
-            let mut score = 0.0;
-            let mut covered = 0;
-            for group in &asked {
-                // A word counts once: by itself or its best synonym.
-                let best = group
-                    .iter()
-                    .filter_map(|(term, weight)| {
-                        let tf = doc.terms.get(term)?;
-                        let df = self.document_frequency.get(term).copied().unwrap_or(0) as f64;
-                        let idf = ((n - df + 0.5) / (df + 0.5) + 1.0).ln();
-                        Some(weight * idf * (tf * (K1 + 1.0)) / (tf + norm))
-                    })
-                    .fold(0.0_f64, f64::max);
-                if best > 0.0 {
-                    covered += 1;
-                    score += best;
-                }
-            }
-            if score > 0.0 {
-                // A tool that answers more of the query's words ranks above one
-                // that answers one word loudly.
-                let coverage = covered as f64 / asked.len() as f64;
-                // A task phrase starts with what to do; tools are named for it
-                // (`create_issue`, `list_files`).
-                let verb = asked.first().is_some_and(|group| group.iter().any(|(t, _)| *t == doc.verb));
-                scored.push((i, score * (1.0 + coverage) * if verb { VERB_BOOST } else { 1.0 }));
+            let total = self.score(doc, asked).total;
+            if total > 0.0 {
+                scored.push((i, total));
             }
         }
         // Stable: equal scores keep the index's order.
         scored.sort_by(|a, b| b.1.total_cmp(&a.1));
-        scored.truncate(limit);
-        scored.into_iter().map(|(i, score)| self.matched(i, score)).collect()
+        scored
+    }
+
+    /// One tool's BM25 score for the query's words, and the parts it is made of.
+    fn score(&self, doc: &Indexed, asked: &Query) -> Scored {
+        let n = self.docs.len() as f64;
+        let norm = K1 * (1.0 - B + B * doc.length / self.average_length);
+        // A word counts once: by itself or its best synonym.
+        let best: Vec<Option<(usize, f64)>> = asked
+            .groups
+            .iter()
+            .map(|group| {
+                let idf = |term: &String| {
+                    let df = self.document_frequency.get(term).copied().unwrap_or(0) as f64;
+                    ((n - df + 0.5) / (df + 0.5) + 1.0).ln()
+                };
+                // A synonym is no rarer than the word asked: a common word
+                // must not reach a tool through a rare synonym (`read` through
+                // `fetch`) louder than through itself.
+                let word_idf = idf(&group[0]);
+                group
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(at, term)| {
+                        let tf = doc.terms.get(term)?;
+                        let (weight, idf) =
+                            if at == 0 { (1.0, word_idf) } else { (SYNONYM_WEIGHT, idf(term).min(word_idf)) };
+                        Some((at, weight * idf * (tf * (K1 + 1.0)) / (tf + norm)))
+                    })
+                    .max_by(|a, b| a.1.total_cmp(&b.1))
+            })
+            .collect();
+        let sum: f64 = best.iter().flatten().map(|(_, s)| s).sum();
+        let covered = best.iter().flatten().count();
+        // A tool that answers more of the query's words ranks above one that
+        // answers one word loudly.
+        let coverage_factor =
+            if asked.groups.is_empty() { 1.0 } else { 1.0 + covered as f64 / asked.groups.len() as f64 };
+        // A task phrase starts with what to do; tools are named for it
+        // (`create_issue`, `list_files`).
+        let verb = asked.groups.first().is_some_and(|group| group.contains(&doc.verb));
+        // "in notion", "on hubspot": the product the query names.
+        let server = asked.groups.iter().any(|group| doc.server.contains(&group[0]));
+        let boost = if verb { VERB_BOOST } else { 1.0 } * if server { SERVER_BOOST } else { 1.0 };
+        let total = if sum > 0.0 { sum * coverage_factor * boost } else { 0.0 };
+        Scored { best, total, coverage_factor, verb, server }
     }
 
     /// The first `limit` tools whose name, parameters or description `pattern`
@@ -238,7 +304,138 @@ impl SearchIndex {
     }
 
     fn matched(&self, i: usize, score: f64) -> SearchMatch {
-        SearchMatch { name: self.docs[i].name.clone(), score, summary: self.docs[i].summary.clone() }
+        let doc = &self.docs[i];
+        SearchMatch { name: doc.name.clone(), server: doc.server_name.clone(), score, summary: doc.summary.clone() }
+    }
+}
+
+/// A query read once: each word (stemmed, stop words dropped) with the words
+/// that mean the same, and the raw words an exact name is looked for among.
+struct Query {
+    /// The word first, then its synonyms.
+    groups: Vec<Vec<String>>,
+    exact: Vec<String>,
+}
+
+impl Query {
+    fn new(query: &str) -> Query {
+        // A URL in the query asks for a tool that takes one.
+        let url = query.contains("://").then(|| "url".to_owned());
+        let mut groups: Vec<Vec<String>> = Vec::new();
+        for term in words(query).filter(|t| !STOP_WORDS.contains(&t.as_str())).chain(url) {
+            if groups.iter().any(|group| group[0] == term) {
+                continue;
+            }
+            let mut group = vec![term.clone()];
+            group.extend(synonyms(&term));
+            groups.push(group);
+        }
+        let exact = query
+            .split(|c: char| c.is_whitespace() || c == ',' || c == '`' || c == '"' || c == '\'')
+            .filter(|w| !w.is_empty())
+            .map(str::to_ascii_lowercase)
+            .collect();
+        Query { groups, exact }
+    }
+
+    fn is_exact(&self, doc: &Indexed) -> bool {
+        self.exact.iter().any(|w| *w == doc.lower || (doc.short_is_name(self.exact.len()) && *w == doc.short))
+    }
+}
+
+/// One tool's score and its parts.
+struct Scored {
+    /// Per query word: which of its terms matched best (0 the word itself) and
+    /// what it added.
+    best: Vec<Option<(usize, f64)>>,
+    total: f64,
+    coverage_factor: f64,
+    verb: bool,
+    server: bool,
+}
+
+/// The fields a term is looked for in, as [`TermMatch::fields`] names them.
+const FIELDS: [&str; 4] = ["name", "parameter names", "description", "parameter descriptions"];
+
+/// Why a tool ranked where it did for a query ([`SearchIndex::explain`]).
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct Explanation {
+    /// The tool.
+    pub name: String,
+    /// Its place among the matches, from 1; `None` when nothing of the query matches it.
+    pub rank: Option<usize>,
+    /// Its score; an exact name match is `f64::INFINITY`.
+    pub score: f64,
+    /// A word of the query is the tool's name, which ranks it first.
+    pub exact_name: bool,
+    /// Each word of the query (stemmed) and what it matched in this tool.
+    pub words: Vec<WordMatch>,
+    /// The sum of the words' parts is multiplied by one plus the share of the
+    /// query's words that matched.
+    pub coverage_factor: f64,
+    /// The query's first word (or a synonym) is the verb the tool is named with.
+    pub verb_boost: bool,
+    /// The query names the tool's server.
+    pub server_named: bool,
+}
+
+/// One word of a query and what it matched in one tool.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct WordMatch {
+    /// The word, stemmed as the index stores it.
+    pub word: String,
+    /// What it matched, if anything.
+    pub matched: Option<TermMatch>,
+}
+
+/// The term a query word matched in a tool.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct TermMatch {
+    /// The term found: the word itself or a word that means the same.
+    pub term: String,
+    /// Whether it was found through a synonym (which counts for less).
+    pub synonym: bool,
+    /// The fields it occurs in: `name`, `parameter names`, `description`, `parameter descriptions`.
+    pub fields: Vec<&'static str>,
+    /// What it added to the score before the coverage factor and the boosts.
+    pub contribution: f64,
+}
+
+impl std::fmt::Display for Explanation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.rank {
+            Some(rank) => write!(f, "{} ranks {rank}", self.name)?,
+            None => return write!(f, "{} does not match: no word of the query is in it", self.name),
+        }
+        if self.exact_name {
+            return write!(f, ": the query names it exactly");
+        }
+        write!(f, " with {:.3}:", self.score)?;
+        for word in &self.words {
+            match &word.matched {
+                Some(m) if m.synonym => write!(
+                    f,
+                    " `{}` through `{}` in {} (+{:.3});",
+                    word.word,
+                    m.term,
+                    m.fields.join(", "),
+                    m.contribution
+                )?,
+                Some(m) => write!(f, " `{}` in {} (+{:.3});", word.word, m.fields.join(", "), m.contribution)?,
+                None => write!(f, " `{}` not found;", word.word)?,
+            }
+        }
+        write!(f, " x{:.2} for the words covered", self.coverage_factor)?;
+        if self.verb_boost {
+            write!(f, ", x{VERB_BOOST} as it is named with the query's verb")?;
+        }
+        if self.server_named {
+            write!(f, ", x{SERVER_BOOST} as the query names its server")?;
+        }
+        Ok(())
     }
 }
 
@@ -282,156 +479,6 @@ fn collect(schema: &Value, names: &mut String, descriptions: &mut String, depth:
     }
 }
 
-/// Lowercase stemmed words: split on anything but letters and digits, and at
-/// camelCase humps (`createIssue`, `HTTPServer`).
-fn words(text: &str) -> impl Iterator<Item = String> + '_ {
-    let mut out = Vec::new();
-    let mut current = String::new();
-    let mut previous: Option<char> = None;
-    let chars: Vec<char> = text.chars().collect();
-    for (i, &c) in chars.iter().enumerate() {
-        if !c.is_alphanumeric() {
-            flush(&mut current, &mut out);
-            previous = None;
-            continue;
-        }
-        let hump = previous.is_some_and(|p| {
-            (p.is_lowercase() && c.is_uppercase())
-                || (p.is_uppercase() && c.is_uppercase() && chars.get(i + 1).is_some_and(|n| n.is_lowercase()))
-                || (p.is_alphabetic() != c.is_alphabetic())
-        });
-        if hump {
-            flush(&mut current, &mut out);
-        }
-        current.extend(c.to_lowercase());
-        previous = Some(c);
-    }
-    flush(&mut current, &mut out);
-    out.into_iter()
-}
-
-fn flush(current: &mut String, out: &mut Vec<String>) {
-    if !current.is_empty() {
-        out.push(stem(current));
-        current.clear();
-    }
-}
-
-/// A light English stemmer: plurals, `-ing`, `-ed`, `-ies`, then a final `e`, so
-/// `create`, `creates`, `created` and `creating` are one term.
-fn stem(word: &str) -> String {
-    if word.len() <= 3 || word.bytes().any(|b| b.is_ascii_digit()) {
-        return word.to_owned();
-    }
-    let mut base = word.to_owned();
-    let mut stripped = false;
-    for (suffix, replacement) in [("ies", "y"), ("sses", "ss"), ("ches", "ch"), ("shes", "sh"), ("xes", "x")] {
-        if let Some(rest) = word.strip_suffix(suffix) {
-            base = format!("{rest}{replacement}");
-            stripped = true;
-            break;
-        }
-    }
-    if !stripped
-        && let Some(rest) = word.strip_suffix("ion")
-        && rest.len() >= 4
-        && rest.ends_with('t')
-    {
-        // creat(ion), select(ion): the verb's stem.
-        base = rest.to_owned();
-        stripped = true;
-    }
-    if !stripped {
-        for suffix in ["ing", "ed"] {
-            if let Some(rest) = word.strip_suffix(suffix)
-                && rest.len() >= 3
-            {
-                base = rest.to_owned();
-                // runn(ing), dropp(ed): one of a doubled consonant.
-                let b = base.as_bytes();
-                if base.len() > 3 && b[b.len() - 1] == b[b.len() - 2] && !matches!(b[b.len() - 1], b'l' | b's' | b'z') {
-                    base.pop();
-                }
-                stripped = true;
-                break;
-            }
-        }
-    }
-    if !stripped && base.ends_with('s') && !base.ends_with("ss") && !base.ends_with("us") && !base.ends_with("is") {
-        base.pop();
-    }
-    if base.len() > 3 && base.ends_with('e') {
-        base.pop();
-    }
-    base
-}
-
-/// Words a query says that add nothing to the match.
-const STOP_WORDS: &[&str] = &[
-    "a", "an", "the", "to", "for", "of", "in", "on", "at", "by", "and", "or", "with", "from", "into", "my", "me", "i",
-    "it", "is", "be", "this", "that", "these", "those", "some", "all", "please", "can", "you", "what", "which", "how",
-    "do", "doe", "does", "want", "need", "would", "like", "our", "we", "us", "about", "as", "its", "their", "there",
-    "tool", "use", "using",
-];
-
-/// The verbs and nouns tools are named with, in groups that mean the same thing
-/// to a model asking.
-const SYNONYMS: &[&[&str]] = &[
-    &["create", "add", "new", "make", "open", "start", "insert"],
-    &["delete", "remove", "drop", "destroy", "erase", "clear", "archive", "close", "cancel"],
-    &["list", "show", "enumerate", "all", "browse", "index"],
-    &["get", "fetch", "read", "retrieve", "view", "load", "describe", "detail", "info", "inspect", "download", "look"],
-    &["search", "find", "query", "lookup", "look", "filter", "locate", "grep"],
-    &["update", "edit", "modify", "change", "set", "patch", "rename", "alter", "adjust", "configure"],
-    &["send", "post", "message", "notify", "publish", "reply", "dm", "email", "mail"],
-    &["run", "execute", "exec", "invoke", "trigger", "launch", "dispatch", "call"],
-    &["issue", "bug", "ticket", "problem", "defect", "task"],
-    &["pull", "pr", "merge", "request"],
-    &["repo", "repository", "project", "codebase"],
-    &["file", "document", "doc", "page"],
-    &["message", "chat", "conversation", "thread", "post"],
-    &["channel", "room", "group"],
-    &["user", "member", "person", "people", "account", "profile"],
-    &["comment", "note", "annotation", "remark", "reply"],
-    &["image", "picture", "photo", "screenshot"],
-    &["event", "meeting", "appointment", "calendar", "schedule"],
-    &["folder", "directory", "dir"],
-    &["download", "export", "save"],
-    &["upload", "import", "attach"],
-    &["navigate", "go", "visit", "browse", "url"],
-    &["click", "press", "tap"],
-    &["type", "fill", "enter", "input"],
-    &["table", "database", "db", "sql"],
-    &["record", "row", "entry", "item"],
-    &["branch", "ref"],
-    &["commit", "revision"],
-    &["diff", "change", "difference", "compare", "modification"],
-    &["size", "big", "large", "length", "metadata"],
-    &["local", "nearby", "near", "place", "business", "shop", "store", "restaurant"],
-    &["relation", "link", "connect", "relationship", "edge"],
-    &["sum", "add", "total", "plus", "calculate", "number"],
-    &["current", "now", "today", "present"],
-    &["react", "emoji", "reaction"],
-    &["status", "state", "health"],
-    &["log", "logs", "history", "audit"],
-    &["payment", "charge", "invoice", "bill", "billing"],
-    &["customer", "client", "contact"],
-    &["weather", "forecast", "temperature", "rain", "snow", "sunny", "wind", "climate"],
-    &["translate", "translation", "language"],
-    &["summary", "summarize", "summarise", "overview"],
-];
-
-fn synonyms(term: &str) -> Vec<(String, f64)> {
-    let mut out = Vec::new();
-    for group in SYNONYMS {
-        let stems: Vec<String> = group.iter().map(|w| stem(w)).collect();
-        if stems.iter().any(|s| s == term) {
-            out.extend(stems.into_iter().filter(|s| s != term).map(|s| (s, SYNONYM_WEIGHT)));
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -461,17 +508,6 @@ mod tests {
             ),
             doc("mcp__fs__delete_file", "Delete a file", json!({"properties": {"path": {}}})),
         ])
-    }
-
-    #[test]
-    fn words_split_names_and_stem() {
-        let w: Vec<String> = words("mcp__github__createIssue HTTPServer issues creating stored").collect();
-        assert_eq!(w, ["mcp", "github", "creat", "issu", "http", "server", "issu", "creat", "stor"]);
-        for (a, b) in
-            [("opened", "open"), ("edited", "edit"), ("queries", "query"), ("running", "run"), ("added", "add")]
-        {
-            assert_eq!(stem(a), stem(b), "{a} {b}");
-        }
     }
 
     #[test]
@@ -510,6 +546,47 @@ mod tests {
         // Alone, the word is the name.
         assert!(index.search("search", 1)[0].score.is_infinite());
         assert_eq!(index.search("brave_web_search", 1)[0].name, "mcp__brave__brave_web_search");
+    }
+
+    #[test]
+    fn explain_tells_why_a_tool_ranks_where_it_does() {
+        let index = index();
+        let query = "open a new bug report on the repo";
+        let why = index.explain(query, "mcp__github__create_issue").expect("indexed");
+        assert_eq!(why.rank, Some(1));
+        assert_eq!(why.score, index.search(query, 1)[0].score, "the same score the search ranks by");
+        assert!(why.verb_boost && !why.exact_name);
+        let bug = why.words.iter().find(|w| w.word == "bug").and_then(|w| w.matched.as_ref()).expect("bug matched");
+        assert!(bug.synonym && bug.term == "issu" && bug.fields.contains(&"name"), "{bug:?}");
+        let report = why.words.iter().find(|w| w.word == "report").expect("report asked");
+        assert!(report.matched.is_none());
+        let sentence = why.to_string();
+        assert!(sentence.starts_with("mcp__github__create_issue ranks 1 with "), "{sentence}");
+        assert!(
+            sentence.contains("`bug` through `issu` in name, description") && sentence.contains("`report` not found")
+        );
+
+        let second = index.explain(query, "mcp__github__list_issues").expect("indexed");
+        assert_eq!(second.rank, Some(2), "{second}");
+        assert!(second.score < why.score);
+        let none = index.explain(query, "mcp__weather__get_forecast").expect("indexed");
+        assert_eq!(none.rank, None);
+        assert!(none.to_string().ends_with("does not match: no word of the query is in it"));
+        assert!(index.explain(query, "no_such_tool").is_none());
+        let exact = index.explain("list_issues", "mcp__github__list_issues").expect("indexed");
+        assert!(exact.exact_name && exact.rank == Some(1) && exact.score.is_infinite());
+    }
+
+    #[test]
+    fn a_query_that_names_a_server_prefers_its_tools() {
+        let index = SearchIndex::new([
+            doc("mcp__filesystem__write_file", "Write a new file with the given content", json!({})),
+            doc("mcp__notion__post_page", "Create a page under a parent", json!({})),
+        ]);
+        let top = index.search("write a new page in notion", 2);
+        assert_eq!(top[0].name, "mcp__notion__post_page", "{top:?}");
+        assert_eq!(top[0].server.as_deref(), Some("notion"));
+        assert!(index.explain("write a new page in notion", "mcp__notion__post_page").unwrap().server_named);
     }
 
     #[test]

@@ -35,10 +35,11 @@
 //! ```
 
 mod index;
+mod lexicon;
 pub(crate) mod search_tool;
 
 pub use crate::spec::Defer;
-pub use index::{SearchDocument, SearchError, SearchIndex, SearchMatch};
+pub use index::{Explanation, SearchDocument, SearchError, SearchIndex, SearchMatch, TermMatch, WordMatch};
 pub use search_tool::{TOOL_SEARCH, ToolSearch};
 
 use crate::registry::Split;
@@ -233,6 +234,12 @@ impl ToolSession {
     pub fn search(&self, query: &str, regex: bool, limit: usize) -> Result<Vec<SearchMatch>, SearchError> {
         let Some(index) = self.index() else { return Ok(Vec::new()) };
         if regex { index.search_regex(query, limit) } else { Ok(index.search(query, limit)) }
+    }
+
+    /// Why the deferred tool `name` ranks where it does for `query`
+    /// ([`SearchIndex::explain`]); `None` when it is not deferred here.
+    pub fn explain(&self, query: &str, name: &str) -> Option<Explanation> {
+        self.index()?.explain(query, name)
     }
 
     /// The index over the current split, built on the first search after the
