@@ -133,7 +133,7 @@ fn a_deferred_tool_is_found_loaded_and_appended_after_what_was_sent() {
         run(&executor, &pool, &turn, TOOL_SEARCH, json!({"query": "will it rain in paris tomorrow", "limit": 1}));
     assert!(result.error.is_none(), "{}", result.output.text_content());
     let text = result.output.text_content();
-    assert!(text.contains("mcp__weather__get_forecast: Get the weather forecast"), "{text}");
+    assert!(text.contains("- mcp__weather__get_forecast (server weather): Get the weather forecast"), "{text}");
     assert_eq!(session.loaded(), ["mcp__weather__get_forecast"]);
     // Callable at once, in the same turn's pool.
     let result = run(&executor, &pool, &turn, "mcp__weather__get_forecast", json!({"query": "Paris"}));

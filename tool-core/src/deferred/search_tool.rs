@@ -150,24 +150,49 @@ impl PreparedCall for Input {
     }
 }
 
-/// What the model reads back.
+/// Matches scoring within this share of the best are too close to tell apart.
+const CLOSE: f64 = 0.85;
+
+/// What the model reads back: each tool with its server and first sentence;
+/// when the best matches are near ties, a word that a more specific query
+/// would choose between them.
 fn report(query: &str, matches: &[SearchMatch], loaded: &[String], unknown: &[String]) -> String {
     let mut text = String::new();
-    if matches.is_empty() {
+    if matches.is_empty() && unknown.is_empty() {
         text.push_str(&format!(
             "No deferred tool matches `{query}`. Try other words for the task, or `regex: true` with a pattern."
         ));
-    } else {
+    } else if !matches.is_empty() {
         text.push_str("Loaded, callable from now on:\n");
         for m in matches {
             let again = if loaded.contains(&m.name) { "" } else { " (already loaded)" };
-            text.push_str(&format!("- {}{again}: {}\n", m.name, m.summary));
+            let server = m.server.as_deref().map(|s| format!(" (server {s})")).unwrap_or_default();
+            text.push_str(&format!("- {}{server}{again}: {}\n", m.name, m.summary));
+        }
+        if let Some(close) = close_matches(matches) {
+            text.push_str(&format!(
+                "\nThe first {close} matches score within {}% of each other, so the search cannot tell which one \
+                 you mean: read their descriptions, or search again naming the object, the action or the service \
+                 more precisely.\n",
+                ((1.0 - CLOSE) * 100.0).round()
+            ));
         }
     }
     if !unknown.is_empty() {
         text.push_str(&format!("\nNo deferred tool is named {}.", unknown.join(", ")));
     }
-    text.trim_end().to_owned()
+    text.trim().to_owned()
+}
+
+/// How many of the first matches are near ties with the best (two or more), if
+/// they are; an exact name is never a tie.
+fn close_matches(matches: &[SearchMatch]) -> Option<usize> {
+    let best = matches.first()?.score;
+    if !best.is_finite() || best <= 0.0 {
+        return None;
+    }
+    let close = matches.iter().take_while(|m| m.score >= best * CLOSE).count();
+    (close >= 2).then_some(close)
 }
 
 /// The search tool's description for a pool: what it does, and what can be found
@@ -195,4 +220,45 @@ pub(crate) fn description_for<'a>(deferred: impl Iterator<Item = &'a str>, base:
         parts.push(format!("other tools ({others})"));
     }
     format!("{base} {total} tools can be loaded: {}.", parts.join(", "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn found(name: &str, server: Option<&str>, score: f64) -> SearchMatch {
+        SearchMatch {
+            name: name.into(),
+            server: server.map(str::to_owned),
+            score,
+            summary: format!("What {name} does."),
+        }
+    }
+
+    #[test]
+    fn each_result_names_its_server_and_what_it_does() {
+        let matches = [found("mcp__github__create_issue", Some("github"), 9.0), found("local_notes", None, 2.0)];
+        let text = report("open a bug", &matches, &["mcp__github__create_issue".into()], &[]);
+        assert!(
+            text.contains("- mcp__github__create_issue (server github): What mcp__github__create_issue does."),
+            "{text}"
+        );
+        assert!(text.contains("- local_notes (already loaded): What local_notes does."), "{text}");
+        assert!(!text.contains("cannot tell"), "a clear winner is not a tie: {text}");
+    }
+
+    #[test]
+    fn near_ties_are_said_so_the_model_can_refine() {
+        let matches = [
+            found("mcp__a__list_pages", Some("a"), 5.0),
+            found("mcp__a__get_page", Some("a"), 4.5),
+            found("mcp__b__read_doc", Some("b"), 4.3),
+            found("mcp__c__other", Some("c"), 1.0),
+        ];
+        let text = report("show the page", &matches, &[], &[]);
+        assert!(text.contains("The first 3 matches score within 15% of each other"), "{text}");
+        assert_eq!(close_matches(&matches[..1]), None);
+        let exact = [found("mcp__a__get_page", Some("a"), f64::INFINITY), found("mcp__a__list_pages", Some("a"), 5.0)];
+        assert_eq!(close_matches(&exact), None, "an exact name is never a tie");
+    }
 }
