@@ -20,6 +20,7 @@ mod children;
 mod mounts;
 mod replay;
 mod sample;
+mod search;
 mod stop;
 mod trace;
 mod turn;
@@ -65,6 +66,9 @@ enum Command {
     Agents(agents::AgentsArgs),
     /// List the registered tools with their flags.
     Tools,
+    /// Search the tools as a model's `tool_search` does: the registry's, the
+    /// workspace's MCP servers' and saved tool lists; `--explain` says why.
+    Search(search::SearchArgs),
     /// Print the tool definitions JSON for a provider.
     Schema {
         /// anthropic, openai-chat, openai-responses, gemini, gemini-json-schema or mcp.
@@ -262,6 +266,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             return Ok(if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE });
         }
         Command::Tools => tools_table(&crate::registry()?),
+        Command::Search(args) => search::run(args)?,
         Command::Schema { provider, strict, cache_control, pretty, claude_code } => {
             if strict
                 && !matches!(

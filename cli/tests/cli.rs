@@ -448,3 +448,56 @@ fn the_cli_rejects_bad_flags_with_one_clear_line() {
         "{table}"
     );
 }
+
+#[test]
+fn search_ranks_the_tools_of_saved_lists_and_says_why() {
+    let dir = tempfile::tempdir().unwrap();
+    let tracker = serde_json::json!({"tools": [
+        {"name": "create_ticket", "description": "Open a new ticket in a project. Needs a title.", "inputSchema": {"type": "object", "properties": {"title": {"type": "string"}}}},
+        {"name": "list_tickets", "description": "List the tickets of a project", "inputSchema": {"type": "object"}}
+    ]});
+    std::fs::write(dir.path().join("tracker.json"), tracker.to_string()).unwrap();
+    // The whole JSON-RPC response, under a server name of our choosing.
+    let response = serde_json::json!({"jsonrpc": "2.0", "id": 1, "result": {"tools": [
+        {"name": "post_message", "description": "Send a message to a chat channel"}
+    ]}});
+    std::fs::write(dir.path().join("saved.json"), response.to_string()).unwrap();
+
+    let args = ["search", "make a new ticket", "--tools", "tracker.json", "--tools", "chat=saved.json", "--no-mcp"];
+    let out = toolwright(
+        &[&args[..], &["--limit", "2", "--explain", "--why", "mcp__chat__post_message"]].concat(),
+        dir.path(),
+        None,
+    );
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let stdout = text(&out.stdout);
+    let first = stdout.lines().next().unwrap_or_default();
+    assert!(first.starts_with(" 1. mcp__tracker__create_ticket (server tracker)"), "{stdout}");
+    assert!(stdout.contains("    Open a new ticket in a project."), "the first sentence: {stdout}");
+    assert!(stdout.contains("why: mcp__tracker__create_ticket ranks 1 with"), "{stdout}");
+    assert!(stdout.contains("mcp__chat__post_message does not match"), "{stdout}");
+
+    // JSON lines; an exact name is first and says so.
+    let out =
+        toolwright(&["search", "list_tickets", "--tools", "tracker.json", "--json", "--no-mcp"], dir.path(), None);
+    let first: serde_json::Value = serde_json::from_str(text(&out.stdout).lines().next().unwrap()).unwrap();
+    assert_eq!(first["name"], "mcp__tracker__list_tickets");
+    assert_eq!(first["server"], "tracker");
+    assert_eq!(first["score"], "exact name");
+
+    // Bad input: one line naming what and where.
+    std::fs::write(dir.path().join("bad.json"), r#"{"tools": [{"description": "no name"}]}"#).unwrap();
+    for (args, says) in [
+        (vec!["search", "x", "--tools", "bad.json"], "--tools bad.json: tool 0 has no `name` string"),
+        (vec!["search", "x", "--tools", "missing.json"], "--tools missing.json:"),
+        (vec!["search", "  "], "the query is empty"),
+        (vec!["search", "(", "--regex"], "is not a regular expression"),
+        (vec!["search", "x", "--why", "nope", "--no-mcp"], "--why nope: no tool of that name"),
+        (vec!["search", "x", "--limit", "0"], "--limit"),
+    ] {
+        let out = toolwright(&args, dir.path(), None);
+        assert!(!out.status.success(), "{args:?}");
+        assert!(text(&out.stderr).contains(says), "{args:?}: {}", text(&out.stderr));
+        assert!(out.stdout.is_empty(), "{args:?}");
+    }
+}
