@@ -23,7 +23,7 @@ const VERB_BOOST: f64 = 1.12;
 /// A tool on the server the query names (`notion`, `hubspot`).
 const SERVER_BOOST: f64 = 1.5;
 /// A term found only through a synonym counts this much of the word itself.
-const SYNONYM_WEIGHT: f64 = 0.5;
+const SYNONYM_WEIGHT: f64 = 0.4;
 
 /// One tool as the index sees it.
 #[derive(Debug, Clone)]
