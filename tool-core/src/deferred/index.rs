@@ -136,12 +136,12 @@ impl SearchIndex {
             }
             let lower = doc.name.to_ascii_lowercase();
             let short = lower.rsplit("__").next().unwrap_or(&lower).to_owned();
-            // `slack_post_message`: the server's name first, then the verb.
             let server_name =
                 doc.name.strip_prefix("mcp__").and_then(|r| r.split_once("__")).map(|(server, _)| server.to_owned());
-            let server = lower.strip_prefix("mcp__").and_then(|r| r.split("__").next()).unwrap_or_default();
+            let server = server_name.as_deref().unwrap_or_default().to_ascii_lowercase();
+            // `slack_post_message`: the server's name first, then the verb.
             let verb = words(&short).find(|w| !server.starts_with(w.as_str())).unwrap_or_default();
-            let server_words = words(server).filter(|w| w.len() > 2 && w != "mcp" && w != "server").collect();
+            let server_words = words(&server).filter(|w| w.len() > 2 && w != "mcp" && w != "server").collect();
             docs.push(Indexed {
                 verb,
                 server: server_words,
