@@ -2,50 +2,12 @@
 //! shared state (extensions) and progress.
 
 use crate::progress::{Progress, ProgressEvent, ProgressSink};
-use std::any::{Any, TypeId};
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 use tokio_util::sync::CancellationToken;
 
-/// Typed shared state, one value per type: a todo list, a file-read cache, an HTTP
-/// client. Values are shared between calls; put a `Mutex` inside for mutable state.
-///
-/// A list, not a hash map: a turn holds a handful of values, and a scan of a few
-/// `TypeId`s is cheaper than hashing one (the MCP server builds a set per call).
-#[derive(Default, Clone)]
-pub struct Extensions {
-    values: Vec<(TypeId, Arc<dyn Any + Send + Sync>)>,
-}
-
-impl Extensions {
-    /// An empty set.
-    pub fn new() -> Self {
-        Extensions::default()
-    }
-
-    /// Adds (or replaces) the value of type `T`.
-    pub fn insert<T: Send + Sync + 'static>(&mut self, value: T) {
-        let id = TypeId::of::<T>();
-        let value: Arc<dyn Any + Send + Sync> = Arc::new(value);
-        match self.values.iter_mut().find(|(held, _)| *held == id) {
-            Some(slot) => slot.1 = value,
-            None => self.values.push((id, value)),
-        }
-    }
-
-    /// The value of type `T`, if there is one.
-    pub fn get<T: Send + Sync + 'static>(&self) -> Option<&T> {
-        let id = TypeId::of::<T>();
-        self.values.iter().find(|(held, _)| *held == id).and_then(|(_, v)| v.downcast_ref::<T>())
-    }
-}
-
-impl fmt::Debug for Extensions {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Extensions({} values)", self.values.len())
-    }
-}
+pub use crate::extensions::Extensions;
 
 /// What every call of one model turn shares: working directory, the turn's
 /// cancellation token, extensions and the progress sink. Cloning is one reference
@@ -61,7 +23,7 @@ struct TurnShared {
     cancel: CancellationToken,
     extensions: Extensions,
     progress: Option<ProgressSink>,
-    provider: Option<crate::schema::Provider>,
+    provider: Option<crate::provider_id::Provider>,
 }
 
 impl TurnContext {
@@ -86,7 +48,7 @@ impl TurnContext {
         cancel: CancellationToken,
         extensions: Extensions,
         progress: Option<ProgressSink>,
-        provider: Option<crate::schema::Provider>,
+        provider: Option<crate::provider_id::Provider>,
     ) -> Self {
         TurnContext { shared: Arc::new(TurnShared { cwd, cancel, extensions, progress, provider }) }
     }
@@ -120,12 +82,12 @@ impl TurnContext {
     /// The provider whose rendering of the tools the model was shown. Calls then
     /// come back from the shapes that rendering adapted (a free JSON value sent as
     /// JSON text is parsed back); tuples and maps come back whatever is set.
-    pub fn with_provider(self, provider: crate::schema::Provider) -> Self {
+    pub fn with_provider(self, provider: crate::provider_id::Provider) -> Self {
         self.edit(|s| s.provider = Some(provider))
     }
 
     /// The provider set by [`with_provider`](Self::with_provider).
-    pub fn provider(&self) -> Option<crate::schema::Provider> {
+    pub fn provider(&self) -> Option<crate::provider_id::Provider> {
         self.shared.provider
     }
 

@@ -1,8 +1,8 @@
 //! In-process hooks around a call. Command hooks (Claude Code settings) implement the
 //! same traits.
 
+use crate::future::BoxFuture;
 use crate::output::ToolOutput;
-use crate::tool::BoxFuture;
 use serde_json::Value;
 use std::path::Path;
 

@@ -3,8 +3,8 @@
 //! The rule engine (Claude Code settings) plugs in here as a [`PermissionPolicy`].
 
 use crate::access::{Access, Accesses};
+use crate::future::BoxFuture;
 use crate::spec::Flags;
-use crate::tool::BoxFuture;
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 
@@ -49,7 +49,7 @@ pub struct PermissionRequest<'a> {
     pub own_summary: Option<&'a str>,
     /// The turn's extensions: what the host put there for approvers (an MCP server
     /// puts the client's peer, so that an ask can become an elicitation).
-    pub extensions: &'a crate::Extensions,
+    pub extensions: &'a crate::extensions::Extensions,
 }
 
 impl<'a> PermissionRequest<'a> {
@@ -58,7 +58,7 @@ impl<'a> PermissionRequest<'a> {
     pub fn summary(&self) -> std::borrow::Cow<'a, str> {
         match self.own_summary {
             Some(s) => std::borrow::Cow::Borrowed(s),
-            None => std::borrow::Cow::Owned(crate::call::default_summary(self.tool, self.input)),
+            None => std::borrow::Cow::Owned(crate::summary::default_summary(self.tool, self.input)),
         }
     }
 }
@@ -76,7 +76,7 @@ pub trait PermissionPolicy: Send + Sync {
 
     /// The permission mode for a call with these extensions (a subagent's turn may
     /// carry a mode of its own). Defaults to [`mode_name`](Self::mode_name).
-    fn mode_name_in(&self, extensions: &crate::Extensions) -> Option<&str> {
+    fn mode_name_in(&self, extensions: &crate::extensions::Extensions) -> Option<&str> {
         let _ = extensions;
         self.mode_name()
     }

@@ -295,7 +295,7 @@ impl Executor {
         let input: Cow<'a, str> = if plan.is_empty() {
             Cow::Borrowed(&call.input)
         } else {
-            plan.apply(&call.input, turn.provider().map(crate::schema::Provider::dialect))
+            plan.apply(&call.input, turn.provider().map(crate::provider_id::Provider::dialect))
                 .map_err(|e| Failure::new(ErrorKind::InvalidInput, format!("{name}: invalid input: {e}")))?
         };
         let prepared = prepare(resolved.tool(), &input, &cx, progress)?;

@@ -18,7 +18,7 @@ use crate::partial::{PartialInputFn, PartialObject};
 use crate::pipeline::{Executor, Staged};
 use crate::registry::ToolPool;
 use crate::spec::Flags;
-use crate::streaming::StreamEvent;
+use crate::stream_event::StreamEvent;
 use std::collections::HashMap;
 use std::future::{Future, poll_fn};
 use std::ops::Deref;
@@ -747,7 +747,7 @@ fn watch_partial_input(executor: &Executor, name: &str, pool: Option<&ToolPool>)
 #[cfg(test)]
 mod tests {
     use super::{BATCH, Batched, Incoming, OpenSlots, Source};
-    use crate::streaming::StreamEvent;
+    use crate::stream_event::StreamEvent;
     use std::future::poll_fn;
     use std::sync::Arc;
     use std::sync::atomic::{AtomicBool, Ordering};

@@ -13,11 +13,9 @@ use std::borrow::Cow;
 use std::fmt;
 use std::future::Future;
 use std::marker::PhantomData;
-use std::pin::Pin;
 use std::sync::{Arc, OnceLock};
 
-/// A boxed, sendable future, as object-safe traits return them.
-pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+pub use crate::future::BoxFuture;
 
 /// What `#[tool]` generates: the static spec of a tool struct.
 ///

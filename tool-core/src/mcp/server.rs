@@ -5,12 +5,12 @@ use super::convert::to_call_tool_result;
 use super::limits::MessageLimits;
 use crate::call::ToolCall;
 use crate::context::{Extensions, TurnContext};
+use crate::future::BoxFuture;
 use crate::permission::{Approval, Approver, PermissionRequest};
 use crate::pipeline::Executor;
 use crate::progress::ProgressSink;
+use crate::provider_id::Provider;
 use crate::registry::Registry;
-use crate::schema::Provider;
-use crate::tool::BoxFuture;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, Implementation, InitializeResult, ListToolsResult, PaginatedRequestParams,
     ProgressNotificationParam, ServerCapabilities, Tool,

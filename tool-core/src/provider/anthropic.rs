@@ -4,8 +4,8 @@
 use super::{AdapterError, ApiModule, BodyKeys, Item, Request, Step, TurnState, err, input_object, str_field};
 use crate::call::{ToolCall, ToolResult};
 use crate::output::Content;
-use crate::schema::Provider;
-use crate::streaming::StreamEvent;
+use crate::provider_id::Provider;
+use crate::stream_event::StreamEvent;
 use serde_json::{Map, Value, json};
 use std::collections::BTreeSet;
 

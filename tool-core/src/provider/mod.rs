@@ -39,10 +39,18 @@ pub mod openai_responses;
 pub use crate::usage::Usage;
 
 use crate::call::ToolResult;
+use crate::error::SchemaError;
 use crate::output::ToolOutput;
-use crate::schema::Provider;
-use crate::streaming::StreamEvent;
+use crate::provider_id::Provider;
+use crate::spec::ToolSpec;
+use crate::stream_event::StreamEvent;
 use crate::streaming::sse::{SseEvent, SseParser};
+
+/// The brackets around a tool list in `provider`'s request: a JSON array, or
+/// Gemini's one `functionDeclarations` entry.
+pub(crate) fn list_brackets(provider: Provider) -> (&'static str, &'static str) {
+    if provider.is_gemini() { (gemini::LIST_OPEN, gemini::LIST_CLOSE) } else { ("[", "]") }
+}
 use serde_json::Value;
 
 /// A response that does not have the shape the provider documents.
@@ -79,6 +87,19 @@ pub(crate) fn text_only(output: &ToolOutput) -> String {
     }
     let text = parts.join("\n");
     if text.is_empty() { "(no output)".to_owned() } else { text }
+}
+
+/// Renders one tool in `provider`'s shape from its lowered schemas.
+pub(crate) fn render_tool(
+    spec: &ToolSpec,
+    name: &str,
+    description: &str,
+    input: &Value,
+    output: Option<&Value>,
+    provider: Provider,
+) -> Result<String, SchemaError> {
+    let tool = definition(provider, spec, name, description, input, output);
+    Ok(Value::Object(tool).to_string())
 }
 
 /// One tool's entry in `provider`'s list, from its lowered schemas: the one place

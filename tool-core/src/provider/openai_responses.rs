@@ -5,8 +5,8 @@ use super::{
     AdapterError, ApiModule, BodyKeys, Item, Request, Step, TurnState, err, openai_chat, str_field, text_only,
 };
 use crate::call::{ToolCall, ToolResult};
-use crate::schema::Provider;
-use crate::streaming::StreamEvent;
+use crate::provider_id::Provider;
+use crate::stream_event::StreamEvent;
 use serde_json::{Map, Value, json};
 use std::collections::{BTreeMap, BTreeSet};
 

@@ -127,7 +127,7 @@ impl Entry {
     fn render(&self, provider: Provider, name: &str, description: &str) -> Result<String, SchemaError> {
         let input = self.lowered(provider)?;
         let output = if provider == Provider::Mcp { self.output()? } else { None };
-        schema::render_tool(self.spec(), name, description, input, output, provider)
+        crate::provider::render_tool(self.spec(), name, description, input, output, provider)
     }
 
     /// The tool as Claude Code shows it, if it has a Claude Code name (its rule name,
@@ -143,7 +143,7 @@ impl Entry {
                 rename_field(&mut input, field, alias);
             }
             let output = if provider == Provider::Mcp { self.output()? } else { None };
-            schema::render_tool(spec, name, description, &input, output, provider)
+            crate::provider::render_tool(spec, name, description, &input, output, provider)
         }))
     }
 

@@ -591,7 +591,7 @@ fn render_native(
         parts.push(Cow::Owned(format!("{open},\"defer_loading\":true}}")));
     }
     parts.push(Cow::Borrowed(search.definition()));
-    Ok(Definitions::from_parts(parts.iter().map(|p| p.as_ref()), false))
+    Ok(Definitions::from_parts(parts.iter().map(|p| p.as_ref()), "[", "]"))
 }
 
 /// Renders members (and their advertised aliases) and joins them into one list.
@@ -639,5 +639,6 @@ pub(super) fn render_members(
     {
         *last = Cow::Owned(schema::with_cache_control(last));
     }
-    Ok(Definitions::from_parts(parts.iter().map(|p| p.as_ref()), provider.is_gemini()))
+    let (open, close) = crate::provider::list_brackets(provider);
+    Ok(Definitions::from_parts(parts.iter().map(|p| p.as_ref()), open, close))
 }

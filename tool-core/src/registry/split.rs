@@ -9,7 +9,7 @@ use super::{Entry, Registry};
 use crate::context::TurnContext;
 use crate::deferred::{Defer, Deferral, NativeSearch, SearchDocument, TOOL_SEARCH, estimated_tokens};
 use crate::names::{self, FnvBuild};
-use crate::schema::Provider;
+use crate::provider_id::Provider;
 use std::collections::HashMap;
 use std::sync::Arc;
 

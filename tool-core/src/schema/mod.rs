@@ -18,7 +18,6 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use std::fmt;
-use std::str::FromStr;
 use std::sync::Arc;
 
 /// The generator every schema comes from: draft 2020-12, deserialisation contract,
@@ -42,73 +41,11 @@ pub fn empty_object_schema() -> Value {
     json!({"type": "object", "properties": {}, "additionalProperties": false})
 }
 
-/// A model provider's tool-definition format.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Provider {
-    /// Anthropic Messages API: `{name, description, input_schema}`.
-    Anthropic {
-        /// Strict tool use (`strict: true` on each tool, as many as Anthropic's
-        /// per-request limits allow): schemas in the structured-outputs subset, with
-        /// what it cannot carry moved into descriptions (and still checked on input).
-        strict: bool,
-        /// Put `cache_control: {type: ephemeral}` on the last tool, so the tool list
-        /// is a cacheable prompt prefix.
-        cache_control: bool,
-    },
-    /// OpenAI Chat Completions: `{type: function, function: {..}}`.
-    OpenAiChat {
-        /// Structured-outputs strict mode.
-        strict: bool,
-    },
-    /// OpenAI Responses API: flat `{type: function, name, ..}`.
-    OpenAiResponses {
-        /// Structured-outputs strict mode (the Responses API's default is strict).
-        strict: bool,
-    },
-    /// Google Gemini: `[{functionDeclarations: [..]}]` with `parameters` in the
-    /// OpenAPI 3.0 subset every Gemini API version takes (no unions, no string
-    /// lengths: variants merged, lengths said in the description).
-    Gemini,
-    /// Google Gemini with `parametersJsonSchema`: full JSON Schema (unions,
-    /// recursion through `$defs`), which the current API takes.
-    GeminiJsonSchema,
-    /// Model Context Protocol `tools/list`: `{name, title, description, inputSchema, ..}`.
-    Mcp,
-}
+pub use crate::provider_id::{Provider, UnknownProvider};
 
+/// Each provider's schema dialect lives with the lowering, not with the identifier.
 impl Provider {
-    /// How many provider variants there are (cache slots).
-    pub const COUNT: usize = 11;
-
-    /// Every provider variant, each with its own cache slot.
-    pub const ALL: [Provider; Provider::COUNT] = [
-        Provider::Anthropic { strict: false, cache_control: false },
-        Provider::Anthropic { strict: false, cache_control: true },
-        Provider::Anthropic { strict: true, cache_control: false },
-        Provider::Anthropic { strict: true, cache_control: true },
-        Provider::OpenAiChat { strict: false },
-        Provider::OpenAiChat { strict: true },
-        Provider::OpenAiResponses { strict: false },
-        Provider::OpenAiResponses { strict: true },
-        Provider::Gemini,
-        Provider::GeminiJsonSchema,
-        Provider::Mcp,
-    ];
-
-    /// Anthropic, not strict, without `cache_control`.
-    pub const ANTHROPIC: Provider = Provider::Anthropic { strict: false, cache_control: false };
-
-    pub(crate) fn slot(self) -> usize {
-        match self {
-            Provider::Anthropic { strict, cache_control } => 2 * strict as usize + cache_control as usize,
-            Provider::OpenAiChat { strict } => 4 + strict as usize,
-            Provider::OpenAiResponses { strict } => 6 + strict as usize,
-            Provider::Gemini => 8,
-            Provider::Mcp => 9,
-            Provider::GeminiJsonSchema => 10,
-        }
-    }
-
+    /// The schema dialect this provider's tool definitions are lowered to.
     pub(crate) fn dialect(self) -> Dialect {
         match self {
             Provider::OpenAiChat { strict: true } | Provider::OpenAiResponses { strict: true } => Dialect::OpenAiStrict,
@@ -116,83 +53,6 @@ impl Provider {
             Provider::Gemini => Dialect::Gemini,
             _ => Dialect::Standard,
         }
-    }
-
-    /// The provider's id as the CLI spells it: `anthropic`, `openai-chat`,
-    /// `openai-responses`, `gemini`, `gemini-json-schema`, `mcp`.
-    pub fn id(self) -> &'static str {
-        match self {
-            Provider::Anthropic { .. } => "anthropic",
-            Provider::OpenAiChat { .. } => "openai-chat",
-            Provider::OpenAiResponses { .. } => "openai-responses",
-            Provider::Gemini => "gemini",
-            Provider::GeminiJsonSchema => "gemini-json-schema",
-            Provider::Mcp => "mcp",
-        }
-    }
-
-    /// Whether the list is wrapped in Gemini's `[{functionDeclarations: [..]}]`.
-    pub fn is_gemini(self) -> bool {
-        matches!(self, Provider::Gemini | Provider::GeminiJsonSchema)
-    }
-
-    /// Whether this is a strict rendering.
-    pub fn is_strict(self) -> bool {
-        matches!(
-            self,
-            Provider::Anthropic { strict: true, .. }
-                | Provider::OpenAiChat { strict: true }
-                | Provider::OpenAiResponses { strict: true }
-        )
-    }
-
-    /// The same provider with strict mode set, where the provider has one.
-    pub fn with_strict(self, strict: bool) -> Provider {
-        match self {
-            Provider::Anthropic { cache_control, .. } => Provider::Anthropic { strict, cache_control },
-            Provider::OpenAiChat { .. } => Provider::OpenAiChat { strict },
-            Provider::OpenAiResponses { .. } => Provider::OpenAiResponses { strict },
-            other => other,
-        }
-    }
-}
-
-impl fmt::Display for Provider {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Provider::Anthropic { strict, .. } => write!(f, "Anthropic{}", if *strict { " (strict)" } else { "" }),
-            Provider::OpenAiChat { strict } => write!(f, "OpenAI chat{}", if *strict { " (strict)" } else { "" }),
-            Provider::OpenAiResponses { strict } => {
-                write!(f, "OpenAI responses{}", if *strict { " (strict)" } else { "" })
-            }
-            Provider::Gemini => f.write_str("Gemini"),
-            Provider::GeminiJsonSchema => f.write_str("Gemini (JSON Schema)"),
-            Provider::Mcp => f.write_str("MCP"),
-        }
-    }
-}
-
-/// An unknown provider id.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error(
-    "unknown provider `{0}`: expected one of anthropic, openai-chat, openai-responses, gemini, gemini-json-schema, mcp"
-)]
-pub struct UnknownProvider(pub String);
-
-impl FromStr for Provider {
-    type Err = UnknownProvider;
-
-    /// Parses a provider id (non-strict; use [`Provider::with_strict`]).
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        Ok(match s.trim().to_ascii_lowercase().as_str() {
-            "anthropic" | "claude" => Provider::ANTHROPIC,
-            "openai-chat" | "openai" | "chat" => Provider::OpenAiChat { strict: false },
-            "openai-responses" | "responses" => Provider::OpenAiResponses { strict: false },
-            "gemini" | "google" => Provider::Gemini,
-            "gemini-json-schema" | "gemini-json" => Provider::GeminiJsonSchema,
-            "mcp" => Provider::Mcp,
-            _ => return Err(UnknownProvider(s.to_owned())),
-        })
     }
 }
 
@@ -212,16 +72,17 @@ impl Definitions {
         serde_json::from_str(self.0.get()).expect("rendered definitions are valid JSON")
     }
 
-    pub(crate) fn from_parts<'a>(parts: impl IntoIterator<Item = &'a str>, wrap_gemini: bool) -> Self {
-        use crate::provider::gemini::{LIST_CLOSE, LIST_OPEN};
-        let mut text = String::from(if wrap_gemini { LIST_OPEN } else { "[" });
+    /// Joins rendered tools into one list between `open` and `close` (`[` and `]`,
+    /// or a provider's own wrapper).
+    pub(crate) fn from_parts<'a>(parts: impl IntoIterator<Item = &'a str>, open: &str, close: &str) -> Self {
+        let mut text = String::from(open);
         for (i, part) in parts.into_iter().enumerate() {
             if i > 0 {
                 text.push(',');
             }
             text.push_str(part);
         }
-        text.push_str(if wrap_gemini { LIST_CLOSE } else { "]" });
+        text.push_str(close);
         Definitions(Arc::from(RawValue::from_string(text).expect("joined definitions are valid JSON")))
     }
 }
@@ -274,19 +135,6 @@ fn check_root(schema: &Value) -> Result<(), String> {
         ));
     }
     Ok(())
-}
-
-/// Renders one tool in `provider`'s shape from its lowered schemas.
-pub(crate) fn render_tool(
-    spec: &ToolSpec,
-    name: &str,
-    description: &str,
-    input: &Value,
-    output: Option<&Value>,
-    provider: Provider,
-) -> Result<String, SchemaError> {
-    let tool = crate::provider::definition(provider, spec, name, description, input, output);
-    Ok(Value::Object(tool).to_string())
 }
 
 /// Lowers an output schema for MCP's `outputSchema`, which must be an object.
