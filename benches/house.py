@@ -41,8 +41,26 @@ def strip(text):
     return re.sub(r'"(?:\\.|[^"\\])*"', '""', text)
 
 
+def root_names(mods):
+    """names the crate root re-exports (`pub use module::{A, B}`) -> their module"""
+    names = {}
+    root = mods.get(())
+    if not root:
+        return names
+    text = strip(open(root, encoding="utf-8").read())
+    for m in re.finditer(r"pub use ((?:[a-z_][a-z0-9_]*::)*)(?:\{([^}]*)\}|([A-Za-z_][A-Za-z0-9_]*));", text):
+        path = tuple(p for p in m.group(1).split("::") if p and p != "crate")
+        items = m.group(2).split(",") if m.group(2) else [m.group(3)]
+        for item in items:
+            item = item.strip().split(" as ")[-1].strip()
+            if item and path in mods:
+                names[item] = path
+    return names
+
+
 def edges(mods):
     out = {m: set() for m in mods}
+    reexported = root_names(mods)
     for mod, path in mods.items():
         text = strip(open(path, encoding="utf-8").read())
         # inline `#[cfg(test)] mod tests { ... }` is the file's own concern
@@ -70,6 +88,8 @@ def edges(mods):
                         parts.pop(0)
                         base = base[:-1]
             full = base + parts
+            if kind == "crate" and full and tuple(full[:1]) not in mods and full[0] in reexported:
+                full = list(reexported[full[0]]) + full[1:]
             for n in range(len(full), -1, -1):
                 target = tuple(full[:n])
                 if target in mods:

@@ -36,6 +36,7 @@
 pub mod domain;
 pub mod expand;
 pub mod hooks;
+mod mode;
 pub mod path;
 pub mod pattern;
 mod policy;

@@ -5,6 +5,11 @@
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use std::path::{Component, Path, PathBuf};
 
+/// The user's home directory (`~/` in rules), if known.
+pub(crate) fn home() -> Option<PathBuf> {
+    std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from)
+}
+
 /// What a path pattern is relative to.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Anchor {

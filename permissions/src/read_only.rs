@@ -132,7 +132,7 @@ pub fn is_read_only(command: &Command) -> bool {
 /// `GIT_EXTERNAL_DIFF=x git diff` make it run other code).
 pub(crate) fn runs_the_system_program(command: &Command) -> bool {
     let from_path = command.name().is_none_or(|written| !written.contains('/') || in_system_dir(written));
-    from_path && command.env.iter().all(|(var, _)| crate::policy::SAFE_ENV_VARS.contains(&var.as_str()))
+    from_path && command.env.iter().all(|(var, _)| crate::shell::SAFE_ENV_VARS.contains(&var.as_str()))
 }
 
 /// Whether a program path is in a directory of the system's own programs.

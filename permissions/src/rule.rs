@@ -3,6 +3,11 @@
 use globset::{Glob, GlobMatcher};
 use std::fmt;
 
+/// The agent tool's parameter that `Agent(Explore)` rules match.
+pub(crate) const AGENT_TYPE_PARAM: &str = "subagent_type";
+/// The agent type a call without `subagent_type` starts.
+pub const DEFAULT_AGENT_TYPE: &str = "general-purpose";
+
 /// Where a rule came from. A deny from any source beats an allow from any other.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Source {
@@ -169,8 +174,8 @@ pub struct CallNames<'a> {
     /// The MCP server and tool it calls, by their own names.
     pub mcp: Option<(&'a str, &'a str)>,
     /// The permission mode the call is decided in (a subagent's may differ from the
-    /// policy's own; see [`crate::ModeOverride`]).
-    pub mode: crate::Mode,
+    /// policy's own; see [`crate::mode::ModeOverride`]).
+    pub mode: crate::mode::Mode,
 }
 
 impl ToolName {
@@ -324,7 +329,7 @@ fn specifier(name: &str, spec: &str, effect: Effect, anchors: &Anchors) -> Resul
     // `Agent(Explore)`: the agent tool's rules name the agent type it starts.
     if matches!(name, "Agent" | "Task") {
         let value = CommandPattern::new(spec.trim()).map_err(|e| format!("`{spec}`: {e}"))?;
-        let name = crate::policy::AGENT_TYPE_PARAM.to_owned();
+        let name = AGENT_TYPE_PARAM.to_owned();
         return Ok(Specifier::Param { name, value, otherwise: None });
     }
     match own {

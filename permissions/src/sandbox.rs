@@ -303,11 +303,8 @@ impl SandboxSettings {
                     for (i, entry) in value.as_array().into_iter().flatten().enumerate() {
                         match (entry.get("path").and_then(Value::as_str), entry.get("mode").and_then(Value::as_str)) {
                             (Some(path), Some("deny" | "mask")) => {
-                                let path = crate::path::absolute(
-                                    path.trim(),
-                                    Path::new("/"),
-                                    crate::policy::home().as_deref(),
-                                );
+                                let path =
+                                    crate::path::absolute(path.trim(), Path::new("/"), crate::path::home().as_deref());
                                 self.deny_read.push(path);
                             }
                             _ => self.warn(file, &format!("{at}[{i}]"), "needs `path` and `mode`; ignored"),

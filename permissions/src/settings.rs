@@ -156,7 +156,7 @@ impl Settings {
     pub fn new(project: impl Into<PathBuf>) -> Settings {
         Settings {
             project: project.into(),
-            home: crate::policy::home(),
+            home: crate::path::home(),
             managed: MANAGED_FILES.iter().map(PathBuf::from).collect(),
             trust: None,
         }
@@ -232,7 +232,7 @@ pub fn local_settings_path(project: &Path) -> PathBuf {
 /// files grant only with the trust Claude Code has recorded for it
 /// ([`Trust::recorded`]); see [`crate::trust`].
 pub fn policy_from_files(project: &Path, files: &[(Source, PathBuf)]) -> Result<RulePolicy, SettingsError> {
-    let home = crate::policy::home();
+    let home = crate::path::home();
     let trust = Trust::recorded(project, home.as_deref());
     policy_with_home(project, home, files, trust)
 }
@@ -243,7 +243,7 @@ pub fn policy_from_files_with(
     files: &[(Source, PathBuf)],
     trust: Trust,
 ) -> Result<RulePolicy, SettingsError> {
-    policy_with_home(project, crate::policy::home(), files, trust)
+    policy_with_home(project, crate::path::home(), files, trust)
 }
 
 fn policy_with_home(

@@ -17,6 +17,31 @@ use brush_parser::ast;
 use brush_parser::word::{self, WordPiece};
 use brush_parser::{ParserOptions, SourceInfo};
 
+/// Environment variables an allow rule may look past (`LANG=C ls` is `ls`). Deny and
+/// ask rules look past any assignment.
+pub const SAFE_ENV_VARS: &[&str] = &[
+    "LANG",
+    "LANGUAGE",
+    "LC_ALL",
+    "LC_CTYPE",
+    "LC_MESSAGES",
+    "LC_COLLATE",
+    "TZ",
+    "TERM",
+    "NO_COLOR",
+    "FORCE_COLOR",
+    "CLICOLOR",
+    "CI",
+    "RUST_BACKTRACE",
+    "RUST_LOG",
+    "PAGER",
+    "GIT_PAGER",
+    "COLUMNS",
+    "LINES",
+    "DEBUG",
+    "NODE_ENV",
+];
+
 /// Commands longer than this are not analysed: they ask.
 pub const MAX_COMMAND_LEN: usize = 10_000;
 
@@ -434,9 +459,7 @@ impl Walker<'_> {
             // Only assignments (`A=1`) or redirections: nothing runs now, but a variable
             // other than the known-safe ones changes what later commands run (`PATH=.;
             // ls`): it is a part that needs a rule.
-            if let Some((name, value)) =
-                command.env.iter().find(|(name, _)| !crate::policy::SAFE_ENV_VARS.contains(&name.as_str()))
-            {
+            if let Some((name, value)) = command.env.iter().find(|(name, _)| !SAFE_ENV_VARS.contains(&name.as_str())) {
                 let assignment =
                     Command { words: vec![Word::Literal(format!("{name}={value}"))], ..Command::default() };
                 self.record(assignment);
