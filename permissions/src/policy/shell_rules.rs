@@ -25,20 +25,31 @@ impl RulePolicy {
             return Verdict::Deny(format!("`{}` cannot be checked: {why}", first_line(command)));
         }
         let set = self.read_rules();
-        let index = set.shell_index();
-        let home = self.anchors.home.as_deref();
-        let parts = &analysis.commands;
-        // `cd dir && cat key` reads `dir/key`: paths are checked from the directories
-        // a part may run in, each looked at on disk once (symlinks), when some rule is
-        // about paths.
-        let places = OnceCell::new();
-        let places = || places.get_or_init(|| Places::new(&analysis, cwd, home));
-        // The files redirections write, each looked at once for every list.
-        let written = OnceCell::new();
-        let written = || -> &[Touched] {
-            written
-                .get_or_init(|| analysis.writes.iter().map(|write| places().written(write, home)).collect::<Vec<_>>())
+        let line = ShellLine {
+            command,
+            analysis: &analysis,
+            set: &set,
+            index: set.shell_index(),
+            call,
+            cwd,
+            home: self.anchors.home.as_deref(),
+            places: OnceCell::new(),
+            written: OnceCell::new(),
         };
+        if let Some(verdict) = self.shell_denied_or_asked(&line, confined) {
+            return verdict;
+        }
+        if let Some(verdict) = self.shell_needs_a_person(&line) {
+            return verdict;
+        }
+        self.shell_allowed(&line)
+    }
+
+    /// Deny, then ask: each part, in every form it could be written, the paths its
+    /// words name and the files it writes.
+    fn shell_denied_or_asked(&self, line: &ShellLine<'_>, confined: bool) -> Option<Verdict> {
+        let ShellLine { command, analysis, set, index, cwd, .. } = *line;
+        let parts = &analysis.commands;
         // The distinct first words the parts' forms start with (as written, or without
         // the program's directory): only the patterns starting with one are tried, and
         // only on the parts that start with it.
@@ -58,19 +69,16 @@ impl RulePolicy {
             })
         };
         let unknown = !analysis.unknowns.is_empty();
-        // `Bash` rules govern every command; others only the tools they name.
-        let applies = |rule: &Rule| rule.tool.is_kind(Kind::Shell) || rule.tool.covers(call);
         let starting: SmallVec<[_; 8]> = starts.iter().map(|word| index.starting_with(word)).collect();
         let mut candidates = Candidates::new();
         // An ask about the paths named waits until every deny has been looked for.
         let mut path_ask: Option<Verdict> = None;
-        // Deny, then ask: each part, in every form it could be written.
         for effect in [Effect::Deny, Effect::Ask] {
             let list = index.list(effect);
             index.candidates(effect, &starting, unknown, &mut candidates);
             for &(i, start) in &candidates {
                 let rule = &set.rules[i];
-                if !applies(rule) {
+                if !line.applies(rule) {
                     continue;
                 }
                 let hit = match rule.specifier.as_ref().map(command_pattern) {
@@ -80,80 +88,107 @@ impl RulePolicy {
                     Some(None) => false,
                 };
                 if hit {
-                    return verdict_for(rule);
+                    return Some(verdict_for(rule));
                 }
             }
             // Arguments naming files a Read deny covers: `cat .env` reads `.env`.
             if effect == Effect::Deny && !index.read_denies.is_empty() {
-                // A deny needs either the path as named or where it finally is.
-                // The first Read deny whose pattern `hits` the path as named or as it
-                // finally is (a deny needs either).
-                let read_deny = |probe: &Probe, hits: fn(&crate::path::PathPattern, &Path, &Path) -> bool| {
-                    index.read_denies.iter().map(|&i| &set.rules[i]).find(|rule| {
-                        rule.specifier.as_ref().and_then(path_pattern).is_some_and(|pattern| {
-                            hits(pattern, &probe.path, cwd)
-                                || probe.real.as_deref().is_some_and(|real| hits(pattern, real, cwd))
-                        })
-                    })
-                };
-                let denied = |named: &Probe| read_deny(named, crate::path::PathPattern::matches_at_or_below);
-                // A recursive read of a directory reaches whatever a deny could match below it.
-                let reaches = |probe: &Probe| read_deny(probe, crate::path::PathPattern::may_match_below);
-                match places().named_paths(&analysis, command, home, denied, reaches) {
-                    Some(deny @ Verdict::Deny(_)) => return deny,
+                match self.shell_named_paths(line) {
+                    Some(deny @ Verdict::Deny(_)) => return Some(deny),
                     other => path_ask = other,
-                }
-                // A link made by one part (`ln -s . x && cat x/.env`) names paths the
-                // others can read through, which do not exist yet where the rules look.
-                if path_ask.is_none() && parts.len() > 1 && parts.iter().any(makes_link) {
-                    path_ask = Some(Verdict::AskRule(format!(
-                        "`{}` makes a link that its other commands may read through, and some paths are \
-                         denied; allow it?",
-                        first_line(command)
-                    )));
                 }
             }
             // Redirections write files: Edit (and Read) deny and ask rules apply.
             if !list.writes.is_empty() {
-                for (write, target) in analysis.writes.iter().zip(written()) {
+                for (write, target) in analysis.writes.iter().zip(line.written()) {
                     if let Some(rule) =
                         list.writes.iter().map(|&i| &set.rules[i]).find(|r| covers_write(r, target, effect, cwd))
                     {
                         let why = format!("{} (the command writes `{write}`)", reason_for(rule));
-                        return if effect == Effect::Deny { Verdict::Deny(why) } else { Verdict::AskRule(why) };
+                        return Some(if effect == Effect::Deny { Verdict::Deny(why) } else { Verdict::AskRule(why) });
                     }
                 }
             }
             if let Some(ask) = path_ask.take() {
-                return ask;
+                return Some(ask);
             }
         }
+        None
+    }
+
+    /// The paths the line's words name against the Read denies: a deny, an ask about
+    /// them, or nothing.
+    fn shell_named_paths(&self, line: &ShellLine<'_>) -> Option<Verdict> {
+        let ShellLine { command, analysis, set, index, cwd, home, .. } = *line;
+        // The first Read deny whose pattern `hits` the path as named or as it finally
+        // is (a deny needs either).
+        let read_deny = |probe: &Probe, hits: fn(&crate::path::PathPattern, &Path, &Path) -> bool| {
+            index.read_denies.iter().map(|&i| &set.rules[i]).find(|rule| {
+                rule.specifier.as_ref().and_then(path_pattern).is_some_and(|pattern| {
+                    hits(pattern, &probe.path, cwd)
+                        || probe.real.as_deref().is_some_and(|real| hits(pattern, real, cwd))
+                })
+            })
+        };
+        let denied = |named: &Probe| read_deny(named, crate::path::PathPattern::matches_at_or_below);
+        // A recursive read of a directory reaches whatever a deny could match below it.
+        let reaches = |probe: &Probe| read_deny(probe, crate::path::PathPattern::may_match_below);
+        let found = line.places().named_paths(analysis, command, home, denied, reaches);
+        if found.is_some() {
+            return found;
+        }
+        // A link made by one part (`ln -s . x && cat x/.env`) names paths the others
+        // can read through, which do not exist yet where the rules look.
+        let parts = &analysis.commands;
+        (parts.len() > 1 && parts.iter().any(makes_link)).then(|| {
+            Verdict::AskRule(format!(
+                "`{}` makes a link that its other commands may read through, and some paths are denied; allow it?",
+                first_line(command)
+            ))
+        })
+    }
+
+    /// What no rule may approve: a line that cannot be analysed, the removal of a
+    /// critical path, a write to a protected path.
+    fn shell_needs_a_person(&self, line: &ShellLine<'_>) -> Option<Verdict> {
+        let ShellLine { command, analysis, index, cwd, home, .. } = *line;
         if let Some(why) = analysis.unknowns.first() {
             // What cannot be analysed might be what a deny rule is about: it is denied
             // where such rules exist, and always asks where ask rules do.
             if index.has_rules(Effect::Deny) {
-                return Verdict::Deny(format!(
+                return Some(Verdict::Deny(format!(
                     "`{}` cannot be checked against the deny rules: {why}",
                     first_line(command)
-                ));
+                )));
             }
             let question = format!("Allow `{}`? {why}", first_line(command));
-            return if index.has_rules(Effect::Ask) { Verdict::AskRule(question) } else { Verdict::Ask(question) };
+            return Some(if index.has_rules(Effect::Ask) {
+                Verdict::AskRule(question)
+            } else {
+                Verdict::Ask(question)
+            });
         }
         // Removing a critical path (`rm -rf /`, `~`, the working directory or a parent
         // of it) is approved by no rule and no mode: a person answers, every time.
-        if let Some(why) = parts.iter().find_map(|part| self.critical_removal(part, places(), cwd, home)) {
-            return Verdict::AskRule(format!("`{}` {why}; allow it?", first_line(command)));
+        if let Some(why) =
+            analysis.commands.iter().find_map(|part| self.critical_removal(part, line.places(), cwd, home))
+        {
+            return Some(Verdict::AskRule(format!("`{}` {why}; allow it?", first_line(command))));
         }
         // A redirection to a protected path is approved only by a person.
-        if let Some(write) =
-            analysis.writes.iter().zip(written()).find(|(_, target)| target.protected()).map(|(w, _)| w)
-        {
-            let reason = format!("`{}` writes `{write}`", first_line(command));
-            return Verdict::Undecided { what: What::Protected, reason };
-        }
-        // Allow: every part by a rule, or by the read-only classifier.
+        let write =
+            analysis.writes.iter().zip(line.written()).find(|(_, target)| target.protected()).map(|(w, _)| w)?;
+        let reason = format!("`{}` writes `{write}`", first_line(command));
+        Some(Verdict::Undecided { what: What::Protected, reason })
+    }
+
+    /// Allow: every part by a rule, or by the read-only classifier, and every file
+    /// written by an Edit rule; otherwise what needs approval.
+    fn shell_allowed(&self, line: &ShellLine<'_>) -> Verdict {
+        let ShellLine { command, analysis, set, index, call, cwd, home, .. } = *line;
+        let parts = &analysis.commands;
         let allow = index.list(Effect::Allow);
+        let mut candidates = Candidates::new();
         // What no rule allows: parts, then files written.
         let mut open: SmallVec<[&Command; 4]> = SmallVec::new();
         let mut open_writes: SmallVec<[&str; 2]> = SmallVec::new();
@@ -166,7 +201,7 @@ impl RulePolicy {
             let text = strict_form(part);
             let starting = [text.as_deref().and_then(|text| index.starting_with(first_token(text)))];
             index.candidates(Effect::Allow, &starting, false, found);
-            found.iter().filter(|&&(i, _)| applies(&set.rules[i])).any(|&(i, _)| {
+            found.iter().filter(|&&(i, _)| line.applies(&set.rules[i])).any(|&(i, _)| {
                 match set.rules[i].specifier.as_ref().map(command_pattern) {
                     None => !exact,
                     Some(Some(pattern)) => {
@@ -178,13 +213,13 @@ impl RulePolicy {
         };
         for part in parts.iter().filter(|part| !part.stripped) {
             // `cd` changes no file (the shell tool keeps the directory inside the
-            // workspace), but it is not read-only for scheduling: later calls depend
-            // on it, so the classifier leaves it out and only the rules let it through.
-            // A read-only part is harmless only where it stays inside the working
-            // directories, and `git` only in the call's own directory (another
+            // working directory), but it is not read-only for scheduling: later calls
+            // depend on it, so the classifier leaves it out and only the rules let it
+            // through. A read-only part is harmless only where it stays inside the
+            // working directories, and `git` only in the call's own directory (another
             // directory's hooks and config could run commands).
             let read_only = part.read_only || part.base_name() == Some("cd");
-            let stays = || self.part_stays_inside(part, places(), cwd, home);
+            let stays = || self.part_stays_inside(part, line.places(), cwd, home);
             let harmless = read_only && stays();
             all_read_only &= harmless;
             if harmless && self.read_only_shell_runs {
@@ -199,7 +234,7 @@ impl RulePolicy {
                 && (part.base_name() != Some("sed") || crate::sed::only_edits(part))
                 && !part.exact_only
                 && stays()
-                && !self.part_touches_protected(part, places(), home)
+                && !self.part_touches_protected(part, line.places(), home)
             {
                 continue;
             }
@@ -210,7 +245,7 @@ impl RulePolicy {
                 open.push(part);
             }
         }
-        for (write, target) in analysis.writes.iter().zip(written()) {
+        for (write, target) in analysis.writes.iter().zip(line.written()) {
             // A target starting with `~` needs approval (Claude Code); a bare `Edit`
             // approves writes inside the working directories, a path rule where it names.
             let inside = target.inside(cwd, &self.additional_dirs);
@@ -376,5 +411,38 @@ impl RulePolicy {
                 },
             )
         })
+    }
+}
+
+/// One command line being checked, with what its steps share: the rules, and the
+/// directories its parts may run in and the files it writes, each looked at on disk
+/// once (symlinks) and only when a rule or a check needs them.
+struct ShellLine<'a> {
+    command: &'a str,
+    analysis: &'a shell::Analysis,
+    set: &'a RuleSet,
+    index: &'a ShellIndex,
+    call: &'a CallNames<'a>,
+    cwd: &'a Path,
+    home: Option<&'a Path>,
+    places: OnceCell<Places<'a>>,
+    written: OnceCell<Vec<Touched>>,
+}
+
+impl<'a> ShellLine<'a> {
+    /// `cd dir && cat key` reads `dir/key`: paths are checked from the directories a
+    /// part may run in.
+    fn places(&self) -> &Places<'a> {
+        self.places.get_or_init(|| Places::new(self.analysis, self.cwd, self.home))
+    }
+
+    /// The files redirections write, each looked at once for every list.
+    fn written(&self) -> &[Touched] {
+        self.written.get_or_init(|| self.analysis.writes.iter().map(|w| self.places().written(w, self.home)).collect())
+    }
+
+    /// `Bash` rules govern every command; others only the tools they name.
+    fn applies(&self, rule: &Rule) -> bool {
+        rule.tool.is_kind(Kind::Shell) || rule.tool.covers(self.call)
     }
 }
