@@ -274,5 +274,5 @@ pub(crate) fn relative_display(path: &Path, root: &Path) -> String {
 /// seen to leave the root before anything is opened (the permission rules resolve
 /// paths the same way).
 fn lexical_join(base: &Path, requested: &str) -> PathBuf {
-    toolwright_permissions::path::absolute(requested, base, None)
+    toolwright_shell::absolute(requested, base, None)
 }

@@ -29,24 +29,25 @@
 //! assert!(matches!(decide("npm run x > out.txt"), PermissionDecision::Ask(_)));
 //! ```
 //!
-//! Why a crate of its own: the shell parser (`brush-parser`, chosen because the shell
-//! tool runs bash and the rules must read a command as bash does) is a sizeable build
-//! that agents which only use core's seams should not pay for.
+//! Why a crate of its own: the rule engine (settings, rule kinds, hooks) is a policy
+//! that agents which only use core's seams should not pay for. Reading a command
+//! line is a crate below it, [`toolwright_shell`] (`brush-parser`, chosen because the
+//! shell tool runs bash and the rules must read a command as bash does), which the
+//! shell tool uses without the rules; it is re-exported here as [`shell`].
 
 pub mod domain;
-pub mod expand;
+/// Shell command analysis, from [`toolwright_shell`].
+pub use toolwright_shell as shell;
+pub use toolwright_shell::{expand, sed};
 pub mod hooks;
 mod mode;
 pub mod path;
 pub mod pattern;
 mod policy;
 pub mod protected;
-mod read_only;
 pub mod rule;
 pub mod sandbox;
-pub mod sed;
 pub mod settings;
-pub mod shell;
 mod subagent_hooks;
 pub mod trust;
 

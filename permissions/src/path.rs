@@ -3,7 +3,7 @@
 //! pattern (the working directory).
 
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 /// The user's home directory (`~/` in rules), if known.
 pub(crate) fn home() -> Option<PathBuf> {
@@ -226,29 +226,7 @@ fn under(path: &[u8], base: &[u8], literal: &[u8]) -> bool {
     rest.strip_prefix(literal).is_some_and(|after| after.is_empty() || after.starts_with(b"/"))
 }
 
-/// `requested` made absolute against `cwd`, with `.` and `..` folded (no file system
-/// access: a path that does not exist yet still resolves).
-pub fn absolute(requested: &str, cwd: &Path, home: Option<&Path>) -> PathBuf {
-    let expanded: std::borrow::Cow<'_, Path> = match (requested.strip_prefix('~'), home) {
-        (Some(""), Some(home)) => home.into(),
-        (Some(rest), Some(home)) if rest.starts_with('/') => home.join(&rest[1..]).into(),
-        _ => Path::new(requested).into(),
-    };
-    let mut out = PathBuf::with_capacity(cwd.as_os_str().len() + expanded.as_os_str().len() + 1);
-    if !expanded.is_absolute() {
-        out.push(cwd);
-    }
-    for component in expanded.components() {
-        match component {
-            Component::ParentDir => {
-                out.pop();
-            }
-            Component::CurDir => {}
-            other => out.push(other.as_os_str()),
-        }
-    }
-    out
-}
+pub use toolwright_shell::absolute;
 
 #[cfg(test)]
 mod tests {

@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use toolwright_core::access::{Access, Accesses, CommandLine};
 use toolwright_core::leftovers::{CallTag, PendingTemp, ProcessGroup};
-use toolwright_permissions::shell::{self, Analysis};
+use toolwright_shell::{self as shell, Analysis};
 use std::time::{Duration, Instant};
 use toolwright_core::truncate::cut_middle;
 use toolwright_core::{ContextModifier, Tool, ToolContext, ToolError, ToolOutput, tool};

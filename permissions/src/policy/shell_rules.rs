@@ -229,7 +229,7 @@ impl RulePolicy {
             // the working directories (none of them protected).
             if call.mode == Mode::AcceptEdits
                 && part.base_name().is_some_and(|name| crate::protected::ACCEPT_EDITS_COMMANDS.contains(&name))
-                && crate::read_only::runs_the_system_program(part)
+                && crate::shell::runs_the_system_program(part)
                 // sed's `e`, `w` and `r` run commands and touch other files.
                 && (part.base_name() != Some("sed") || crate::sed::only_edits(part))
                 && !part.exact_only

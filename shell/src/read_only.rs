@@ -7,7 +7,7 @@
 //! options clustered or with their value attached (`-uo out`), and GNU long options
 //! abbreviated (`--compress=prog`), the way the programs themselves read them.
 
-use crate::shell::{Command, Word};
+use crate::command::{Command, Word};
 
 /// Commands that only read, whatever their arguments (besides the exceptions in
 /// [`is_read_only`]). Sorted by [`by_length_then_text`]: looked up by binary search.
@@ -130,9 +130,9 @@ pub fn is_read_only(command: &Command) -> bool {
 /// by name assume: not `./ls` or `bin/cat` (whatever file has that name), and with no
 /// variable set but the known-safe ones (`PATH=. ls`, `LD_PRELOAD=x.so cat`,
 /// `GIT_EXTERNAL_DIFF=x git diff` make it run other code).
-pub(crate) fn runs_the_system_program(command: &Command) -> bool {
+pub fn runs_the_system_program(command: &Command) -> bool {
     let from_path = command.name().is_none_or(|written| !written.contains('/') || in_system_dir(written));
-    from_path && command.env.iter().all(|(var, _)| crate::shell::SAFE_ENV_VARS.contains(&var.as_str()))
+    from_path && command.env.iter().all(|(var, _)| crate::env::SAFE_ENV_VARS.contains(&var.as_str()))
 }
 
 /// Whether a program path is in a directory of the system's own programs.
@@ -264,7 +264,7 @@ fn operands(args: &[&str], with_value: &[&str]) -> usize {
 
 /// Orders names by length, then text: a binary search over them mostly compares
 /// lengths, not bytes.
-pub(crate) fn by_length_then_text(a: &str, b: &str) -> std::cmp::Ordering {
+pub fn by_length_then_text(a: &str, b: &str) -> std::cmp::Ordering {
     a.len().cmp(&b.len()).then_with(|| a.cmp(b))
 }
 
@@ -285,7 +285,7 @@ pub fn git_subcommand<'a>(args: &'a [&'a str]) -> Option<(&'a str, &'a [&'a str]
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::shell::analyze;
+    use crate::analyze;
 
     fn read(command: &str) -> bool {
         is_read_only(&analyze(command).commands[0])

@@ -4,7 +4,7 @@
 //! Code does) only when its scripts are plain edits: substitutions, transliterations,
 //! deletions, prints and the like, read here command by command.
 
-use crate::shell::Command;
+use crate::command::Command;
 
 /// Whether `sed` only edits the files it names: every script plain, none from a file.
 pub fn only_edits(command: &Command) -> bool {
@@ -184,7 +184,7 @@ fn delimited(text: &[char], mut at: usize, parts: usize) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::shell::analyze;
+    use crate::analyze;
 
     fn edits(command: &str) -> bool {
         only_edits(&analyze(command).commands[0])
