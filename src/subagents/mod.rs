@@ -56,6 +56,7 @@ mod recorded;
 mod report;
 mod run;
 mod runtime;
+mod spawn;
 mod tools;
 mod worktree;
 

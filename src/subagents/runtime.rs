@@ -4,13 +4,10 @@ use super::handle::{AgentReport, AgentStatus, Handle};
 use super::limits::Limits;
 use super::models::{ChildModels, ChildRequest, SameModel};
 use super::observer::SubagentObserver;
-use super::tools::{
-    AgentTool, DefinitionTool, SendMessageTool, TaskOutputTool, TaskStopTool, agent::Input as AgentInput,
-};
-use super::worktree::Worktree;
-use super::{handle, report, run};
-use crate::agent::{Agent, Model, RetryPolicy};
-use crate::provider::{Conversation, Usage};
+use super::tools::{AgentTool, DefinitionTool, SendMessageTool, TaskOutputTool, TaskStopTool};
+use super::{report, run};
+use crate::agent::{Model, RetryPolicy};
+use crate::provider::Usage;
 use crate::rules::hooks::CommandHooks;
 use crate::{AgentScope, CancellationToken, Extensions, Profile, Provider, ToolContext, ToolError, ToolOutput};
 use std::collections::BTreeMap;
@@ -18,8 +15,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
-use toolwright_agents::{AgentDefinition, Catalog, Isolation, Spawn, child_mode};
-use toolwright_permissions::{DEFAULT_AGENT_TYPE, Mode};
+use toolwright_agents::{AgentDefinition, Catalog};
+use toolwright_permissions::Mode;
 
 /// Who owns the agent tools in the registry.
 const OWNER: &str = "toolwright subagents";
@@ -32,28 +29,28 @@ type SessionFn = dyn Fn() -> Extensions + Send + Sync;
 pub(crate) struct Inner {
     pub(crate) orchestrator: Arc<crate::orchestrate::Orchestrator>,
     pub(crate) models: Box<dyn ChildModels>,
-    catalog: Box<CatalogFn>,
+    pub(super) catalog: Box<CatalogFn>,
     pub(crate) limits: Limits,
-    main_profile: Profile,
-    provider: Option<Provider>,
-    max_tokens: u32,
-    retry: RetryPolicy,
-    session: Box<SessionFn>,
+    pub(super) main_profile: Profile,
+    pub(super) provider: Option<Provider>,
+    pub(super) max_tokens: u32,
+    pub(super) retry: RetryPolicy,
+    pub(super) session: Box<SessionFn>,
     pub(crate) hooks: Option<CommandHooks>,
     pub(crate) observer: Arc<dyn SubagentObserver>,
-    background_root: CancellationToken,
-    agents: Mutex<BTreeMap<String, Arc<Handle>>>,
+    pub(super) background_root: CancellationToken,
+    pub(super) agents: Mutex<BTreeMap<String, Arc<Handle>>>,
     /// Names given with the agent call's `name`, to their ids.
-    names: Mutex<BTreeMap<String, String>>,
+    pub(super) names: Mutex<BTreeMap<String, String>>,
     pub(crate) running: AtomicUsize,
-    counter: AtomicU64,
-    total: Mutex<Usage>,
+    pub(super) counter: AtomicU64,
+    pub(super) total: Mutex<Usage>,
     /// Woken each time a run ends.
     pub(crate) ended: tokio::sync::Notify,
     /// The per-definition tools registered: (tool, agent type, description).
-    definition_tools: Mutex<Vec<(String, String, String)>>,
+    pub(super) definition_tools: Mutex<Vec<(String, String, String)>>,
     /// Background children of the main agent whose end the main agent was told of.
-    noticed: Mutex<std::collections::BTreeSet<String>>,
+    pub(super) noticed: Mutex<std::collections::BTreeSet<String>>,
 }
 
 /// The subagent runtime: the agent tools' state, shared by every agent of a session
@@ -181,13 +178,13 @@ impl SubagentsBuilder {
     }
 }
 
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+pub(super) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// What a start was refused for, as the calling model reads it (the executor names
 /// the tool).
-fn refuse(message: impl std::fmt::Display) -> ToolError {
+pub(super) fn refuse(message: impl std::fmt::Display) -> ToolError {
     ToolError::msg(message)
 }
 
@@ -372,7 +369,7 @@ impl Subagents {
         out
     }
 
-    fn stop_tree(&self, handle: &Handle, reason: &str) {
+    pub(super) fn stop_tree(&self, handle: &Handle, reason: &str) {
         // The tokens stop the descendants too (each child's derives from its
         // parent's); they are told why as well.
         let agents: Vec<Arc<Handle>> = lock(&self.inner.agents).values().cloned().collect();
@@ -409,14 +406,14 @@ impl Subagents {
 
     /// Whether agent `target` may be addressed by the caller: the main agent may
     /// address any; a subagent, only those under it.
-    fn may_address(&self, cx: &ToolContext, target: &Handle) -> bool {
+    pub(super) fn may_address(&self, cx: &ToolContext, target: &Handle) -> bool {
         match cx.extension::<AgentScope>() {
             None => true,
             Some(me) => self.ancestors(target).iter().any(|a| a.scope.id == me.id),
         }
     }
 
-    fn new_id(&self) -> String {
+    pub(super) fn new_id(&self) -> String {
         use std::hash::{BuildHasher, Hasher};
         let n = self.inner.counter.fetch_add(1, Ordering::Relaxed);
         let mut hasher = std::hash::RandomState::new().build_hasher();
@@ -442,7 +439,7 @@ impl Subagents {
     }
 
     /// The tree budget, checked before a start or resume under `root`.
-    fn check_tree_budget(&self, root: Option<&Handle>) -> Result<(), ToolError> {
+    pub(super) fn check_tree_budget(&self, root: Option<&Handle>) -> Result<(), ToolError> {
         let (Some(budget), Some(root)) = (self.inner.limits.tree_tokens, root) else { return Ok(()) };
         let used = root.state().tree_usage.total_tokens();
         if used >= budget {
@@ -460,7 +457,7 @@ impl Subagents {
     }
 
     /// The mode the caller's calls are decided in.
-    fn caller_mode(&self, cx: &ToolContext, parent: Option<&Handle>) -> Mode {
+    pub(super) fn caller_mode(&self, cx: &ToolContext, parent: Option<&Handle>) -> Mode {
         if let Some(parent) = parent {
             return parent.mode;
         }
@@ -468,199 +465,8 @@ impl Subagents {
         policy.mode_name_in(cx.extensions()).and_then(Mode::from_name).unwrap_or_default()
     }
 
-    /// Starts a child for an agent call: checks the limits, runs it (or launches it in
-    /// the background), and answers with its report.
-    pub(crate) async fn start(&self, cx: &ToolContext, input: AgentInput) -> Result<ToolOutput, ToolError> {
-        let limits = &self.inner.limits;
-        let caller = cx.extension::<AgentScope>().cloned();
-        let parent = caller.as_ref().and_then(|s| self.handle(&s.id));
-        let depth = caller.as_ref().map_or(1, |s| s.depth + 1);
-        if depth > limits.max_depth {
-            return Err(refuse(format!(
-                "an agent at depth {} cannot start another: the depth limit is {}; do the task yourself",
-                depth - 1,
-                limits.max_depth
-            )));
-        }
-        let kind = input.subagent_type.as_deref().map(str::trim).unwrap_or(DEFAULT_AGENT_TYPE);
-        let catalog = (self.inner.catalog)(cx.cwd());
-        // `fork`: a copy of the caller, from its last request (unless a definition
-        // takes the name).
-        let fork = match (kind, catalog.get(FORK)) {
-            (FORK, None) => Some(cx.extension::<crate::agent::ForkCell>().and_then(|c| c.get()).ok_or_else(|| {
-                refuse("a fork continues from the calling agent's last request, and there is none to copy here")
-            })?),
-            _ => None,
-        };
-        let resolved = match &fork {
-            Some(_) => Some(toolwright_agents::fork()),
-            None => catalog.resolve(kind),
-        };
-        let Some(definition) = resolved else {
-            let names: Vec<String> = catalog.available().into_iter().map(|d| d.name).collect();
-            let close = names.iter().find(|n| strsim::jaro_winkler(&n.to_lowercase(), &kind.to_lowercase()) > 0.85);
-            let hint = close.map(|n| format!(" Did you mean `{n}`?")).unwrap_or_default();
-            return Err(refuse(format!("no agent type `{kind}`; the types are: {}.{hint}", names.join(", "))));
-        };
-        if let Some(name) = &input.name
-            && lock(&self.inner.names).contains_key(name)
-        {
-            return Err(refuse(format!("the name `{name}` is taken by another agent; give another")));
-        }
-        let background = input.run_in_background || definition.background;
-        let root = parent.as_ref().map(|p| self.root_of(p));
-        self.check_tree_budget(root.as_deref())?;
-        self.take_slot()?;
-        let guard = run::Slot::taken(self.clone());
-
-        let id = self.new_id();
-        let isolated = input.isolation.is_some() || definition.isolation == Some(Isolation::Worktree);
-        let worktree = match isolated {
-            true => Some(Worktree::create(cx.cwd(), &id).await.map_err(refuse)?),
-            false => None,
-        };
-        let mut scope = AgentScope::new(id.clone(), definition.name.clone(), caller.as_ref());
-        scope.background = background;
-        scope.transcript_path = transcript_path(cx, &id);
-        let requested = input.model.as_deref().or(definition.model.as_deref());
-        let child = ChildRequest { agent: &scope, definition: &definition, requested, description: &input.description };
-        let model = self.inner.models.model(&child).map_err(refuse)?;
-        let parent_profile = parent.as_ref().map_or(&self.inner.main_profile, |p| &p.profile);
-        let mut spawn = Spawn::at_depth(depth).max_depth(limits.max_depth);
-        if background {
-            spawn = spawn.in_background();
-        }
-        let profile = definition.profile(parent_profile, spawn);
-        let mode = child_mode(self.caller_mode(cx, parent.as_deref()), definition.permission_mode);
-        let token = match (background, &parent) {
-            (false, _) => cx.cancellation().child_token(),
-            (true, Some(parent)) => parent.token.child_token(),
-            (true, None) => self.inner.background_root.child_token(),
-        };
-        let parts = handle::Parts {
-            scope: scope.clone(),
-            description: input.description.trim().to_owned(),
-            profile: profile.clone(),
-            mode,
-            definition: definition.clone(),
-            model: model.name().to_owned(),
-            serial: self.inner.counter.load(Ordering::Relaxed),
-            own_hooks: own_hooks(&definition),
-        };
-        let handle = Arc::new(Handle::new(parts, token.clone()));
-        lock(&self.inner.agents).insert(id.clone(), Arc::clone(&handle));
-        if let Some(name) = &input.name {
-            lock(&self.inner.names).insert(name.clone(), id.clone());
-        }
-
-        let turn = self.child_turn(cx, &handle, token, worktree.as_ref().map(|w| w.cwd.as_path()));
-        let added = self.start_hooks(&handle, &turn).await;
-        let mut prompt = input.prompt.clone();
-        for context in added {
-            prompt.push_str("\n\n");
-            prompt.push_str(&context);
-        }
-        let (conversation, agent) = match &fork {
-            // The parent's system prompt, tool definitions and history, byte for byte,
-            // then the task: the provider's cached prefix is reused.
-            Some(point) => {
-                let mut conversation = point.conversation.clone();
-                conversation.push_user(&prompt);
-                let agent = self
-                    .child_agent(model, &definition, profile, &scope)
-                    .system(point.system.clone())
-                    .show_tools(point.tools.clone());
-                (conversation, agent)
-            }
-            None => (Conversation::new(model.api(), &prompt), self.child_agent(model, &definition, profile, &scope)),
-        };
-        if background {
-            let extras = run::Extras { worktree, progress: None };
-            tokio::spawn(run::drive(self.clone(), Arc::clone(&handle), agent, conversation, turn, guard, extras));
-            return Ok(launched(&handle));
-        }
-        // A foreground child's calls are reported as progress of the agent call (an
-        // MCP client that gave a progress token sees them as notifications).
-        let parent_turn = cx.turn();
-        let (call_id, tool) = (cx.call_id().to_owned(), cx.tool_name().to_owned());
-        let progress: run::Reporter = Arc::new(move |line| parent_turn.call(&call_id, &tool, &tool).progress(line));
-        let extras = run::Extras { worktree, progress: Some(progress) };
-        run::drive(self.clone(), Arc::clone(&handle), agent, conversation, turn, guard, extras).await;
-        lock(&self.inner.noticed).insert(id);
-        Ok(self.finished_output(&handle))
-    }
-
-    /// A child's turn: the caller's directory (or `cwd`, its worktree) and progress, a
-    /// fresh session of its own with the same session id, its scope, its mode, and
-    /// this runtime.
-    fn child_turn(
-        &self,
-        cx: &ToolContext,
-        handle: &Handle,
-        token: CancellationToken,
-        cwd: Option<&Path>,
-    ) -> crate::TurnContext {
-        let mut extensions = (self.inner.session)();
-        if let Some(session) = cx.extension::<crate::SessionInfo>() {
-            extensions.insert(session.clone());
-        }
-        extensions.insert(handle.scope.clone());
-        extensions.insert(toolwright_permissions::ModeOverride(handle.mode));
-        if let Some(own) = &handle.own_hooks {
-            extensions.insert(own.turn_hooks());
-        }
-        extensions.insert(self.clone());
-        extensions.insert(crate::agent::ForkCell::default());
-        let turn = cx.turn().with_extensions(extensions).with_cancellation(token);
-        match cwd {
-            Some(cwd) => turn.with_cwd(cwd),
-            None => turn,
-        }
-    }
-
-    /// The `SubagentStart` hooks' added context: the settings' and the definition's own.
-    async fn start_hooks(&self, handle: &Handle, turn: &crate::TurnContext) -> Vec<String> {
-        let session = turn.extensions().get::<crate::SessionInfo>();
-        let mut added = Vec::new();
-        for hooks in self.inner.hooks.iter().chain(&handle.own_hooks) {
-            added.extend(hooks.subagent_start(&handle.scope, session, turn.cwd(), handle.mode.name()).await);
-        }
-        added
-    }
-
-    fn child_agent(
-        &self,
-        model: Arc<dyn Model>,
-        definition: &AgentDefinition,
-        profile: Profile,
-        scope: &AgentScope,
-    ) -> Agent {
-        let turns = definition.max_turns.map_or(self.inner.limits.max_turns, |n| n as usize);
-        let mut system = definition.prompt.trim().to_owned();
-        if system.is_empty() {
-            system = format!("You are the `{}` agent: {}", definition.name, definition.description.trim());
-        }
-        system.push_str(
-            "\n\nYou were started by another agent to do one task. Your final message is your report to it: \
-             make it complete, since it sees nothing else of your work.",
-        );
-        let mut agent = Agent::new_shared(model, Arc::clone(&self.inner.orchestrator))
-            .system(system)
-            .profile(profile)
-            .max_responses(turns)
-            .max_tokens(self.inner.max_tokens)
-            .retry(self.inner.retry);
-        if let Some(provider) = self.inner.provider {
-            agent = agent.definitions(provider);
-        }
-        if let Some(path) = &scope.transcript_path {
-            agent = agent.transcript(path);
-        }
-        agent
-    }
-
     /// A finished child's result: the text for the model and the typed result.
-    fn finished_output(&self, handle: &Handle) -> ToolOutput {
+    pub(super) fn finished_output(&self, handle: &Handle) -> ToolOutput {
         let mut report = handle.report();
         let text = report::for_model(&mut report, self.inner.limits.report_chars);
         handle.state().truncated = report.truncated;
@@ -787,7 +593,7 @@ impl Subagents {
     }
 
     /// The agent a tool call names, if the caller may address it.
-    fn addressed(&self, cx: &ToolContext, id: &str, tool: &str) -> Result<Arc<Handle>, ToolError> {
+    pub(super) fn addressed(&self, cx: &ToolContext, id: &str, tool: &str) -> Result<Arc<Handle>, ToolError> {
         let handle = self.handle(id).ok_or_else(|| {
             let known: Vec<String> = self.reports().into_iter().map(|r| r.agent_id).collect();
             let known = if known.is_empty() { "none has been started".to_owned() } else { known.join(", ") };
@@ -802,48 +608,15 @@ impl Subagents {
     }
 }
 
-/// The agent type that forks the caller.
-const FORK: &str = "fork";
-
-/// A definition's own `hooks`, for that child only; what cannot be used is logged
-/// (the catalog reports bad files; this is what the hook reader found).
-fn own_hooks(definition: &AgentDefinition) -> Option<CommandHooks> {
-    let hooks = CommandHooks::from_definition(definition.hooks.as_ref()?);
-    for warning in hooks.warnings() {
-        tracing::warn!(agent = %definition.name, "the agent's own hooks: {warning}");
-    }
-    Some(hooks)
-}
-
-/// The answer to a background start.
-fn launched(handle: &Handle) -> ToolOutput {
-    let id = &handle.scope.id;
-    let mut text = format!(
-        "Agent {id} ({}) was launched in the background. Read its report with task_output \
-         {{\"task_id\": \"{id}\"}} (it waits for the end), or stop it with task_stop.",
-        handle.scope.agent_type
-    );
-    if let Some(path) = &handle.scope.transcript_path {
-        text.push_str(&format!(" Its transcript: {}", path.display()));
-    }
-    let mut output = ToolOutput::text(text);
-    output.structured = Some(serde_json::json!({
-        "status": "async_launched",
-        "agentId": id,
-        "agentType": handle.scope.agent_type,
-        "description": handle.description,
-        "resolvedModel": handle.model,
-        "outputFile": handle.scope.transcript_path,
-    }));
-    output
-}
-
 /// `<session transcript without .jsonl>/subagents/agent-<id>.jsonl`, beside the
 /// parent's (Claude Code's layout); none when the session keeps no transcript.
-fn transcript_path(cx: &ToolContext, id: &str) -> Option<PathBuf> {
+pub(super) fn transcript_path(cx: &ToolContext, id: &str) -> Option<PathBuf> {
     let main = cx.extension::<crate::SessionInfo>()?.transcript_path.as_ref()?;
     Some(main.with_extension("").join("subagents").join(format!("agent-{id}.jsonl")))
 }
+
+/// The agent type that forks the caller.
+pub(super) const FORK: &str = "fork";
 
 #[cfg(test)]
 mod tests {
