@@ -1,6 +1,7 @@
 //! Which model provider a tool list is for: the identifier every layer shares
 //! (contexts, the registry, the wire formats), apart from the wire formats themselves.
 
+use crate::schema::dialect::Dialect;
 use std::fmt;
 use std::str::FromStr;
 
@@ -68,6 +69,16 @@ impl Provider {
             Provider::Gemini => 8,
             Provider::Mcp => 9,
             Provider::GeminiJsonSchema => 10,
+        }
+    }
+
+    /// The schema dialect this provider's tool definitions are lowered to.
+    pub(crate) fn dialect(self) -> Dialect {
+        match self {
+            Provider::OpenAiChat { strict: true } | Provider::OpenAiResponses { strict: true } => Dialect::OpenAiStrict,
+            Provider::Anthropic { strict: true, .. } => Dialect::AnthropicStrict,
+            Provider::Gemini => Dialect::Gemini,
+            _ => Dialect::Standard,
         }
     }
 

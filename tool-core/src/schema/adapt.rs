@@ -12,7 +12,8 @@
 //! provider whose rendering asked for it (a plain rendering takes any value, and a
 //! string there is a string).
 
-use super::{Dialect, lower};
+use super::dialect::{Dialect, Objects, Rules};
+use super::lower;
 use crate::error::InputError;
 use serde_json::{Map, Value};
 use std::borrow::Cow;
@@ -80,8 +81,9 @@ enum Kind {
 struct Adaptation {
     path: Vec<Step>,
     kind: Kind,
-    /// Only for calls from these dialects (a union Gemini's subset cannot say).
-    only: Option<&'static [Dialect]>,
+    /// Only for calls from dialects whose rules say it (a union Gemini's subset
+    /// cannot say).
+    only: Option<fn(&Rules) -> bool>,
 }
 
 /// The adaptations a tool's input may need, outermost first.
@@ -115,10 +117,10 @@ impl Plan {
         // Not JSON: the parse after this says so, with its position.
         let Ok(mut value) = serde_json::from_str::<Value>(input) else { return Ok(Cow::Borrowed(input)) };
         let mut changed = false;
-        let lowered = dialect.filter(|d| *d != Dialect::Standard);
+        let lowered = dialect.map(Dialect::rules).filter(|rules| !rules.full_json_schema);
         for adaptation in &self.0 {
             let applies = match (&adaptation.kind, adaptation.only) {
-                (_, Some(only)) => lowered.is_some_and(|d| only.contains(&d)),
+                (_, Some(only)) => lowered.is_some_and(only),
                 (Kind::Json, None) => lowered.is_some(),
                 _ => true,
             };
@@ -300,9 +302,13 @@ impl<'s> Planner<'s> {
             _ => return,
         };
         // Past OpenAI strict's nesting limit `lower` sends objects as JSON text.
-        if lower::is_object(map) && self.depth > lower::STRICT_MAX_DEPTH {
+        if lower::is_object(map) && self.depth > super::dialect::STRICT_MAX_DEPTH {
             // Below this, OpenAI strict's model wrote plain JSON inside the text.
-            self.out.push(Adaptation { path: path.clone(), kind: Kind::Json, only: Some(&[Dialect::OpenAiStrict]) });
+            self.out.push(Adaptation {
+                path: path.clone(),
+                kind: Kind::Json,
+                only: Some(|rules| rules.limits.is_some()),
+            });
             return;
         }
         if let Some(target) = map.get("$ref").and_then(Value::as_str) {
@@ -319,7 +325,7 @@ impl<'s> Planner<'s> {
                 self.out.push(Adaptation {
                     path: path.clone(),
                     kind: Kind::Json,
-                    only: Some(&[Dialect::Gemini, Dialect::AnthropicStrict]),
+                    only: Some(|rules| !rules.references),
                 });
             }
         }
@@ -349,20 +355,24 @@ impl<'s> Planner<'s> {
                     self.out.push(Adaptation {
                         path: path.clone(),
                         kind: Kind::DropNulls(keys),
-                        only: Some(&[Dialect::OpenAiStrict]),
+                        only: Some(|rules| rules.objects == Objects::ClosedAllRequired),
                     });
                 }
             }
             if let Some(members) = map.get(key).and_then(Value::as_array) {
                 if self.mixed(members) {
                     // Gemini's subset says such a union as JSON text (see `lower`).
-                    self.out.push(Adaptation { path: path.clone(), kind: Kind::Json, only: Some(&[Dialect::Gemini]) });
+                    self.out.push(Adaptation {
+                        path: path.clone(),
+                        kind: Kind::Json,
+                        only: Some(|rules| !rules.unions),
+                    });
                 } else {
                     // Merged for Gemini: a field the variants shape differently is JSON text.
                     for name in self.conflicting_fields(members) {
                         let mut at = path.clone();
                         at.push(Step::Field(name));
-                        self.out.push(Adaptation { path: at, kind: Kind::Json, only: Some(&[Dialect::Gemini]) });
+                        self.out.push(Adaptation { path: at, kind: Kind::Json, only: Some(|rules| !rules.unions) });
                     }
                 }
             }

@@ -5,9 +5,11 @@
 //! [`Registry`](crate::Registry) caches every step, so a rendering is computed once.
 
 pub(crate) mod adapt;
+pub(crate) mod dialect;
 mod lower;
+mod words;
 
-pub(crate) use lower::Dialect;
+pub(crate) use dialect::Dialect;
 
 use crate::error::SchemaError;
 use crate::output::IntoToolOutput;
@@ -42,19 +44,6 @@ pub fn empty_object_schema() -> Value {
 }
 
 pub use crate::provider_id::{Provider, UnknownProvider};
-
-/// Each provider's schema dialect lives with the lowering, not with the identifier.
-impl Provider {
-    /// The schema dialect this provider's tool definitions are lowered to.
-    pub(crate) fn dialect(self) -> Dialect {
-        match self {
-            Provider::OpenAiChat { strict: true } | Provider::OpenAiResponses { strict: true } => Dialect::OpenAiStrict,
-            Provider::Anthropic { strict: true, .. } => Dialect::AnthropicStrict,
-            Provider::Gemini => Dialect::Gemini,
-            _ => Dialect::Standard,
-        }
-    }
-}
 
 /// A rendered tool list: the JSON array to put at `tools` in the provider's request,
 /// kept as bytes so that handing it out again costs a reference count.
