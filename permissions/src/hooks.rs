@@ -31,6 +31,7 @@
 //! subagent runtime calls). Inside a subagent every event's input also has `agent_id`
 //! and `agent_type`.
 
+use crate::hook_event::HookEvent;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
@@ -114,7 +115,7 @@ impl Matcher {
 /// One command hook for one event.
 #[derive(Debug, Clone)]
 pub(crate) struct CommandHook {
-    pub(crate) event: &'static str,
+    pub(crate) event: HookEvent,
     matcher: Matcher,
     /// The `if` rule, as a policy that denies what it matches.
     condition: Option<Arc<crate::RulePolicy>>,
@@ -182,7 +183,7 @@ impl CommandHook {
             "transcript_path": call.session.and_then(|s| s.transcript_path.as_deref()).map_or(String::new(), |p| p.display().to_string()),
             "cwd": call.cwd,
             "permission_mode": call.permission_mode.unwrap_or("default"),
-            "hook_event_name": self.event,
+            "hook_event_name": self.event.name(),
             "tool_name": call.rule_name.unwrap_or(call.tool),
             "toolwright_tool_name": call.tool,
             "tool_input": input,
@@ -271,7 +272,7 @@ impl CommandHook {
     }
 
     fn log(&self, what: &str) {
-        tracing::warn!(hook = %self.command, event = self.event, "hook {what}");
+        tracing::warn!(hook = %self.command, event = self.event.name(), "hook {what}");
     }
 }
 
@@ -409,7 +410,7 @@ impl PostToolHook for CommandHook {
         Box::pin(async move {
             // PostToolUse hooks see results that are not errors; PostToolUseFailure
             // hooks the errors.
-            if output.is_error != (self.event == "PostToolUseFailure") || !self.condition_holds(call) {
+            if output.is_error != (self.event == HookEvent::PostToolUseFailure) || !self.condition_holds(call) {
                 return Ok(PostToolOutcome::default());
             }
             let value = match self.run(&self.payload(call, Some(output)), call.cwd).await {
@@ -455,15 +456,10 @@ impl CommandHooks {
     pub fn from_settings(settings: &HooksSettings) -> CommandHooks {
         let mut out = CommandHooks::default();
         for (event, groups) in settings {
-            let event: &'static str = match event.as_str() {
-                "PreToolUse" => "PreToolUse",
-                "PostToolUse" => "PostToolUse",
-                "PostToolUseFailure" => "PostToolUseFailure",
-                "PermissionRequest" => "PermissionRequest",
-                "SubagentStart" => "SubagentStart",
-                "SubagentStop" => "SubagentStop",
-                other => {
-                    out.warnings.push(format!("hook event `{other}` is not supported and is ignored"));
+            let event: HookEvent = match event.parse() {
+                Ok(event) => event,
+                Err(unknown) => {
+                    out.warnings.push(format!("{unknown} and is ignored"));
                     continue;
                 }
             };
@@ -536,8 +532,8 @@ impl CommandHooks {
     pub fn install(&self, mut builder: ExecutorBuilder) -> ExecutorBuilder {
         for hook in &self.hooks {
             builder = match hook.event {
-                "PreToolUse" => builder.pre_hook(hook.clone()),
-                "PostToolUse" | "PostToolUseFailure" => builder.post_hook(hook.clone()),
+                HookEvent::PreToolUse => builder.pre_hook(hook.clone()),
+                HookEvent::PostToolUse | HookEvent::PostToolUseFailure => builder.post_hook(hook.clone()),
                 _ => builder,
             };
         }
@@ -550,8 +546,8 @@ impl CommandHooks {
         let mut hooks = toolwright_core::hooks::TurnHooks::default();
         for hook in &self.hooks {
             match hook.event {
-                "PreToolUse" => hooks.pre.push(Arc::new(hook.clone())),
-                "PostToolUse" | "PostToolUseFailure" => hooks.post.push(Arc::new(hook.clone())),
+                HookEvent::PreToolUse => hooks.pre.push(Arc::new(hook.clone())),
+                HookEvent::PostToolUse | HookEvent::PostToolUseFailure => hooks.post.push(Arc::new(hook.clone())),
                 _ => {}
             }
         }
@@ -566,10 +562,10 @@ impl CommandHooks {
         if let Some(map) = hooks.as_object_mut()
             && let Some(stop) = map.remove("Stop")
         {
-            match map.get_mut("SubagentStop").and_then(Value::as_array_mut) {
+            match map.get_mut(HookEvent::SubagentStop.name()).and_then(Value::as_array_mut) {
                 Some(groups) => groups.extend(stop.as_array().cloned().unwrap_or_default()),
                 None => {
-                    map.insert("SubagentStop".into(), stop);
+                    map.insert(HookEvent::SubagentStop.name().into(), stop);
                 }
             }
         }
@@ -587,7 +583,7 @@ impl CommandHooks {
     /// `{"hookSpecificOutput": {"decision": {"behavior": "allow"|"deny", "message": ..}}}`
     /// answers), and asks `inner` when none answers.
     pub fn approver<A: Approver + 'static>(&self, inner: A) -> HookApprover<A> {
-        let hooks = self.hooks.iter().filter(|h| h.event == "PermissionRequest").cloned().collect();
+        let hooks = self.hooks.iter().filter(|h| h.event == HookEvent::PermissionRequest).cloned().collect();
         HookApprover { hooks: Arc::new(hooks), inner, mode: None }
     }
 }

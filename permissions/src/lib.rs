@@ -39,6 +39,7 @@ pub mod domain;
 /// Shell command analysis, from [`toolwright_shell`].
 pub use toolwright_shell as shell;
 pub use toolwright_shell::{expand, sed};
+mod hook_event;
 pub mod hooks;
 mod mode;
 pub mod path;
@@ -51,6 +52,7 @@ pub mod settings;
 mod subagent_hooks;
 pub mod trust;
 
+pub use hook_event::{HookEvent, UnknownHookEvent};
 pub use pattern::CommandPattern;
 pub use policy::{DEFAULT_AGENT_TYPE, Mode, ModeOverride, ReadDenials, RulePolicy, SAFE_ENV_VARS};
 pub use rule::{Effect, Source};

@@ -2,6 +2,7 @@
 //! runtime when a child starts and when it is about to finish. Their matcher names the
 //! agent type; their input has the common fields plus the agent's.
 
+use crate::hook_event::HookEvent;
 use crate::hooks::{CommandHooks, Ran, blocking_reason, specific, text};
 use serde_json::{Value, json};
 use std::path::Path;
@@ -21,7 +22,7 @@ pub enum StopVerdict {
 }
 
 /// The fields every hook gets, for a subagent event.
-fn common(event: &str, agent: &AgentScope, session: Option<&SessionInfo>, cwd: &Path, mode: &str) -> Value {
+fn common(event: HookEvent, agent: &AgentScope, session: Option<&SessionInfo>, cwd: &Path, mode: &str) -> Value {
     json!({
         "session_id": session.map_or("", |s| s.id.as_str()),
         "transcript_path": session
@@ -29,7 +30,7 @@ fn common(event: &str, agent: &AgentScope, session: Option<&SessionInfo>, cwd: &
             .map_or(String::new(), |p| p.display().to_string()),
         "cwd": cwd,
         "permission_mode": mode,
-        "hook_event_name": event,
+        "hook_event_name": event.name(),
         "agent_id": agent.id,
         "agent_type": agent.agent_type,
     })
@@ -46,9 +47,11 @@ impl CommandHooks {
         cwd: &Path,
         mode: &str,
     ) -> Vec<String> {
-        let payload = common("SubagentStart", agent, session, cwd, mode);
+        let payload = common(HookEvent::SubagentStart, agent, session, cwd, mode);
         let mut added = Vec::new();
-        for hook in self.hooks.iter().filter(|h| h.event == "SubagentStart" && h.matches_name(&agent.agent_type)) {
+        for hook in
+            self.hooks.iter().filter(|h| h.event == HookEvent::SubagentStart && h.matches_name(&agent.agent_type))
+        {
             match hook.run(&payload, cwd).await {
                 Ran::Ok(Some(value)) => added.extend(text(specific(&value), "additionalContext")),
                 Ran::Ok(None) => {}
@@ -75,14 +78,16 @@ impl CommandHooks {
         stop_hook_active: bool,
         last_assistant_message: &str,
     ) -> StopVerdict {
-        let mut payload = common("SubagentStop", agent, session, cwd, mode);
+        let mut payload = common(HookEvent::SubagentStop, agent, session, cwd, mode);
         payload["stop_hook_active"] = json!(stop_hook_active);
         payload["agent_transcript_path"] =
             json!(agent.transcript_path.as_deref().map_or(String::new(), |p| p.display().to_string()));
         payload["last_assistant_message"] = json!(last_assistant_message);
         payload["background_tasks"] = json!([]);
         payload["session_crons"] = json!([]);
-        for hook in self.hooks.iter().filter(|h| h.event == "SubagentStop" && h.matches_name(&agent.agent_type)) {
+        for hook in
+            self.hooks.iter().filter(|h| h.event == HookEvent::SubagentStop && h.matches_name(&agent.agent_type))
+        {
             match hook.run(&payload, cwd).await {
                 Ran::Ok(Some(value)) if value.get("decision").and_then(Value::as_str) == Some("block") => {
                     let reason = blocking_reason(&value).unwrap_or_else(|| "a SubagentStop hook asks to go on".into());
@@ -104,6 +109,6 @@ impl CommandHooks {
 
     /// Whether any hook is for a subagent event.
     pub fn has_subagent_hooks(&self) -> bool {
-        self.hooks.iter().any(|h| matches!(h.event, "SubagentStart" | "SubagentStop"))
+        self.hooks.iter().any(|h| h.event.matches_agent_types())
     }
 }
