@@ -88,7 +88,62 @@
 pub use toolwright_builtin as builtin;
 #[cfg(feature = "builtin")]
 pub use toolwright_builtin::{DEFAULT_TOOL_NAMES, DefaultTool};
-pub use toolwright_core::*;
+// The root: what most code names. The rest lives in one module each (below), and
+// the paths earlier releases had at the root still resolve, hidden from the docs.
+#[cfg(feature = "mcp-stdio")]
+pub use toolwright_core::mcp;
+pub use toolwright_core::{
+    __private, access, adapters, deferred, hooks, leftovers, names, orchestrate, partial, permission, prelude,
+    progress, provider, sandbox, schema, state_file, streaming, suggest, truncate, usage, validate,
+};
+#[doc(hidden)]
+pub use toolwright_core::{
+    AgentScope, Alias, BoxFuture, CallEvent, DEFAULT_GRACE, DEFAULT_OUTPUT_LIMIT, DEFAULT_TIMEOUT, Definitions,
+    DuplicateName, LazyTool, MAX_TOOL_NAME_LEN, Orchestrator, OverlayStats, PreparedCall, Presentation, Progress,
+    ProgressEvent, ProgressReceiver, ProgressSink, Resolved, SessionInfo, StreamEvent, ToolDescriptor, ToolFactory,
+    ToolInfo, ToolOrigin, ToolPattern, TurnEdit, UnknownProvider, UnknownTool, call_raw, call_typed,
+    is_portable_tool_name, linked_tools, parse_input,
+};
+pub use toolwright_core::{
+    CancellationToken, Content, ContextModifier, Defer, Deserialize, DynTool, ErrorKind, Executor, ExecutorBuilder,
+    Extensions, Flags, InputError, IntoToolOutput, Json, JsonSchema, OutputLimit, Profile, Provider, Registry,
+    RegistryBuilder, RegistryError, SchemaError, Tool, ToolCall, ToolContext, ToolError, ToolOutput, ToolPool,
+    ToolResult, ToolSpec, TurnContext, input, tool,
+};
+
+/// Tools as objects: the erased tool the registry stores, its prepared calls, tools
+/// built at run time, and calling a tool from its JSON input.
+pub mod dynamic {
+    pub use toolwright_core::{
+        BoxFuture, LazyTool, PreparedCall, ToolFactory, ToolInfo, call_raw, call_typed, parse_input,
+    };
+}
+
+/// What a tool's name and spec may be: the portable name rule, aliases, where a
+/// tool came from.
+pub mod spec {
+    pub use toolwright_core::{Alias, DuplicateName, MAX_TOOL_NAME_LEN, ToolOrigin, is_portable_tool_name};
+}
+
+/// The tools offered for a turn: pools, patterns, descriptors, and what resolving a
+/// called name found.
+pub mod pool {
+    pub use toolwright_core::{
+        OverlayStats, Presentation, Resolved, ToolDescriptor, ToolPattern, UnknownTool, linked_tools,
+    };
+}
+
+/// What a turn and a call know besides the working directory: the session, the
+/// agent a call runs in, and edits a tool makes to the turn.
+pub mod context {
+    pub use toolwright_core::{AgentScope, SessionInfo, TurnEdit};
+}
+
+/// The executor's defaults: how long a call may run, how much output reaches the
+/// model, and how long a cancelled call has to stop.
+pub mod pipeline {
+    pub use toolwright_core::{DEFAULT_GRACE, DEFAULT_OUTPUT_LIMIT, DEFAULT_TIMEOUT};
+}
 /// Permission rules compatible with Claude Code's settings: [`rules::RulePolicy`].
 #[cfg(feature = "builtin")]
 #[doc(inline)]

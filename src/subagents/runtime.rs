@@ -112,7 +112,7 @@ impl SubagentsBuilder {
     }
 
     /// The provider shape of the children's tool definitions (default: the model
-    /// API's plain shape, as [`Agent`] sends).
+    /// API's plain shape, as [`Agent`](crate::agent::Agent) sends).
     pub fn definitions(mut self, provider: Provider) -> Self {
         self.provider = Some(provider);
         self

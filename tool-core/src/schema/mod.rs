@@ -43,7 +43,9 @@ pub fn empty_object_schema() -> Value {
     json!({"type": "object", "properties": {}, "additionalProperties": false})
 }
 
-pub use crate::provider_id::{Provider, UnknownProvider};
+#[doc(hidden)]
+pub use crate::provider_id::Provider;
+pub use crate::provider_id::UnknownProvider;
 
 /// A rendered tool list: the JSON array to put at `tools` in the provider's request,
 /// kept as bytes so that handing it out again costs a reference count.
