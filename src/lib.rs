@@ -90,8 +90,6 @@ pub use toolwright_builtin as builtin;
 pub use toolwright_builtin::{DEFAULT_TOOL_NAMES, DefaultTool};
 // The root: what most code names. The rest lives in one module each (below), and
 // the paths earlier releases had at the root still resolve, hidden from the docs.
-#[cfg(feature = "mcp-stdio")]
-pub use toolwright_core::mcp;
 pub use toolwright_core::{
     __private, access, adapters, deferred, hooks, leftovers, names, orchestrate, partial, permission, prelude,
     progress, provider, sandbox, schema, state_file, streaming, suggest, truncate, usage, validate,
@@ -110,6 +108,10 @@ pub use toolwright_core::{
     RegistryBuilder, RegistryError, SchemaError, Tool, ToolCall, ToolContext, ToolError, ToolOutput, ToolPool,
     ToolResult, ToolSpec, TurnContext, input, tool,
 };
+/// MCP both ways, from [`toolwright_mcp`].
+#[cfg(feature = "mcp-stdio")]
+#[doc(inline)]
+pub use toolwright_mcp as mcp;
 
 /// Tools as objects: the erased tool the registry stores, its prepared calls, tools
 /// built at run time, and calling a tool from its JSON input.

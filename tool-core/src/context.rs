@@ -40,10 +40,10 @@ impl TurnContext {
         }
     }
 
-    #[cfg(feature = "mcp-stdio")]
     /// A turn from all of its parts at once (the MCP server makes one per call; going
     /// through [`new`](Self::new) would make a cancellation token only to replace it).
-    pub(crate) fn from_parts(
+    #[doc(hidden)]
+    pub fn from_parts(
         cwd: PathBuf,
         cancel: CancellationToken,
         extensions: Extensions,

@@ -51,7 +51,8 @@ fn explain<T: DeserializeOwned>(raw: &[u8], first: serde_json::Error) -> InputEr
     }
 }
 
-pub(crate) fn syntax(err: &serde_json::Error) -> InputError {
+/// A JSON syntax error as an input error, with its line and column.
+pub fn syntax(err: &serde_json::Error) -> InputError {
     InputError::Syntax { path: String::new(), message: strip_position(err), line: err.line(), column: err.column() }
 }
 
@@ -72,7 +73,7 @@ fn data(path: String, err: &serde_json::Error) -> InputError {
 }
 
 /// serde_json appends " at line L column C"; the path already says where.
-pub(crate) fn strip_position(err: &serde_json::Error) -> String {
+pub fn strip_position(err: &serde_json::Error) -> String {
     let text = err.to_string();
     let suffix = format!(" at line {} column {}", err.line(), err.column());
     match text.strip_suffix(&suffix) {

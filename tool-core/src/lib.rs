@@ -45,8 +45,12 @@ mod future;
 pub mod hooks;
 mod input;
 pub mod leftovers;
-#[cfg(feature = "mcp-stdio")]
-pub mod mcp;
+#[doc(hidden)]
+pub mod __internal {
+    //! See `internal.rs`.
+    pub use crate::internal::*;
+}
+mod internal;
 pub mod names;
 pub mod orchestrate;
 mod output;

@@ -148,7 +148,8 @@ pub(crate) fn fnv1a(text: &str) -> u64 {
     fnv1a_bytes(0xcbf2_9ce4_8422_2325, text.as_bytes())
 }
 
-pub(crate) fn fnv1a_bytes(mut hash: u64, bytes: &[u8]) -> u64 {
+/// FNV-1a over `bytes`, continuing from `hash`.
+pub fn fnv1a_bytes(mut hash: u64, bytes: &[u8]) -> u64 {
     for b in bytes {
         hash ^= u64::from(*b);
         hash = hash.wrapping_mul(0x0000_0100_0000_01b3);

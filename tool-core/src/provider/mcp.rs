@@ -1,5 +1,5 @@
 //! MCP `tools/list` entries: `inputSchema`, `outputSchema`, `title` and the
-//! annotations from the tool's flags. (Calls and results over MCP are `crate::mcp`.)
+//! annotations from the tool's flags. (Calls and results over MCP are in the `toolwright-mcp` crate.)
 
 use crate::spec::ToolSpec;
 use serde_json::{Map, Value, json};

@@ -129,7 +129,7 @@ fn check_root(schema: &Value) -> Result<(), String> {
 }
 
 /// Lowers an output schema for MCP's `outputSchema`, which must be an object.
-pub(crate) fn lower_output(spec: &ToolSpec, raw: &Value) -> Result<Value, SchemaError> {
+pub fn lower_output(spec: &ToolSpec, raw: &Value) -> Result<Value, SchemaError> {
     let lowered = lower_input(spec, raw, Dialect::Standard, Provider::Mcp).map_err(|mut e| {
         e.message = format!("output schema: {}; MCP structuredContent must be a JSON object", e.message);
         e

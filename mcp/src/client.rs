@@ -6,15 +6,10 @@ use super::config::{McpConfig, McpServerConfig, ServerTransport};
 use super::convert::{flags_from_annotations, from_call_tool_result, normalize_schema, progress_from};
 use super::limits::MessageLimits;
 use super::lines::{LineTransport, Warn};
-use crate::context::ToolContext;
-use crate::error::{InputError, ToolError};
-use crate::leftovers::ProcessGroup;
-use crate::names;
-use crate::output::ToolOutput;
-use crate::registry::Registry;
-use crate::schema::{self, Provider};
-use crate::spec::{Flags, ToolSpec};
-use crate::tool::{BoxFuture, DynTool, PreparedCall};
+use toolwright_core::ToolContext;
+use toolwright_core::leftovers::ProcessGroup;
+use toolwright_core::{InputError, ToolError};
+
 use futures::StreamExt;
 use rmcp::RoleClient;
 use rmcp::handler::client::progress::ProgressDispatcher;
@@ -29,6 +24,11 @@ use std::collections::{BTreeMap, VecDeque};
 use std::process::Stdio;
 use std::sync::{Arc, Mutex, PoisonError, Weak};
 use std::time::{Duration, Instant};
+use toolwright_core::Registry;
+use toolwright_core::ToolOutput;
+use toolwright_core::schema::Provider;
+use toolwright_core::{BoxFuture, DynTool, PreparedCall};
+use toolwright_core::{Flags, ToolSpec};
 
 /// How mounting checks and connects.
 #[derive(Debug, Clone)]
@@ -91,7 +91,7 @@ const STDERR_LINES: usize = 20;
 /// ```no_run
 /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
 /// use std::sync::Arc;
-/// use toolwright_core::mcp::{McpConfig, McpMounts, MountOptions};
+/// use toolwright_mcp::{McpConfig, McpMounts, MountOptions};
 /// let registry = Arc::new(toolwright_core::Registry::from_inventory()?);
 /// let config = McpConfig::load(".mcp.json".as_ref())?;
 /// let mounts = McpMounts::mount(Arc::clone(&registry), &config, MountOptions::default()).await;
@@ -340,14 +340,14 @@ impl Server {
                         .with_write_timeout(self.options.write_timeout);
                 (handler.serve(transport).await.map_err(|e| e.to_string())?, Some(group))
             }
-            #[cfg(not(feature = "mcp-http"))]
+            #[cfg(not(feature = "http"))]
             ServerTransport::Http { url, .. } => {
                 return Err(format!(
                     "`{url}` is a streamable HTTP server: this build has no HTTP transport (toolwright's `mcp` \
                      feature has it; `mcp-stdio` leaves it out)"
                 ));
             }
-            #[cfg(feature = "mcp-http")]
+            #[cfg(feature = "http")]
             ServerTransport::Http { url, headers } => {
                 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
                 // reqwest's rustls needs a process-wide crypto provider; ring is ours.
@@ -473,12 +473,14 @@ impl Server {
         spec.defer = self.config.defer;
         // The schema must lower for every provider the agent may render for.
         for &provider in &self.options.providers {
-            schema::lower_input(&spec, &input_schema, provider.dialect(), provider).map_err(|e| {
+            toolwright_core::__internal::lower_input(&spec, &input_schema, provider).map_err(|e| {
                 skip(format!("its input schema cannot be used with {}: {}", e.provider, schema_problem(&e)))
             })?;
         }
         let output_schema = match output_schema {
-            Some(raw) => Some(schema::lower_output(&spec, &raw).map_err(|e| skip(schema_problem(&e)))?),
+            Some(raw) => {
+                Some(toolwright_core::__internal::lower_output(&spec, &raw).map_err(|e| skip(schema_problem(&e)))?)
+            }
             None => None,
         };
         let make = |name: String| -> Arc<dyn DynTool> {
@@ -606,13 +608,13 @@ impl Server {
     }
 }
 
-fn schema_problem(e: &crate::SchemaError) -> String {
+fn schema_problem(e: &toolwright_core::SchemaError) -> String {
     if e.path.is_empty() { e.message.clone() } else { format!("field `{}`: {}", e.path, e.message) }
 }
 
 fn fingerprint(tool: &Tool) -> u64 {
     let text = serde_json::to_string(tool).unwrap_or_default();
-    names::fnv1a_bytes(0xcbf2_9ce4_8422_2325, text.as_bytes())
+    toolwright_core::__internal::fnv1a_bytes(0xcbf2_9ce4_8422_2325, text.as_bytes())
 }
 
 /// The client side of one connection: progress to the dispatcher, tool list
@@ -688,7 +690,7 @@ impl DynTool for McpTool {
                         message: format!("expected an object of arguments, got {}", json_kind(&other)),
                     });
                 }
-                Err(e) => return Err(crate::input::syntax(&e)),
+                Err(e) => return Err(toolwright_core::__internal::syntax_error(&e)),
             }
         };
         Ok(Box::new(McpCall {
@@ -730,8 +732,8 @@ impl PreparedCall for McpCall {
     }
 
     /// A call of this server's tool, by their own names (rules name them so).
-    fn access(&self) -> crate::access::Accesses {
-        crate::access::Accesses::of([crate::access::Access::Mcp {
+    fn access(&self) -> toolwright_core::access::Accesses {
+        toolwright_core::access::Accesses::of([toolwright_core::access::Access::Mcp {
             server: self.server.name.clone(),
             tool: self.tool.clone(),
         }])

@@ -1,10 +1,10 @@
 //! Between toolwright's types and MCP's: results, flags, schemas and progress.
 
-use crate::output::{Content, ToolOutput};
-use crate::progress::Progress;
-use crate::spec::Flags;
 use rmcp::model::{CallToolResult, ContentBlock, ProgressNotificationParam, ResourceContents, ToolAnnotations};
 use serde_json::{Map, Value};
+use toolwright_core::Flags;
+use toolwright_core::progress::Progress;
+use toolwright_core::{Content, ToolOutput};
 
 /// A toolwright result as an MCP `tools/call` result: every block, the structured
 /// content, and the error bit.
@@ -32,6 +32,9 @@ fn to_block(content: Content) -> ContentBlock {
             };
             ContentBlock::resource(resource)
         }
+        // A kind of content added to the core later: its debug form, until MCP
+        // gets a block for it here.
+        other => ContentBlock::text(format!("{other:?}")),
     }
 }
 

@@ -1,8 +1,9 @@
 //! MCP both ways, through [rmcp](https://docs.rs/rmcp), the official Rust SDK
-//! (cargo feature `mcp`; `mcp-stdio` for stdio and child processes without HTTP).
+//! (toolwright's cargo feature `mcp`; `mcp-stdio` for stdio and child processes
+//! without HTTP, which is this crate without its `http` feature).
 //!
 //! - [`McpServer`] serves a registry over stdio or (not with `mcp-stdio` alone)
-//!   streamable HTTP; calls run through the same [`Executor`](crate::Executor) pipeline as a
+//!   streamable HTTP; calls run through the same [`Executor`](toolwright_core::Executor) pipeline as a
 //!   model's calls.
 //! - [`McpMounts`] connects the servers of an `mcpServers` config and registers
 //!   their tools as runtime tools `mcp__<server>__<tool>`.
@@ -12,7 +13,7 @@
 mod client;
 mod config;
 mod convert;
-#[cfg(feature = "mcp-http")]
+#[cfg(feature = "http")]
 mod http;
 mod limits;
 mod lines;

@@ -3,14 +3,6 @@
 
 use super::convert::to_call_tool_result;
 use super::limits::MessageLimits;
-use crate::call::ToolCall;
-use crate::context::{Extensions, TurnContext};
-use crate::future::BoxFuture;
-use crate::permission::{Approval, Approver, PermissionRequest};
-use crate::pipeline::Executor;
-use crate::progress::ProgressSink;
-use crate::provider_id::Provider;
-use crate::registry::Registry;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, Implementation, InitializeResult, ListToolsResult, PaginatedRequestParams,
     ProgressNotificationParam, ServerCapabilities, Tool,
@@ -19,6 +11,14 @@ use rmcp::service::{NotificationContext, RequestContext, RoleServer};
 use rmcp::{ErrorData, Peer, ServerHandler, ServiceExt};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
+use toolwright_core::BoxFuture;
+use toolwright_core::Executor;
+use toolwright_core::Provider;
+use toolwright_core::Registry;
+use toolwright_core::ToolCall;
+use toolwright_core::permission::{Approval, Approver, PermissionRequest};
+use toolwright_core::progress::ProgressSink;
+use toolwright_core::{Extensions, TurnContext};
 
 /// What an MCP server does when the permission policy asks about a call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -40,7 +40,7 @@ pub struct McpPeer(pub Peer<RoleServer>);
 
 /// The approver an MCP server uses for the policy's asks: deny, or elicit (see
 /// [`AskMode`]). [`McpServer::new`] installs it; pass it to
-/// [`ExecutorBuilder::approver`](crate::ExecutorBuilder::approver) when building
+/// [`ExecutorBuilder::approver`](toolwright_core::ExecutorBuilder::approver) when building
 /// your own executor for [`McpServer::with_executor`].
 pub fn approver(mode: AskMode) -> impl Approver {
     McpApprover { mode }
@@ -98,7 +98,7 @@ impl Approver for McpApprover {
 /// ```no_run
 /// # async fn run() -> Result<(), Box<dyn std::error::Error>> {
 /// let registry = std::sync::Arc::new(toolwright_core::Registry::from_inventory()?);
-/// toolwright_core::mcp::McpServer::new(registry).serve_stdio().await?;
+/// toolwright_mcp::McpServer::new(registry).serve_stdio().await?;
 /// # Ok(()) }
 /// ```
 #[derive(Clone)]
@@ -110,7 +110,7 @@ pub struct McpServer {
     tools: Arc<Mutex<Option<ToolList>>>,
     limits: MessageLimits,
     /// With deferral: this client's session (each HTTP session gets its own).
-    session: Option<crate::deferred::ToolSession>,
+    session: Option<toolwright_core::deferred::ToolSession>,
 }
 
 /// The MCP tool list and the registry generation it was made from.
@@ -161,8 +161,8 @@ impl McpServer {
     /// client lists the eager tools and the search, a search loads tools into this
     /// client's session, and the client is told the list changed. Registers the
     /// search tool in the registry.
-    pub fn with_deferral(mut self, deferral: crate::deferred::Deferral) -> McpServer {
-        let session = crate::deferred::ToolSession::new(deferral);
+    pub fn with_deferral(mut self, deferral: toolwright_core::deferred::Deferral) -> McpServer {
+        let session = toolwright_core::deferred::ToolSession::new(deferral);
         if let Err(e) = session.install(self.registry()) {
             tracing::warn!("tool_search cannot be registered: {e}");
             return self;
@@ -175,7 +175,7 @@ impl McpServer {
     /// (HTTP does this for every MCP session; a clone shares the session).
     pub fn for_session(&self) -> McpServer {
         let mut server = self.clone();
-        server.session = self.session.as_ref().map(crate::deferred::ToolSession::fork);
+        server.session = self.session.as_ref().map(toolwright_core::deferred::ToolSession::fork);
         server
     }
 
@@ -245,7 +245,7 @@ impl McpServer {
     /// Serves streamable HTTP at `addr` (such as `127.0.0.1:8080`), endpoint `/mcp`,
     /// until the process ends. Only loopback hosts are accepted in `Host` headers.
     /// Needs the `mcp` feature (on by default), not only `mcp-stdio`.
-    #[cfg(feature = "mcp-http")]
+    #[cfg(feature = "http")]
     pub async fn serve_http(self, addr: std::net::SocketAddr) -> Result<(), ServeError> {
         let listener = tokio::net::TcpListener::bind(addr)
             .await
@@ -255,7 +255,7 @@ impl McpServer {
 
     /// Serves streamable HTTP on a listener that is already bound (port 0 in tests).
     /// Needs the `mcp` feature (on by default), not only `mcp-stdio`.
-    #[cfg(feature = "mcp-http")]
+    #[cfg(feature = "http")]
     pub async fn serve_http_on(self, listener: tokio::net::TcpListener) -> Result<(), ServeError> {
         let limits = self.limits;
         super::http::serve(self, listener, limits).await
@@ -272,7 +272,7 @@ impl McpServer {
             let mut extensions = (self.extensions)();
             extensions.insert(session.clone());
             let turn = TurnContext::new(self.cwd.as_path()).with_extensions(extensions).with_provider(Provider::Mcp);
-            let pool = self.registry().pool(&turn, &crate::registry::Profile::main_agent(), &[]);
+            let pool = self.registry().pool(&turn, &toolwright_core::Profile::main_agent(), &[]);
             let rendered = pool
                 .definitions(Provider::Mcp)
                 .map_err(|e| ErrorData::internal_error(format!("rendering the tool list: {e}"), None))?;

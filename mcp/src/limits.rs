@@ -10,7 +10,7 @@ use std::fmt;
 /// dropped as they arrive, never buffered past the limit.
 ///
 /// ```
-/// use toolwright_core::mcp::MessageLimits;
+/// use toolwright_mcp::MessageLimits;
 /// let limits = MessageLimits::default().with_max_bytes(64 << 20).unwrap().with_max_depth(32).unwrap();
 /// assert_eq!((limits.max_bytes(), limits.max_depth()), (64 << 20, 32));
 /// assert!(MessageLimits::default().with_max_depth(500).is_err());

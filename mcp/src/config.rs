@@ -17,7 +17,7 @@
 //! false), `timeout` (seconds per call, default 60) and `deferTools` (also
 //! `defer_loading`, `deferLoading`: `"auto"`, `"always"`, `"never"`, or true/false;
 //! whether the server's tools are found through the tool search, see
-//! [`deferred`](crate::deferred); default `"auto"`: deferred when the pool is over
+//! [`deferred`](toolwright_core::deferred); default `"auto"`: deferred when the pool is over
 //! its budget). `disabled: true` skips a server. Keys other clients use (`autoApprove`, `alwaysAllow`, `description`) are
 //! accepted and ignored; any other key is a warning naming it.
 
@@ -53,7 +53,7 @@ pub struct McpServerConfig {
     /// How long one call may take.
     pub timeout: Duration,
     /// Whether its tools are deferred (`deferTools`).
-    pub defer: crate::spec::Defer,
+    pub defer: toolwright_core::Defer,
 }
 
 /// How a server is reached.
@@ -166,7 +166,7 @@ impl McpConfig {
                 line: inner.line(),
                 column: inner.column(),
                 key: if key == "." { String::new() } else { key },
-                message: crate::input::strip_position(&inner),
+                message: toolwright_core::__internal::strip_position(&inner),
             }
         })?;
         let base = path.parent().unwrap_or(Path::new("."));
@@ -226,10 +226,10 @@ fn server_config(server: RawServer, base: &Path) -> Result<McpServerConfig, Stri
         }
     };
     let defer = match &server.defer {
-        None => crate::spec::Defer::Auto,
-        Some(Value::Bool(true)) => crate::spec::Defer::Always,
-        Some(Value::Bool(false)) => crate::spec::Defer::Never,
-        Some(Value::String(text)) => crate::spec::Defer::parse(text)
+        None => toolwright_core::Defer::Auto,
+        Some(Value::Bool(true)) => toolwright_core::Defer::Always,
+        Some(Value::Bool(false)) => toolwright_core::Defer::Never,
+        Some(Value::String(text)) => toolwright_core::Defer::parse(text)
             .ok_or_else(|| format!("deferTools: `{text}` is not \"auto\", \"always\" or \"never\""))?,
         Some(other) => return Err(format!("deferTools: {other} is not \"auto\", \"always\", \"never\" or a boolean")),
     };
@@ -259,10 +259,10 @@ mod tests {
         )
         .unwrap();
         let defer = |name: &str| config.servers[name].defer;
-        assert_eq!(defer("a"), crate::spec::Defer::Always);
-        assert_eq!(defer("b"), crate::spec::Defer::Never);
-        assert_eq!(defer("c"), crate::spec::Defer::Never);
-        assert_eq!(defer("d"), crate::spec::Defer::Auto);
+        assert_eq!(defer("a"), toolwright_core::Defer::Always);
+        assert_eq!(defer("b"), toolwright_core::Defer::Never);
+        assert_eq!(defer("c"), toolwright_core::Defer::Never);
+        assert_eq!(defer("d"), toolwright_core::Defer::Auto);
         assert!(!config.servers.contains_key("e"));
         assert!(
             config.warnings.iter().any(|w| w.contains("mcpServers.e") && w.contains("deferTools: `sometimes`")),
