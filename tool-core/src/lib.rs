@@ -34,16 +34,14 @@
 //! on `toolwright_core` directly, write `extern crate toolwright_core as toolwright;` at
 //! the crate root, or use `#[tool(crate = toolwright_core)]`.
 
-pub mod access;
+// The layers below, at the paths they always had here.
+pub use toolwright_contracts::{
+    access, hooks, names, partial, permission, progress, sandbox, suggest, usage, validate,
+};
+pub use toolwright_providers::{provider, schema};
+
 pub mod adapters;
-mod call;
-mod context;
 pub mod deferred;
-mod error;
-mod extensions;
-mod future;
-pub mod hooks;
-mod input;
 pub mod leftovers;
 #[doc(hidden)]
 pub mod __internal {
@@ -51,58 +49,40 @@ pub mod __internal {
     pub use crate::internal::*;
 }
 mod internal;
-pub mod names;
 pub mod orchestrate;
-mod output;
-pub mod partial;
-pub mod permission;
 mod pipeline;
-pub mod progress;
-pub mod provider;
-mod provider_id;
 mod registry;
-pub mod sandbox;
 mod schedule;
-pub mod schema;
-mod spec;
 #[cfg(unix)]
 pub mod state_file;
-mod stream_event;
 pub mod streaming;
-pub mod suggest;
-mod summary;
-mod tool;
 pub mod truncate;
-pub mod usage;
-pub mod validate;
 
 #[doc(hidden)]
 #[path = "private.rs"]
 pub mod __private;
 
-pub use call::{ErrorKind, ToolCall, ToolResult};
-pub use context::{AgentScope, ContextModifier, Extensions, SessionInfo, ToolContext, TurnContext, TurnEdit};
-pub use error::{DuplicateName, InputError, RegistryError, SchemaError, ToolError};
-pub use input::parse_input;
 pub use orchestrate::{CallEvent, Orchestrator};
-pub use output::{Content, IntoToolOutput, Json, ToolOutput};
 pub use pipeline::{DEFAULT_GRACE, DEFAULT_OUTPUT_LIMIT, DEFAULT_TIMEOUT, Executor, ExecutorBuilder};
-pub use progress::{Progress, ProgressEvent, ProgressReceiver, ProgressSink};
 pub use registry::{
     OverlayStats, Presentation, Profile, Registry, RegistryBuilder, Resolved, ToolDescriptor, ToolPattern, ToolPool,
     UnknownTool, linked_tools,
 };
-pub use schema::{Definitions, Provider, UnknownProvider};
-pub use spec::{Alias, Defer, Flags, MAX_TOOL_NAME_LEN, OutputLimit, ToolOrigin, ToolSpec, is_portable_tool_name};
-pub use streaming::StreamEvent;
-pub use tool::{BoxFuture, DynTool, LazyTool, PreparedCall, Tool, ToolFactory, ToolInfo, call_raw, call_typed};
+pub use schema::Definitions;
+pub use toolwright_contracts::{
+    AgentScope, Alias, BoxFuture, Content, ContextModifier, Defer, DuplicateName, DynTool, ErrorKind, Extensions,
+    Flags, InputError, IntoToolOutput, Json, LazyTool, MAX_TOOL_NAME_LEN, OutputLimit, PreparedCall, Progress,
+    ProgressEvent, ProgressReceiver, ProgressSink, Provider, RegistryError, SchemaError, SessionInfo, StreamEvent,
+    Tool, ToolCall, ToolContext, ToolError, ToolFactory, ToolInfo, ToolOrigin, ToolOutput, ToolResult, ToolSpec,
+    TurnContext, TurnEdit, UnknownProvider, call_raw, call_typed, is_portable_tool_name, parse_input,
+};
 pub use toolwright_macros::tool;
 
 /// Derive macro re-exported so tool crates need no direct schemars dependency.
 pub use schemars::JsonSchema;
 /// Derive macro re-exported so tool crates need no direct serde dependency.
 pub use serde::Deserialize;
-pub use tokio_util::sync::CancellationToken;
+pub use toolwright_contracts::CancellationToken;
 pub use toolwright_macros::input;
 
 /// What most code needs: `use toolwright::prelude::*;`.

@@ -8,10 +8,10 @@
 //! orchestrator's own future (no spawned tasks), so when a run returns, nothing it
 //! started is still running, and dropping its future drops every call.
 
-use crate::call::{ToolCall, ToolResult};
-use crate::context::TurnContext;
+use crate::TurnContext;
 use crate::pipeline::Executor;
 use crate::registry::ToolPool;
+use crate::{ToolCall, ToolResult};
 use std::sync::Arc;
 
 /// The default bound on concurrent calls in a batch.

@@ -6,13 +6,13 @@ pub use schemars;
 pub use serde;
 pub use serde_json;
 
+pub use crate::InputError;
 pub use crate::access::{Access, AccessPaths, Accesses, CommandLine, fetch_of};
-pub use crate::error::InputError;
 pub use crate::partial::{PartialInputFn, partial_input_of};
 pub use crate::registry::ToolDescriptor;
-pub use crate::spec::{Alias, Defer, Flags, OutputLimit, ToolOrigin, ToolSpec};
-pub use crate::tool::{Tool, ToolInfo};
 pub use crate::validate::Validator;
+pub use crate::{Alias, Defer, Flags, OutputLimit, ToolOrigin, ToolSpec};
+pub use crate::{Tool, ToolInfo};
 pub use std::borrow::Cow;
 pub use std::time::Duration;
 

@@ -2,7 +2,7 @@
 //! error is at the end), the middle is cut, and the model is told how much and where
 //! the full text is.
 
-use crate::output::{Content, ToolOutput};
+use crate::{Content, ToolOutput};
 use std::path::{Path, PathBuf};
 
 /// Bytes kept back from the limit for the marker that reports the cut.

@@ -38,7 +38,7 @@ mod index;
 mod lexicon;
 pub(crate) mod search_tool;
 
-pub use crate::spec::Defer;
+pub use crate::Defer;
 pub use index::{Explanation, SearchDocument, SearchError, SearchIndex, SearchMatch, TermMatch, WordMatch};
 pub use search_tool::{TOOL_SEARCH, ToolSearch};
 

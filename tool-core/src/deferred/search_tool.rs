@@ -2,12 +2,12 @@
 //! matches loaded into the session, their names (and what each does) out.
 
 use super::{SearchMatch, ToolSession};
+use crate::ToolOutput;
 use crate::access::Accesses;
-use crate::context::{ToolContext, TurnContext};
-use crate::error::{InputError, ToolError};
-use crate::output::ToolOutput;
-use crate::spec::{Defer, Flags, ToolSpec};
-use crate::tool::{BoxFuture, DynTool, PreparedCall};
+use crate::{BoxFuture, DynTool, PreparedCall};
+use crate::{Defer, Flags, ToolSpec};
+use crate::{InputError, ToolError};
+use crate::{ToolContext, TurnContext};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -71,7 +71,7 @@ impl DynTool for ToolSearch {
     }
 
     fn prepare(&self, raw_input: &[u8]) -> Result<Box<dyn PreparedCall>, InputError> {
-        let input: Input = crate::input::parse_input(raw_input)?;
+        let input: Input = crate::parse_input(raw_input)?;
         Ok(Box::new(input))
     }
 

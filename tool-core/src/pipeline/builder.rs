@@ -1,9 +1,9 @@
 //! Configuring an executor: policy, approver, hooks, time and output limits.
 
 use super::Executor;
+use crate::OutputLimit;
 use crate::hooks::{PostToolHook, PreToolHook};
 use crate::permission::{Approver, PermissionPolicy};
-use crate::spec::OutputLimit;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;

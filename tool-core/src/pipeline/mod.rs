@@ -10,15 +10,15 @@
 //! span (`tool_call`) with the tool, the call id, the outcome and the duration.
 
 use crate::access::{Access, Accesses};
-use crate::call::{ErrorKind, ToolCall, ToolResult};
-use crate::context::{ToolContext, TurnContext};
 use crate::hooks::{HookCall, HookPermission, PostToolHook, PreToolHook, PreToolOutcome};
-use crate::output::{Content, ToolOutput};
 use crate::permission::{Approval, Approver, DefaultPolicy, PermissionDecision, PermissionPolicy, PermissionRequest};
 use crate::registry::{Registry, Resolved, ToolPool};
-use crate::spec::{Flags, OutputLimit, ToolSpec};
-use crate::tool::{BoxFuture, DynTool, PreparedCall};
 use crate::truncate::{Spill, limit_output, needs_limit};
+use crate::{BoxFuture, DynTool, PreparedCall};
+use crate::{Content, ToolOutput};
+use crate::{ErrorKind, ToolCall, ToolResult};
+use crate::{Flags, OutputLimit, ToolSpec};
+use crate::{ToolContext, TurnContext};
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 use std::fmt;
@@ -223,7 +223,7 @@ impl Executor {
         let input: Cow<'a, str> = if plan.is_empty() {
             Cow::Borrowed(&call.input)
         } else {
-            plan.apply(&call.input, turn.provider().map(crate::provider_id::Provider::dialect))
+            plan.apply(&call.input, turn.provider().map(crate::Provider::dialect))
                 .map_err(|e| Failure::new(ErrorKind::InvalidInput, format!("{name}: invalid input: {e}")))?
         };
         let prepared = prepare(resolved.tool(), &input, &cx, progress)?;
@@ -381,7 +381,7 @@ impl Executor {
                 Failure::new(ErrorKind::TimedOut, format!("{name}: timed out after {}", human(timeout)))
             }
             Err(stopped) => stopped.in_tool(name),
-            Ok(Err(crate::error::ToolError::Cancelled)) => {
+            Ok(Err(crate::ToolError::Cancelled)) => {
                 return Err(Failure::new(ErrorKind::Cancelled, format!("{name}: cancelled while running")));
             }
             Ok(Err(e)) => Failure::new(ErrorKind::Failed, format!("{name}: {e}")),
@@ -423,16 +423,16 @@ impl Executor {
     fn hook_call<'c>(
         &'c self,
         tool: &'c str,
-        spec: &'c crate::spec::ToolSpec,
+        spec: &'c crate::ToolSpec,
         call_id: &'c str,
         input: &'c str,
         access: &'c Accesses,
         cx: &'c ToolContext,
     ) -> HookCall<'c> {
         HookCall::new(tool, spec.rule_name.as_deref(), call_id, input, cx.cwd())
-            .with_session(cx.extension::<crate::context::SessionInfo>())
+            .with_session(cx.extension::<crate::SessionInfo>())
             .with_permission_mode(self.policy.mode_name_in(cx.extensions()))
-            .with_agent(cx.extension::<crate::context::AgentScope>())
+            .with_agent(cx.extension::<crate::AgentScope>())
             .with_access(access)
     }
 

@@ -2,18 +2,20 @@
 //! plus a dynamic overlay of runtime tools (MCP, config, subagents) with owners and a
 //! lifecycle. Every provider rendering is computed once per tool.
 
-use crate::error::{DuplicateName, RegistryError, SchemaError};
 use crate::names::{FnvBuild, McpNames, normalize_called_name};
-use crate::schema::{self, Definitions, Dialect, Provider};
-use crate::spec::{ToolSpec, is_portable_tool_name};
+use crate::schema::{self, Definitions, Provider};
 use crate::suggest;
-use crate::tool::{DynTool, Tool, TypedTool};
+use crate::{DuplicateName, RegistryError, SchemaError};
+use crate::{DynTool, Tool};
+use crate::{ToolSpec, is_portable_tool_name};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt;
 use std::ops::Deref;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError, RwLock};
+use toolwright_contracts::__internal::TypedTool;
+use toolwright_contracts::Dialect;
 
 mod pool;
 mod split;
@@ -102,7 +104,7 @@ impl Entry {
         self.lowered[dialect.index()]
             .get_or_init(|| schema::lower_input(self.spec(), raw, dialect, provider))
             .as_ref()
-            .map_err(|e| SchemaError { provider: provider.to_string(), ..e.clone() })
+            .map_err(|e| SchemaError::new(e.tool.clone(), provider.to_string(), e.path.clone(), e.message.clone()))
     }
 
     /// The tool's input schema, asked of it once.
@@ -132,7 +134,7 @@ impl Entry {
 
     /// The tool as Claude Code shows it, if it has a Claude Code name (its rule name,
     /// routed to it as an alias): under that name, its fields under the names
-    /// [`field_aliases`](crate::tool::DynTool::field_aliases) reads them by.
+    /// [`field_aliases`](crate::DynTool::field_aliases) reads them by.
     fn render_claude_code(&self, provider: Provider, description: &str) -> Option<Result<String, SchemaError>> {
         let spec = self.spec();
         let name = spec.rule_name.as_deref().filter(|rule| spec.aliases.iter().any(|a| a.name == *rule))?;

@@ -4,12 +4,12 @@
 
 use super::split::Split;
 use super::{Entry, POOL_CACHE_MAX, PoolCache, Registry, lock};
-use crate::context::TurnContext;
+use crate::SchemaError;
+use crate::ToolSpec;
+use crate::TurnContext;
 use crate::deferred::{NativeSearch, TOOL_SEARCH, ToolSession};
-use crate::error::SchemaError;
 use crate::names;
 use crate::schema::{self, Definitions, Provider};
-use crate::spec::ToolSpec;
 use std::borrow::Cow;
 use std::collections::HashSet;
 use std::fmt;

@@ -6,10 +6,10 @@
 
 use super::pool::{Described, Offer, PoolMember, Profile, ToolPattern, mix};
 use super::{Entry, Registry};
-use crate::context::TurnContext;
+use crate::Provider;
+use crate::TurnContext;
 use crate::deferred::{Defer, Deferral, NativeSearch, SearchDocument, TOOL_SEARCH, estimated_tokens};
 use crate::names::{self, FnvBuild};
-use crate::provider_id::Provider;
 use std::collections::HashMap;
 use std::sync::Arc;
 

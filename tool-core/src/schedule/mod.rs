@@ -11,14 +11,14 @@
 //! Calls run as futures inside the scheduler's own future (no spawned tasks): when it
 //! returns nothing it started is still running, and dropping it drops every call.
 
-use crate::call::{ErrorKind, ToolCall, ToolResult};
-use crate::context::TurnContext;
+use crate::Flags;
+use crate::StreamEvent;
+use crate::TurnContext;
 use crate::orchestrate::{CallEvent, Orchestrator};
 use crate::partial::{PartialInputFn, PartialObject};
 use crate::pipeline::{Executor, Staged};
 use crate::registry::ToolPool;
-use crate::spec::Flags;
-use crate::stream_event::StreamEvent;
+use crate::{ErrorKind, ToolCall, ToolResult};
 use std::future::{Future, poll_fn};
 use std::ops::Deref;
 use std::pin::Pin;
@@ -549,7 +549,7 @@ fn error_result(id: &str, name: &str, kind: ErrorKind, why: &str) -> ToolResult 
     ToolResult {
         call_id: Arc::from(id),
         tool: Arc::from(name),
-        output: crate::output::ToolOutput::error(format!("{name}: {why}")),
+        output: crate::ToolOutput::error(format!("{name}: {why}")),
         error: Some(kind),
         summary: None,
         truncated: false,
@@ -629,7 +629,7 @@ fn watch_partial_input(executor: &Executor, name: &str, pool: Option<&ToolPool>)
 mod tests {
     use super::source::BATCH;
     use super::{Batched, Incoming, OpenSlots, Source};
-    use crate::stream_event::StreamEvent;
+    use crate::StreamEvent;
     use std::future::poll_fn;
     use std::sync::Arc;
     use std::sync::atomic::{AtomicBool, Ordering};

@@ -1,8 +1,8 @@
 //! Where the scheduler's calls come from: a slice of calls, or a provider stream
 //! drained in batches, with the stream's open slots.
 
-use crate::call::ToolCall;
-use crate::stream_event::StreamEvent;
+use crate::StreamEvent;
+use crate::ToolCall;
 use std::collections::HashMap;
 use std::task::{Context, Poll};
 use tokio::sync::mpsc;

@@ -7,13 +7,13 @@
 //! Provider stream events become [`StreamEvent`]s through the decoders in
 //! [`decode`]; [`Orchestrator::run_streaming`] consumes them from a channel.
 
-use crate::call::ToolResult;
-use crate::context::TurnContext;
+use crate::ToolResult;
+use crate::TurnContext;
 use crate::orchestrate::{CallEvent, Orchestrator};
 use crate::registry::ToolPool;
 use tokio::sync::mpsc;
 
-pub use crate::stream_event::StreamEvent;
+pub use crate::StreamEvent;
 
 impl Orchestrator {
     /// Runs the calls of a streamed message as their inputs complete; returns the
@@ -45,4 +45,4 @@ pub mod decode {
 }
 
 /// Server-sent events, as the providers stream them (see [`sse::SseParser`]).
-pub mod sse;
+pub use toolwright_providers::sse;

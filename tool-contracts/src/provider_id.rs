@@ -1,7 +1,7 @@
 //! Which model provider a tool list is for: the identifier every layer shares
 //! (contexts, the registry, the wire formats), apart from the wire formats themselves.
 
-use crate::schema::dialect::Dialect;
+use crate::dialect::Dialect;
 use std::fmt;
 use std::str::FromStr;
 
@@ -61,7 +61,8 @@ impl Provider {
     /// Anthropic, not strict, without `cache_control`.
     pub const ANTHROPIC: Provider = Provider::Anthropic { strict: false, cache_control: false };
 
-    pub(crate) fn slot(self) -> usize {
+    #[doc(hidden)]
+    pub fn slot(self) -> usize {
         match self {
             Provider::Anthropic { strict, cache_control } => 2 * strict as usize + cache_control as usize,
             Provider::OpenAiChat { strict } => 4 + strict as usize,
@@ -73,7 +74,8 @@ impl Provider {
     }
 
     /// The schema dialect this provider's tool definitions are lowered to.
-    pub(crate) fn dialect(self) -> Dialect {
+    #[doc(hidden)]
+    pub fn dialect(self) -> Dialect {
         match self {
             Provider::OpenAiChat { strict: true } | Provider::OpenAiResponses { strict: true } => Dialect::OpenAiStrict,
             Provider::Anthropic { strict: true, .. } => Dialect::AnthropicStrict,

@@ -127,7 +127,8 @@ fn floor_char_boundary(s: &str, max: usize) -> usize {
 /// from the registry, so a keyed hash's flood resistance buys nothing, and SipHash
 /// showed up in the per-call profile.
 #[derive(Default)]
-pub(crate) struct FnvHasher(u64);
+#[doc(hidden)]
+pub struct FnvHasher(u64);
 
 impl std::hash::Hasher for FnvHasher {
     fn finish(&self) -> u64 {
@@ -141,7 +142,8 @@ impl std::hash::Hasher for FnvHasher {
 }
 
 /// Builds [`FnvHasher`]s.
-pub(crate) type FnvBuild = std::hash::BuildHasherDefault<FnvHasher>;
+#[doc(hidden)]
+pub type FnvBuild = std::hash::BuildHasherDefault<FnvHasher>;
 
 /// FNV-1a: tiny, and stable across Rust versions and runs (unlike `DefaultHasher`).
 pub(crate) fn fnv1a(text: &str) -> u64 {

@@ -2,8 +2,8 @@
 //! `functionCall` parts in, `functionResponse` parts out.
 
 use super::{AdapterError, err, str_field, text_only};
-use crate::call::{ToolCall, ToolResult};
 use serde_json::{Map, Value, json};
+use toolwright_contracts::{ToolCall, ToolResult};
 
 const P: &str = "Gemini";
 const SYNTHETIC_ID: &str = "gemini-call-";

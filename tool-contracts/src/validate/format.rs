@@ -65,7 +65,7 @@ impl Format {
 }
 
 /// The range of an integer `format` (`uint8` is 0 to 255).
-pub(crate) fn integer_range(name: &str) -> Option<(f64, f64)> {
+pub fn integer_range(name: &str) -> Option<(f64, f64)> {
     Some(match name {
         "int8" => (i8::MIN as f64, i8::MAX as f64),
         "int16" => (i16::MIN as f64, i16::MAX as f64),

@@ -1,8 +1,8 @@
 //! MCP `tools/list` entries: `inputSchema`, `outputSchema`, `title` and the
 //! annotations from the tool's flags. (Calls and results over MCP are in the `toolwright-mcp` crate.)
 
-use crate::spec::ToolSpec;
 use serde_json::{Map, Value, json};
+use toolwright_contracts::ToolSpec;
 
 /// One tool as `tools/list` lists it.
 pub(crate) fn definition(

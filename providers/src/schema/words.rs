@@ -44,7 +44,7 @@ pub(crate) fn describe_every_rule(map: &Map<String, Value>) -> Vec<String> {
 /// unsigned type, and the whole range of an 8- or 16-bit one (a 32- or 64-bit type's
 /// limits say nothing a model needs).
 pub(crate) fn implied_integer_range(format: &str) -> Option<(Option<i64>, Option<i64>)> {
-    let (low, high) = crate::validate::format::integer_range(format)?;
+    let (low, high) = toolwright_contracts::__internal::integer_range(format)?;
     let small = high <= 65_535.0;
     let low = (low == 0.0 || small).then_some(low as i64);
     let high = small.then_some(high as i64);

@@ -114,7 +114,8 @@ impl TurnContext {
 
     /// Like [`call`](Self::call), sharing names the caller already holds; `invoked_name`
     /// is `None` when the call used the tool's own name.
-    pub(crate) fn call_shared(&self, call_id: Arc<str>, tool: Arc<str>, invoked_name: Option<Arc<str>>) -> ToolContext {
+    #[doc(hidden)]
+    pub fn call_shared(&self, call_id: Arc<str>, tool: Arc<str>, invoked_name: Option<Arc<str>>) -> ToolContext {
         ToolContext {
             call_id,
             tool,
@@ -182,7 +183,8 @@ impl ToolContext {
         self
     }
 
-    pub(crate) fn set_read_filter(&self, filter: Arc<dyn crate::permission::ReadFilter>) {
+    #[doc(hidden)]
+    pub fn set_read_filter(&self, filter: Arc<dyn crate::permission::ReadFilter>) {
         let _ = self.read_filter.set(filter);
     }
 
@@ -198,7 +200,8 @@ impl ToolContext {
         self
     }
 
-    pub(crate) fn set_sandbox(&self, sandbox: Arc<crate::sandbox::Sandbox>) {
+    #[doc(hidden)]
+    pub fn set_sandbox(&self, sandbox: Arc<crate::sandbox::Sandbox>) {
         let _ = self.sandbox.set(sandbox);
     }
 
@@ -253,12 +256,14 @@ impl ToolContext {
     }
 
     /// The turn's token, which the pipeline watches without making the call's own.
-    pub(crate) fn turn_cancellation(&self) -> &CancellationToken {
+    #[doc(hidden)]
+    pub fn turn_cancellation(&self) -> &CancellationToken {
         &self.turn.cancel
     }
 
     /// Cancels the call alone (on timeout), if anything is watching it.
-    pub(crate) fn cancel_call(&self) {
+    #[doc(hidden)]
+    pub fn cancel_call(&self) {
         if let Some(token) = self.own_cancel.get() {
             token.cancel();
         }

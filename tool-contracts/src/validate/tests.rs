@@ -7,7 +7,7 @@ use serde::Deserialize;
 use std::collections::BTreeMap;
 
 fn validator_for<T: JsonSchema>() -> Validator {
-    Validator::new(&crate::schema::input_schema_of::<T>())
+    Validator::new(&crate::schema_of::input_schema_of::<T>())
 }
 
 fn error<T: JsonSchema + serde::de::DeserializeOwned + std::fmt::Debug>(raw: &str) -> String {

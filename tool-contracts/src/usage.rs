@@ -35,7 +35,8 @@ impl Usage {
     /// Takes the counts `usage` (an API's usage object) names, under the API's key
     /// names; a count it does not name is left as it is (Anthropic reports input at
     /// the start and output, cumulative, at the end).
-    pub(crate) fn take(&mut self, usage: &Value, keys: &UsageKeys) {
+    #[doc(hidden)]
+    pub fn take(&mut self, usage: &Value, keys: &UsageKeys) {
         let count = |path: &[&str]| path.iter().try_fold(usage, |value, key| value.get(*key)).and_then(Value::as_u64);
         if let Some(n) = count(keys.input) {
             self.input_tokens = n;
@@ -59,11 +60,12 @@ impl Usage {
 }
 
 /// Where an API's usage object keeps each count.
-pub(crate) struct UsageKeys {
-    pub(crate) input: &'static [&'static str],
-    pub(crate) output: &'static [&'static str],
-    pub(crate) cache_creation: Option<&'static [&'static str]>,
-    pub(crate) cache_read: &'static [&'static str],
+#[doc(hidden)]
+pub struct UsageKeys {
+    pub input: &'static [&'static str],
+    pub output: &'static [&'static str],
+    pub cache_creation: Option<&'static [&'static str]>,
+    pub cache_read: &'static [&'static str],
     /// The input count includes the cached tokens (OpenAI).
-    pub(crate) cache_inside_input: bool,
+    pub cache_inside_input: bool,
 }

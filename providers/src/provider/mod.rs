@@ -36,19 +36,20 @@ pub(crate) mod mcp;
 pub mod openai_chat;
 pub mod openai_responses;
 
-pub use crate::usage::Usage;
+pub use toolwright_contracts::usage::Usage;
 
-use crate::call::ToolResult;
-use crate::error::SchemaError;
-use crate::output::ToolOutput;
-use crate::provider_id::Provider;
-use crate::spec::ToolSpec;
-use crate::stream_event::StreamEvent;
-use crate::streaming::sse::{SseEvent, SseParser};
+use crate::sse::{SseEvent, SseParser};
+use toolwright_contracts::Provider;
+use toolwright_contracts::SchemaError;
+use toolwright_contracts::StreamEvent;
+use toolwright_contracts::ToolOutput;
+use toolwright_contracts::ToolResult;
+use toolwright_contracts::ToolSpec;
 
 /// The brackets around a tool list in `provider`'s request: a JSON array, or
 /// Gemini's one `functionDeclarations` entry.
-pub(crate) fn list_brackets(provider: Provider) -> (&'static str, &'static str) {
+#[doc(hidden)]
+pub fn list_brackets(provider: Provider) -> (&'static str, &'static str) {
     if provider.is_gemini() { (gemini::LIST_OPEN, gemini::LIST_CLOSE) } else { ("[", "]") }
 }
 use serde_json::Value;
@@ -90,7 +91,8 @@ pub(crate) fn text_only(output: &ToolOutput) -> String {
 }
 
 /// Renders one tool in `provider`'s shape from its lowered schemas.
-pub(crate) fn render_tool(
+#[doc(hidden)]
+pub fn render_tool(
     spec: &ToolSpec,
     name: &str,
     description: &str,
@@ -106,7 +108,7 @@ pub(crate) fn render_tool(
 /// each provider's wrapper is chosen.
 pub(crate) fn definition(
     provider: Provider,
-    spec: &crate::spec::ToolSpec,
+    spec: &toolwright_contracts::ToolSpec,
     name: &str,
     description: &str,
     input: &Value,

@@ -239,13 +239,14 @@ pub trait PreparedCall: Send {
 
 /// The [`DynTool`] of a `#[tool]` struct, with its schema compiled for checking input
 /// on the first call.
-pub(crate) struct TypedTool<T> {
+pub struct TypedTool<T> {
     validator: OnceLock<crate::validate::Validator>,
     tool: PhantomData<fn() -> T>,
 }
 
 impl<T: Tool> TypedTool<T> {
-    pub(crate) fn erased() -> Arc<dyn DynTool> {
+    #[doc(hidden)]
+    pub fn erased() -> Arc<dyn DynTool> {
         Arc::new(TypedTool::<T> { validator: OnceLock::new(), tool: PhantomData })
     }
 }
@@ -256,11 +257,11 @@ impl<T: Tool> DynTool for TypedTool<T> {
     }
 
     fn input_schema(&self) -> Value {
-        crate::schema::input_schema_of::<T>()
+        crate::schema_of::input_schema_of::<T>()
     }
 
     fn output_schema(&self) -> Option<Value> {
-        crate::schema::output_schema_of::<T::Output>()
+        crate::schema_of::output_schema_of::<T::Output>()
     }
 
     fn field_aliases(&self) -> &'static [(&'static str, &'static str)] {
@@ -269,7 +270,7 @@ impl<T: Tool> DynTool for TypedTool<T> {
 
     fn prepare(&self, raw_input: &[u8]) -> Result<Box<dyn PreparedCall>, InputError> {
         // The schema the model is shown is the one the input is held to.
-        let validator = validator_of(&self.validator, crate::schema::input_schema_of::<T>);
+        let validator = validator_of(&self.validator, crate::schema_of::input_schema_of::<T>);
         let raw_input = crate::input::with_field_aliases(raw_input, T::FIELD_ALIASES);
         let raw_input = match validator.without_absent_nulls(&raw_input) {
             std::borrow::Cow::Owned(cleaned) => std::borrow::Cow::Owned(cleaned),

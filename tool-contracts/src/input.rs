@@ -143,7 +143,7 @@ mod tests {
 /// `raw` with each alias of `aliases` (`(alias, field)`) renamed to its field, where
 /// the object gives the alias and not the field; `raw` itself when nothing is renamed
 /// (or it is not a JSON object: the parse then says what is wrong).
-pub(crate) fn with_field_aliases<'r>(raw: &'r [u8], aliases: &[(&str, &str)]) -> std::borrow::Cow<'r, [u8]> {
+pub fn with_field_aliases<'r>(raw: &'r [u8], aliases: &[(&str, &str)]) -> std::borrow::Cow<'r, [u8]> {
     use std::borrow::Cow;
     if aliases.is_empty() || !aliases.iter().any(|(alias, _)| memchr::memmem::find(raw, alias.as_bytes()).is_some()) {
         return Cow::Borrowed(raw);

@@ -4,11 +4,11 @@
 use super::{
     AdapterError, ApiModule, BodyKeys, Item, Request, Step, TurnState, err, openai_chat, str_field, text_only,
 };
-use crate::call::{ToolCall, ToolResult};
-use crate::provider_id::Provider;
-use crate::stream_event::StreamEvent;
 use serde_json::{Map, Value, json};
 use std::collections::{BTreeMap, BTreeSet};
+use toolwright_contracts::Provider;
+use toolwright_contracts::StreamEvent;
+use toolwright_contracts::{ToolCall, ToolResult};
 
 const P: &str = "OpenAI responses";
 pub(crate) struct Module;
@@ -39,7 +39,7 @@ impl ApiModule for Module {
     /// `response.completed` (and `response.incomplete`) carry `response.usage`; cached
     /// tokens are counted inside the input's.
     fn usage(&self, event: &Value, usage: &mut super::Usage) {
-        const KEYS: crate::usage::UsageKeys = crate::usage::UsageKeys {
+        const KEYS: toolwright_contracts::usage::UsageKeys = toolwright_contracts::usage::UsageKeys {
             input: &["input_tokens"],
             output: &["output_tokens"],
             cache_creation: None,

@@ -5,7 +5,7 @@ pub(crate) const SUMMARY_CHARS: usize = 80;
 
 /// `read_file {"path":"src/main.rs"}`: the name and the input with runs of
 /// whitespace folded, cut to one line. One pass, one allocation.
-pub(crate) fn default_summary(tool: &str, input: &str) -> String {
+pub fn default_summary(tool: &str, input: &str) -> String {
     let mut line = String::with_capacity(tool.len() + SUMMARY_CHARS + 8);
     line.push_str(tool);
     let input = input.trim();

@@ -2,11 +2,11 @@
 //! messages out, streamed as chunks ending in `[DONE]`.
 
 use super::{AdapterError, ApiModule, BodyKeys, Item, Request, Step, TurnState, err, str_field, text_only};
-use crate::call::{ToolCall, ToolResult};
-use crate::provider_id::Provider;
-use crate::stream_event::StreamEvent;
 use serde_json::{Map, Value, json};
 use std::collections::BTreeSet;
+use toolwright_contracts::Provider;
+use toolwright_contracts::StreamEvent;
+use toolwright_contracts::{ToolCall, ToolResult};
 
 const P: &str = "OpenAI chat";
 /// Where OpenAI's APIs are.
@@ -56,7 +56,7 @@ impl ApiModule for Module {
     /// The last chunk carries `usage` when the request asked for it
     /// (`stream_options.include_usage`); cached tokens are counted inside the prompt's.
     fn usage(&self, event: &Value, usage: &mut super::Usage) {
-        const KEYS: crate::usage::UsageKeys = crate::usage::UsageKeys {
+        const KEYS: toolwright_contracts::usage::UsageKeys = toolwright_contracts::usage::UsageKeys {
             input: &["prompt_tokens"],
             output: &["completion_tokens"],
             cache_creation: None,

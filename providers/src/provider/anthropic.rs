@@ -2,12 +2,12 @@
 //! `tool_result` blocks out, SSE with typed events.
 
 use super::{AdapterError, ApiModule, BodyKeys, Item, Request, Step, TurnState, err, input_object, str_field};
-use crate::call::{ToolCall, ToolResult};
-use crate::output::Content;
-use crate::provider_id::Provider;
-use crate::stream_event::StreamEvent;
 use serde_json::{Map, Value, json};
 use std::collections::BTreeSet;
+use toolwright_contracts::Content;
+use toolwright_contracts::Provider;
+use toolwright_contracts::StreamEvent;
+use toolwright_contracts::{ToolCall, ToolResult};
 
 const P: &str = "Anthropic";
 /// The `anthropic-version` every request must carry.
@@ -41,7 +41,7 @@ impl ApiModule for Module {
     /// `message_start` carries the input counts (`message.usage`), `message_delta`
     /// the output so far (`usage.output_tokens`, cumulative).
     fn usage(&self, event: &Value, usage: &mut super::Usage) {
-        const KEYS: crate::usage::UsageKeys = crate::usage::UsageKeys {
+        const KEYS: toolwright_contracts::usage::UsageKeys = toolwright_contracts::usage::UsageKeys {
             input: &["input_tokens"],
             output: &["output_tokens"],
             cache_creation: Some(&["cache_creation_input_tokens"]),

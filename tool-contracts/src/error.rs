@@ -134,6 +134,18 @@ pub struct SchemaError {
     pub message: String,
 }
 
+impl SchemaError {
+    /// A schema problem of `tool` for `provider` at `path` (empty for the root).
+    pub fn new(
+        tool: impl Into<String>,
+        provider: impl Into<String>,
+        path: impl Into<String>,
+        message: impl Into<String>,
+    ) -> SchemaError {
+        SchemaError { tool: tool.into(), provider: provider.into(), path: path.into(), message: message.into() }
+    }
+}
+
 fn at(path: &str) -> String {
     if path.is_empty() { String::new() } else { format!("field `{path}`: ") }
 }

@@ -2,50 +2,28 @@
 //!
 //! Rendering lowers each input schema into the provider's dialect (see
 //! [`lower`](self) for the rules) and wraps it in the provider's tool shape. The
-//! [`Registry`](crate::Registry) caches every step, so a rendering is computed once.
+//! [`Registry`](toolwright_contracts::Registry) caches every step, so a rendering is computed once.
 
-pub(crate) mod adapt;
+#[doc(hidden)]
+pub mod adapt;
 pub(crate) mod dialect;
 mod lower;
 mod words;
 
 pub(crate) use dialect::Dialect;
 
-use crate::error::SchemaError;
-use crate::output::IntoToolOutput;
-use crate::spec::ToolSpec;
-use schemars::generate::SchemaSettings;
-use schemars::{JsonSchema, SchemaGenerator};
 use serde::Serialize;
+use serde_json::Value;
 use serde_json::value::RawValue;
-use serde_json::{Value, json};
 use std::fmt;
 use std::sync::Arc;
+use toolwright_contracts::SchemaError;
+use toolwright_contracts::ToolSpec;
 
-/// The generator every schema comes from: draft 2020-12, deserialisation contract,
-/// no `$schema`.
-fn generator() -> SchemaGenerator {
-    SchemaSettings::draft2020_12().for_deserialize().with(|s| s.meta_schema = None).into_generator()
-}
-
-/// The raw input schema of a tool struct.
-pub(crate) fn input_schema_of<T: JsonSchema>() -> Value {
-    generator().into_root_schema_for::<T>().to_value()
-}
-
-/// The raw output schema of a tool's output type, if it declares one.
-pub(crate) fn output_schema_of<O: IntoToolOutput>() -> Option<Value> {
-    O::output_schema(&mut generator())
-}
-
-/// The schema of a tool that takes no parameters: an empty, closed object.
-pub fn empty_object_schema() -> Value {
-    json!({"type": "object", "properties": {}, "additionalProperties": false})
-}
-
+pub use toolwright_contracts::__internal::empty_object_schema;
 #[doc(hidden)]
-pub use crate::provider_id::Provider;
-pub use crate::provider_id::UnknownProvider;
+pub use toolwright_contracts::Provider;
+pub use toolwright_contracts::UnknownProvider;
 
 /// A rendered tool list: the JSON array to put at `tools` in the provider's request,
 /// kept as bytes so that handing it out again costs a reference count.
@@ -65,7 +43,8 @@ impl Definitions {
 
     /// Joins rendered tools into one list between `open` and `close` (`[` and `]`,
     /// or a provider's own wrapper).
-    pub(crate) fn from_parts<'a>(parts: impl IntoIterator<Item = &'a str>, open: &str, close: &str) -> Self {
+    #[doc(hidden)]
+    pub fn from_parts<'a>(parts: impl IntoIterator<Item = &'a str>, open: &str, close: &str) -> Self {
         let mut text = String::from(open);
         for (i, part) in parts.into_iter().enumerate() {
             if i > 0 {
@@ -93,18 +72,10 @@ impl fmt::Display for Definitions {
 /// Lowers a tool's raw input schema for a dialect and checks the root.
 /// The root's `title` and `description` are dropped: the struct's doc comment is
 /// already the tool's description.
-pub(crate) fn lower_input(
-    spec: &ToolSpec,
-    raw: &Value,
-    dialect: Dialect,
-    provider: Provider,
-) -> Result<Value, SchemaError> {
-    let error = |path: String, message: String| SchemaError {
-        tool: spec.name.to_string(),
-        provider: provider.to_string(),
-        path,
-        message,
-    };
+#[doc(hidden)]
+pub fn lower_input(spec: &ToolSpec, raw: &Value, dialect: Dialect, provider: Provider) -> Result<Value, SchemaError> {
+    let error =
+        |path: String, message: String| SchemaError::new(spec.name.to_string(), provider.to_string(), path, message);
     let lowered = lower::lower(raw, dialect).map_err(|e| error(e.path, e.message))?;
     check_root(&lowered).map_err(|m| error(String::new(), m))?;
     Ok(lowered)
@@ -146,7 +117,8 @@ const ANTHROPIC_STRICT_UNIONS: usize = 16;
 /// Keeps `strict: true` on the tools that fit Anthropic's per-request limits, in
 /// order, and takes it off the rest (their schemas, lowered for strict use, stay
 /// valid). Returns how many stay strict.
-pub(crate) fn anthropic_strict_budget(parts: &mut [std::borrow::Cow<'_, str>]) -> usize {
+#[doc(hidden)]
+pub fn anthropic_strict_budget(parts: &mut [std::borrow::Cow<'_, str>]) -> usize {
     let mut budget = StrictBudget::default();
     for part in parts.iter_mut() {
         let Some(body) = part.strip_suffix(STRICT_SUFFIX) else { continue };
@@ -233,7 +205,8 @@ fn strict_costs(schema: &Value) -> (usize, usize) {
 }
 
 /// Adds Anthropic's `cache_control` marker to one rendered tool.
-pub(crate) fn with_cache_control(rendered: &str) -> String {
+#[doc(hidden)]
+pub fn with_cache_control(rendered: &str) -> String {
     let body = rendered.strip_suffix('}').unwrap_or(rendered);
     format!("{body},\"cache_control\":{{\"type\":\"ephemeral\"}}}}")
 }
@@ -241,7 +214,7 @@ pub(crate) fn with_cache_control(rendered: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::Map;
+    use serde_json::{Map, json};
     use std::borrow::Cow;
 
     /// A strict Anthropic tool with `optional` optional and `unions` union parameters.

@@ -3,8 +3,8 @@
 //! [`lower`](super::lower) reads them and has no branch per dialect.
 //!
 //! To add a dialect: a module here with its `RULES`, a variant of [`Dialect`] and
-//! its line in [`Dialect::rules`]; a provider then names it in
-//! `crate::provider_id::Provider::dialect`.
+//! its line in [`rules`]; a provider then names it in
+//! `toolwright_contracts::Provider::dialect`.
 
 mod anthropic_strict;
 mod gemini;
@@ -15,35 +15,15 @@ use serde_json::{Map, Value};
 
 pub(crate) use openai_strict::MAX_DEPTH as STRICT_MAX_DEPTH;
 
-/// A family of providers that accept the same schema language.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub(crate) enum Dialect {
-    /// Anthropic, OpenAI non-strict and MCP: JSON Schema with `$ref` inlined.
-    Standard,
-    /// OpenAI structured outputs (strict function calling).
-    OpenAiStrict,
-    /// Gemini's OpenAPI 3.0 subset.
-    Gemini,
-    /// Anthropic's strict tool use (the structured-outputs subset).
-    AnthropicStrict,
-}
+pub(crate) use toolwright_contracts::Dialect;
 
-impl Dialect {
-    /// How many dialects there are (cache slots).
-    pub(crate) const COUNT: usize = 4;
-
-    pub(crate) fn index(self) -> usize {
-        self as usize
-    }
-
-    /// This dialect's rules.
-    pub(crate) fn rules(self) -> &'static Rules {
-        match self {
-            Dialect::Standard => &standard::RULES,
-            Dialect::OpenAiStrict => &openai_strict::RULES,
-            Dialect::Gemini => &gemini::RULES,
-            Dialect::AnthropicStrict => &anthropic_strict::RULES,
-        }
+/// A dialect's rules.
+pub(crate) fn rules(dialect: Dialect) -> &'static Rules {
+    match dialect {
+        Dialect::Standard => &standard::RULES,
+        Dialect::OpenAiStrict => &openai_strict::RULES,
+        Dialect::Gemini => &gemini::RULES,
+        Dialect::AnthropicStrict => &anthropic_strict::RULES,
     }
 }
 

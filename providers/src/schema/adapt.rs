@@ -14,10 +14,10 @@
 
 use super::dialect::{Dialect, Objects, Rules};
 use super::lower;
-use crate::error::InputError;
 use serde_json::{Map, Value};
 use std::borrow::Cow;
 use std::collections::HashSet;
+use toolwright_contracts::InputError;
 
 /// The key of a tuple's item `i` in its object form.
 pub(crate) fn tuple_key(i: usize) -> String {
@@ -88,11 +88,11 @@ struct Adaptation {
 
 /// The adaptations a tool's input may need, outermost first.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct Plan(Vec<Adaptation>);
+pub struct Plan(Vec<Adaptation>);
 
 impl Plan {
     /// The plan for a plain (draft 2020-12) input schema.
-    pub(crate) fn of(schema: &Value) -> Plan {
+    pub fn of(schema: &Value) -> Plan {
         let defs = schema.get("$defs").and_then(Value::as_object);
         let mut planner = Planner { defs, expanding: HashSet::new(), out: Vec::new(), depth: 0, nodes: 0 };
         planner.node(schema, &mut Vec::new(), true);
@@ -103,21 +103,21 @@ impl Plan {
     }
 
     /// Whether there is nothing to adapt.
-    pub(crate) fn is_empty(&self) -> bool {
+    pub fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
 
     /// `input` in the plain shape. `dialect`: the rendering the model was shown,
     /// when the turn says (JSON text is parsed back only for a rendering that asked
     /// for it).
-    pub(crate) fn apply<'a>(&self, input: &'a str, dialect: Option<Dialect>) -> Result<Cow<'a, str>, InputError> {
+    pub fn apply<'a>(&self, input: &'a str, dialect: Option<Dialect>) -> Result<Cow<'a, str>, InputError> {
         if self.0.is_empty() || input.trim().is_empty() {
             return Ok(Cow::Borrowed(input));
         }
         // Not JSON: the parse after this says so, with its position.
         let Ok(mut value) = serde_json::from_str::<Value>(input) else { return Ok(Cow::Borrowed(input)) };
         let mut changed = false;
-        let lowered = dialect.map(Dialect::rules).filter(|rules| !rules.full_json_schema);
+        let lowered = dialect.map(super::dialect::rules).filter(|rules| !rules.full_json_schema);
         for adaptation in &self.0 {
             let applies = match (&adaptation.kind, adaptation.only) {
                 (_, Some(only)) => lowered.is_some_and(only),
@@ -239,7 +239,7 @@ fn adapt(value: &mut Value, kind: &Kind, at: &[String], changed: &mut bool) -> R
                     message: format!(
                         "expected JSON text (the value encoded as a string), got `{}`: {}",
                         clip(text, 60),
-                        crate::input::strip_position(&e)
+                        toolwright_contracts::__internal::strip_position(&e)
                     ),
                 })?;
                 *value = parsed;

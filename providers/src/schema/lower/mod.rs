@@ -24,7 +24,7 @@ pub(crate) fn lower(schema: &Value, dialect: Dialect) -> Result<Value, LowerErro
     let mut lowerer = Lowerer {
         root: schema,
         defs: &defs,
-        rules: dialect.rules(),
+        rules: super::dialect::rules(dialect),
         path: Vec::new(),
         expanding: Vec::new(),
         kept_defs: Vec::new(),
