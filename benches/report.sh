@@ -4,7 +4,8 @@
 # callgrind instruction counts (the pipeline and an MCP call) go to
 # target/bench-report/run<N>/ (OUT= picks another directory), then
 # benches/summarize.py prints every figure as the median of the runs with its
-# spread; the macro's compile time runs once with RUNS rounds that rotate the
+# spread, and benches/figures.py rewrites the table at the top of BENCHMARKS.md;
+# the macro's compile time runs once with RUNS rounds that rotate the
 # families (its own medians and spreads). Takes about 12 minutes a run on 2 cores
 # (25 on a slower machine), the compile benchmark 5 more.
 # Needs valgrind (instructions), ripgrep (`cargo install ripgrep`, for the grep
@@ -41,3 +42,8 @@ fi
         grep -E '^\||^#\[tool\]|^facade|^rmcp per|^incremental' "$out/compile_time.log"
     fi
 } | tee "$out/summary.md"
+# The table at the top of BENCHMARKS.md, from the same logs.
+if [ -z "${NO_WRITE:-}" ]; then
+    python3 benches/figures.py "$out" --write BENCHMARKS.md > "$out/figures.md"
+    echo "BENCHMARKS.md: figures table regenerated from $out (NO_WRITE=1 leaves it)"
+fi

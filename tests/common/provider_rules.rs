@@ -1,5 +1,6 @@
-//! An independent checker of what each provider accepts (DESIGN.md §3), written from
-//! the providers' rules and sharing no code with the renderer it checks.
+//! An independent checker of what each provider accepts, written from the providers'
+//! documented schema subsets and sharing no code with the renderer it checks (whose
+//! rules are in `providers/src/schema/dialect/`).
 
 use serde_json::{Map, Value};
 use toolwright::Provider;
