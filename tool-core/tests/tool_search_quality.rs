@@ -2,7 +2,11 @@
 //! and GitHub's, as they describe their tools), among 1,000 tools with distractors
 //! of the same shapes, through the public `SearchIndex` API: a task phrase in the
 //! words a user would use, and the tool a model should find.
+
 #![allow(missing_docs)]
+
+// The tests name the facade's paths; here the core is that crate.
+extern crate toolwright_core as toolwright;
 
 use serde_json::{Value, json};
 use toolwright::deferred::{SearchDocument, SearchIndex};

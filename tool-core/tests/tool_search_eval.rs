@@ -5,7 +5,11 @@
 //! often an acceptable tool comes first and in the top five, per kind of need,
 //! beside plain BM25 over name and description run on the same data in the same
 //! test. `cargo test --test tool_search_eval -- --nocapture` prints the table.
+
 #![allow(missing_docs)]
+
+// The tests name the facade's paths; here the core is that crate.
+extern crate toolwright_core as toolwright;
 
 use serde_json::Value;
 use std::collections::HashMap;

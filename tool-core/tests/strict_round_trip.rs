@@ -2,7 +2,11 @@
 //! offers null for the optional ones, so a model that leaves out a defaulted field
 //! sends null, which reads as absent (the field's default), for a nested input type
 //! and a defaulted enum alike.
+
 #![allow(missing_docs)]
+
+// The tests name the facade's paths; here the core is that crate.
+extern crate toolwright_core as toolwright;
 
 use std::sync::Arc;
 use toolwright::{Tool, ToolCall, ToolContext, ToolError, tool};
