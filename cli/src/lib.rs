@@ -135,6 +135,15 @@ mod serve {
         /// take more than this many tokens (default 10% of a 200,000-token window).
         #[arg(long, value_name = "TOKENS", requires = "tool_search")]
         defer_budget: Option<usize>,
+        /// With --http: also answer to this `Host` (a name or address, `host:port`
+        /// for one port); by default only loopback names are answered. Repeatable.
+        #[arg(long, value_name = "HOST", requires = "http")]
+        allow_host: Vec<String>,
+        /// With --http: also accept calls from browser pages of this origin
+        /// (`https://app.example.com`, `http://intranet:*` for any port); by default
+        /// only loopback origins. A request with another `Origin` gets 403. Repeatable.
+        #[arg(long, value_name = "ORIGIN", requires = "http")]
+        allow_origin: Vec<String>,
     }
 
     #[derive(Clone, Copy, clap::ValueEnum)]
@@ -149,6 +158,13 @@ mod serve {
             .map_err(|e| format!("--max-message-bytes: {e}"))?
             .with_max_depth(args.max_depth)
             .map_err(|e| format!("--max-depth: {e}"))?;
+        let mut access = toolwright::mcp::HttpAccess::default();
+        for host in &args.allow_host {
+            access = access.allow_host(host).map_err(|e| format!("--allow-host: {e}"))?;
+        }
+        for origin in &args.allow_origin {
+            access = access.allow_origin(origin).map_err(|e| format!("--allow-origin: {e}"))?;
+        }
         let cwd = crate::turn::workspace_dir(args.cwd.as_deref())?;
         let workspace = args.trust.load(&cwd)?;
         let trusted = workspace.trust().is_trusted();
@@ -177,7 +193,8 @@ mod serve {
                 }
                 None => None,
             };
-            let mut server = workspace.mcp_server(Arc::clone(&registry), ask).with_limits(limits);
+            let mut server =
+                workspace.mcp_server(Arc::clone(&registry), ask).with_limits(limits).with_http_access(access);
             if args.tool_search {
                 let mut deferral = toolwright::deferred::Deferral::default();
                 if let Some(tokens) = args.defer_budget {

@@ -1,6 +1,7 @@
 //! Streamable HTTP for [`McpServer`]: rmcp's service behind a check of each request
 //! body against the [`MessageLimits`], measured as it arrives.
 
+use super::access::HttpAccess;
 use super::limits::{Breach, MessageLimits, Scan};
 use super::server::{McpServer, ServeError};
 use bytes::Bytes;
@@ -15,12 +16,18 @@ pub(crate) async fn serve(
     server: McpServer,
     listener: tokio::net::TcpListener,
     limits: MessageLimits,
+    access: HttpAccess,
 ) -> Result<(), ServeError> {
     use rmcp::transport::streamable_http_server::{
         StreamableHttpServerConfig, StreamableHttpService, session::local::LocalSessionManager,
     };
     // Bodies reach rmcp already measured: its own cap only has to let them by.
-    let config = StreamableHttpServerConfig::default().with_max_request_body_bytes(limits.max_bytes());
+    let config = StreamableHttpServerConfig::default()
+        .with_max_request_body_bytes(limits.max_bytes())
+        .with_allowed_hosts(access.hosts().iter().cloned())
+        .with_allowed_origins(access.origins().iter().cloned())
+        .enforce_origin_validation();
+    let config = if access.hosts().is_empty() { config.disable_allowed_hosts() } else { config };
     let service = Arc::new(StreamableHttpService::new(
         move || Ok(server.for_session()),
         Arc::new(LocalSessionManager::default()),
@@ -37,7 +44,7 @@ pub(crate) async fn serve(
                 let service = Arc::clone(&service);
                 async move {
                     Ok::<_, Infallible>(match admit(request, limits).await {
-                        Ok(request) => service.handle(request).await,
+                        Ok(request) => as_jsonrpc_refusal(service.handle(request).await).await,
                         Err(refusal) => refusal,
                     })
                 }
@@ -91,4 +98,36 @@ fn plain(status: http::StatusCode, text: String) -> Response {
     let mut response = http::Response::new(Full::new(Bytes::from(text)).boxed());
     *response.status_mut() = status;
     response
+}
+
+/// rmcp refuses a `Host` or `Origin` it was not told to accept with `403` and a line
+/// of plain text; a client reads JSON-RPC errors, so the line goes into one (the
+/// status stays, as the transport asks).
+async fn as_jsonrpc_refusal(response: Response) -> Response {
+    let plain_text = response
+        .headers()
+        .get(http::header::CONTENT_TYPE)
+        .is_none_or(|t| !t.to_str().unwrap_or_default().contains("json"));
+    if response.status() != http::StatusCode::FORBIDDEN || !plain_text {
+        return response;
+    }
+    let (parts, body) = response.into_parts();
+    let text = body.collect().await.map(|b| b.to_bytes()).unwrap_or_default();
+    let reason = String::from_utf8_lossy(&text);
+    let advice = if reason.contains("Origin") {
+        "; a browser page of another origin may not call this server (serve --allow-origin adds one)"
+    } else if reason.contains("Host") {
+        "; this server answers to other names only when told (serve --allow-host adds one)"
+    } else {
+        ""
+    };
+    let error = serde_json::json!({
+        "jsonrpc": "2.0",
+        "id": null,
+        "error": {"code": -32600, "message": format!("{}{advice}", reason.trim())},
+    });
+    let mut out = http::Response::from_parts(parts, Full::new(Bytes::from(error.to_string())).boxed());
+    out.headers_mut().insert(http::header::CONTENT_TYPE, http::HeaderValue::from_static("application/json"));
+    out.headers_mut().remove(http::header::CONTENT_LENGTH);
+    out
 }

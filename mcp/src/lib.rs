@@ -10,6 +10,8 @@
 //!
 //! The [`rmcp`] crate is re-exported for its model types and transports.
 
+#[cfg(feature = "http")]
+mod access;
 mod client;
 mod config;
 mod convert;
@@ -19,6 +21,8 @@ mod limits;
 mod lines;
 mod server;
 
+#[cfg(feature = "http")]
+pub use access::{HttpAccess, HttpAccessError};
 pub use client::{McpMounts, MountOptions, mount_file};
 pub use config::{ConfigError, McpConfig, McpServerConfig, ServerTransport};
 pub use limits::{LimitsError, MessageLimits};

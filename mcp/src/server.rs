@@ -109,6 +109,9 @@ pub struct McpServer {
     info: Implementation,
     tools: Arc<Mutex<Option<ToolList>>>,
     limits: MessageLimits,
+    /// The hosts and origins the HTTP endpoint accepts.
+    #[cfg(feature = "http")]
+    access: super::access::HttpAccess,
     /// With deferral: this client's session (each HTTP session gets its own).
     session: Option<toolwright_core::deferred::ToolSession>,
 }
@@ -153,6 +156,8 @@ impl McpServer {
             info: Implementation::new("toolwright", env!("CARGO_PKG_VERSION")),
             tools: Arc::default(),
             limits: MessageLimits::default(),
+            #[cfg(feature = "http")]
+            access: super::access::HttpAccess::default(),
             session: None,
         }
     }
@@ -205,6 +210,14 @@ impl McpServer {
         self
     }
 
+    /// The hosts and origins the HTTP endpoint accepts (default: loopback names,
+    /// and browser pages from loopback origins only).
+    #[cfg(feature = "http")]
+    pub fn with_http_access(mut self, access: super::access::HttpAccess) -> McpServer {
+        self.access = access;
+        self
+    }
+
     /// Serves one client over stdin and stdout until it disconnects.
     pub async fn serve_stdio(self) -> Result<(), ServeError> {
         let (read, write) = rmcp::transport::stdio_pipes();
@@ -243,7 +256,9 @@ impl McpServer {
     }
 
     /// Serves streamable HTTP at `addr` (such as `127.0.0.1:8080`), endpoint `/mcp`,
-    /// until the process ends. Only loopback hosts are accepted in `Host` headers.
+    /// until the process ends. Only the hosts and origins of
+    /// [`with_http_access`](Self::with_http_access) are answered (loopback by
+    /// default); others get `403` with a JSON-RPC error.
     /// Needs the `mcp` feature (on by default), not only `mcp-stdio`.
     #[cfg(feature = "http")]
     pub async fn serve_http(self, addr: std::net::SocketAddr) -> Result<(), ServeError> {
@@ -258,7 +273,8 @@ impl McpServer {
     #[cfg(feature = "http")]
     pub async fn serve_http_on(self, listener: tokio::net::TcpListener) -> Result<(), ServeError> {
         let limits = self.limits;
-        super::http::serve(self, listener, limits).await
+        let access = self.access.clone();
+        super::http::serve(self, listener, limits, access).await
     }
 
     fn registry(&self) -> &Arc<Registry> {

@@ -1,0 +1,145 @@
+//! `toolwright serve --http` answers only the hosts and origins it was told to, as
+//! the MCP transport asks (DNS rebinding protection): raw HTTP requests over real
+//! TCP on 127.0.0.1, with `Host` and `Origin` set as an attacker's page would.
+
+#[path = "../../tests/common/mod.rs"]
+mod common;
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+struct Serve {
+    child: Child,
+    addr: String,
+}
+
+impl Serve {
+    fn start(ws: &Path, home: &Path, extra: &[&str]) -> Serve {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_toolwright"))
+            .args(["serve", "--http", "127.0.0.1:0", "--cwd"])
+            .arg(ws)
+            .args(extra)
+            .env("HOME", home)
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stderr.take().unwrap()).read_line(&mut line).unwrap();
+        let url = line.trim().strip_prefix("toolwright: serving MCP at ").unwrap_or_else(|| panic!("{line}"));
+        let addr = url.strip_prefix("http://").unwrap().strip_suffix("/mcp").unwrap().to_owned();
+        Serve { child, addr }
+    }
+
+    /// An `initialize` POST with these `Host` and `Origin` headers: the status and
+    /// the body.
+    fn initialize(&self, host: &str, origin: Option<&str>) -> (u16, String) {
+        let body = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+        let mut request = format!(
+            "POST /mcp HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n\
+             Accept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n",
+            body.len()
+        );
+        if let Some(origin) = origin {
+            request.push_str(&format!("Origin: {origin}\r\n"));
+        }
+        request.push_str("\r\n");
+        request.push_str(body);
+        let mut stream = TcpStream::connect(&self.addr).unwrap();
+        stream.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+        stream.write_all(request.as_bytes()).unwrap();
+        // Enough to see the status line and the start of the body (an SSE stream for
+        // an accepted request may stay open).
+        let mut got = Vec::new();
+        let mut chunk = [0u8; 4096];
+        while !String::from_utf8_lossy(&got).contains("\r\n\r\n{") && !String::from_utf8_lossy(&got).contains("data:") {
+            match stream.read(&mut chunk) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => got.extend_from_slice(&chunk[..n]),
+            }
+        }
+        let text = String::from_utf8_lossy(&got).into_owned();
+        let status =
+            text.split(' ').nth(1).and_then(|s| s.parse().ok()).unwrap_or_else(|| panic!("no status in {text:?}"));
+        (status, text)
+    }
+}
+
+impl Drop for Serve {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn a_foreign_origin_or_host_is_refused_with_403_and_a_jsonrpc_error() {
+    let (ws, home) = common::workspace();
+    let serve = Serve::start(ws.path(), home.path(), &[]);
+    let port = serve.addr.rsplit(':').next().unwrap().to_owned();
+    let local = format!("127.0.0.1:{port}");
+
+    // A client with no browser origin, and pages served from loopback, get through.
+    assert_eq!(serve.initialize(&local, None).0, 200);
+    assert_eq!(serve.initialize(&format!("localhost:{port}"), Some("http://localhost:5173")).0, 200);
+
+    // DNS rebinding: a page of another site, its name resolved to 127.0.0.1.
+    let (status, text) = serve.initialize(&local, Some("http://attacker.example"));
+    assert_eq!(status, 403, "{text}");
+    assert!(text.contains("\"jsonrpc\":\"2.0\"") && text.contains("Origin"), "{text}");
+    assert!(text.contains("--allow-origin"), "the refusal says how to allow it: {text}");
+    // `null` (a sandboxed frame, a file) is an origin too.
+    assert_eq!(serve.initialize(&local, Some("null")).0, 403);
+    // A Host that is not this machine's loopback name.
+    let (status, text) = serve.initialize(&format!("attacker.example:{port}"), None);
+    assert_eq!(status, 403, "{text}");
+    assert!(text.contains("Host") && text.contains("--allow-host"), "{text}");
+}
+
+#[test]
+fn allowed_hosts_and_origins_are_answered_and_the_rest_still_refused() {
+    let (ws, home) = common::workspace();
+    let serve = Serve::start(
+        ws.path(),
+        home.path(),
+        &["--allow-host", "tools.internal", "--allow-origin", "https://app.example.com"],
+    );
+    let port = serve.addr.rsplit(':').next().unwrap().to_owned();
+    assert_eq!(serve.initialize(&format!("tools.internal:{port}"), None).0, 200);
+    assert_eq!(serve.initialize(&format!("tools.internal:{port}"), Some("https://app.example.com")).0, 200);
+    // Scheme and port are part of an origin.
+    assert_eq!(serve.initialize(&format!("tools.internal:{port}"), Some("http://app.example.com")).0, 403);
+    assert_eq!(serve.initialize(&format!("tools.internal:{port}"), Some("https://app.example.com:8443")).0, 403);
+    assert_eq!(serve.initialize(&format!("other.internal:{port}"), None).0, 403);
+}
+
+#[test]
+fn a_bad_host_or_origin_flag_is_one_clear_error() {
+    let (ws, home) = common::workspace();
+    for (flag, value, says) in [
+        ("--allow-origin", "app.example.com", "not an origin"),
+        ("--allow-origin", "https://app.example.com/path", "not an origin"),
+        ("--allow-host", "http://tools.internal", "not a host"),
+    ] {
+        let out = Command::new(env!("CARGO_BIN_EXE_toolwright"))
+            .args(["serve", "--http", "127.0.0.1:0", "--cwd"])
+            .arg(ws.path())
+            .args([flag, value])
+            .env("HOME", home.path())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{flag} {value} was taken");
+        assert!(stderr.contains(flag) && stderr.contains(value) && stderr.contains(says), "{stderr}");
+    }
+    // Without --http there is nothing for them to apply to.
+    let out = Command::new(env!("CARGO_BIN_EXE_toolwright"))
+        .args(["serve", "--allow-host", "x"])
+        .env("HOME", home.path())
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--http"), "{}", String::from_utf8_lossy(&out.stderr));
+}
