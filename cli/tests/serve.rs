@@ -3,13 +3,15 @@
 
 #[path = "../../tests/common/mod.rs"]
 mod common;
+#[path = "support/serve.rs"]
+mod support_serve;
 
 use common::peers;
 use serde_json::json;
-use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::sync::Arc;
+use support_serve::HttpServe;
 use toolwright::mcp::{McpConfig, McpMounts, MountOptions};
 use toolwright::rules::RulePolicy;
 use toolwright::{Executor, Registry, ToolCall, TurnContext};
@@ -38,49 +40,19 @@ fn python_sdk_client_drives_toolwright_serve_over_stdio() {
     run_python_client(&["stdio".as_ref(), bin.as_ref(), ws.path().as_os_str()], home.path(), ws.path());
 }
 
-/// `toolwright serve --http 127.0.0.1:0`, killed on drop.
-struct HttpServe {
-    child: Child,
-    url: String,
-}
-
-impl HttpServe {
-    fn start(ws: &Path, home: &Path) -> HttpServe {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_toolwright"))
-            .args(["serve", "--http", "127.0.0.1:0", "--cwd"])
-            .arg(ws)
-            .env("HOME", home)
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut line = String::new();
-        BufReader::new(child.stderr.take().unwrap()).read_line(&mut line).unwrap();
-        let url =
-            line.trim().strip_prefix("toolwright: serving MCP at ").unwrap_or_else(|| panic!("{line}")).to_owned();
-        HttpServe { child, url }
-    }
-}
-
-impl Drop for HttpServe {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 #[test]
 fn python_sdk_client_drives_toolwright_serve_over_http() {
     let (ws, home) = common::workspace();
-    let serve = HttpServe::start(ws.path(), home.path());
-    run_python_client(&["http".as_ref(), serve.url.as_ref()], home.path(), ws.path());
+    let serve = HttpServe::start(ws.path(), home.path(), &[]);
+    run_python_client(&["http".as_ref(), serve.url().as_ref()], home.path(), ws.path());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn toolwright_mounts_a_toolwright_server_over_http() {
     let (ws, home) = common::workspace();
-    let serve = HttpServe::start(ws.path(), home.path());
+    let serve = HttpServe::start(ws.path(), home.path(), &[]);
     let config = McpConfig::parse(
-        &json!({"mcpServers": {"tw": {"type": "http", "url": serve.url, "trusted": true}}}).to_string(),
+        &json!({"mcpServers": {"tw": {"type": "http", "url": serve.url(), "trusted": true}}}).to_string(),
         "t.json".as_ref(),
     )
     .unwrap();

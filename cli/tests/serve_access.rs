@@ -4,33 +4,22 @@
 
 #[path = "../../tests/common/mod.rs"]
 mod common;
+#[path = "support/serve.rs"]
+mod serve;
 
-use std::io::{BufRead, BufReader, Read, Write};
+use serve::HttpServe;
+
+use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::time::Duration;
 
-struct Serve {
-    child: Child,
-    addr: String,
-}
+struct Serve(HttpServe);
 
 impl Serve {
     fn start(ws: &Path, home: &Path, extra: &[&str]) -> Serve {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_toolwright"))
-            .args(["serve", "--http", "127.0.0.1:0", "--cwd"])
-            .arg(ws)
-            .args(extra)
-            .env("HOME", home)
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut line = String::new();
-        BufReader::new(child.stderr.take().unwrap()).read_line(&mut line).unwrap();
-        let url = line.trim().strip_prefix("toolwright: serving MCP at ").unwrap_or_else(|| panic!("{line}"));
-        let addr = url.strip_prefix("http://").unwrap().strip_suffix("/mcp").unwrap().to_owned();
-        Serve { child, addr }
+        Serve(HttpServe::start(ws, home, extra))
     }
 
     /// An `initialize` POST with these `Host` and `Origin` headers: the status and
@@ -47,7 +36,7 @@ impl Serve {
         }
         request.push_str("\r\n");
         request.push_str(body);
-        let mut stream = TcpStream::connect(&self.addr).unwrap();
+        let mut stream = TcpStream::connect(&self.0.addr).unwrap();
         stream.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
         stream.write_all(request.as_bytes()).unwrap();
         // Enough to see the status line and the start of the body (an SSE stream for
@@ -67,18 +56,11 @@ impl Serve {
     }
 }
 
-impl Drop for Serve {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 #[test]
 fn a_foreign_origin_or_host_is_refused_with_403_and_a_jsonrpc_error() {
     let (ws, home) = common::workspace();
     let serve = Serve::start(ws.path(), home.path(), &[]);
-    let port = serve.addr.rsplit(':').next().unwrap().to_owned();
+    let port = serve.0.addr.rsplit(':').next().unwrap().to_owned();
     let local = format!("127.0.0.1:{port}");
 
     // A client with no browser origin, and pages served from loopback, get through.
@@ -106,7 +88,7 @@ fn allowed_hosts_and_origins_are_answered_and_the_rest_still_refused() {
         home.path(),
         &["--allow-host", "tools.internal", "--allow-origin", "https://app.example.com"],
     );
-    let port = serve.addr.rsplit(':').next().unwrap().to_owned();
+    let port = serve.0.addr.rsplit(':').next().unwrap().to_owned();
     assert_eq!(serve.initialize(&format!("tools.internal:{port}"), None).0, 200);
     assert_eq!(serve.initialize(&format!("tools.internal:{port}"), Some("https://app.example.com")).0, 200);
     // Scheme and port are part of an origin.

@@ -348,12 +348,16 @@ impl Server {
                 ));
             }
             #[cfg(feature = "http")]
-            ServerTransport::Http { url, headers } => {
+            ServerTransport::Http { url, headers, headers_helper } => {
                 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
                 // reqwest's rustls needs a process-wide crypto provider; ring is ours.
                 let _ = rustls::crypto::ring::default_provider().install_default();
+                let mut headers = headers.clone();
+                if let Some(helper) = headers_helper {
+                    headers.extend(crate::headers_helper::run(helper, &self.name, url).await?);
+                }
                 let mut custom = std::collections::HashMap::new();
-                for (key, value) in headers {
+                for (key, value) in &headers {
                     let name = http::HeaderName::try_from(key.as_str()).map_err(|e| format!("header `{key}`: {e}"))?;
                     let value =
                         http::HeaderValue::try_from(value.as_str()).map_err(|e| format!("header `{key}`: {e}"))?;
@@ -361,7 +365,8 @@ impl Server {
                 }
                 let config = StreamableHttpClientTransportConfig::with_uri(url.as_str()).custom_headers(custom);
                 let transport = rmcp::transport::StreamableHttpClientTransport::from_config(config);
-                (handler.serve(transport).await.map_err(|e| e.to_string())?, None)
+                let service = handler.serve(transport).await.map_err(|e| unauthorized_advice(e.to_string()))?;
+                (service, None)
             }
         };
         let peer = service.peer().clone();
@@ -752,4 +757,17 @@ pub async fn mount_file(
 ) -> Result<McpMounts, super::ConfigError> {
     let config = McpConfig::load(path)?;
     Ok(McpMounts::mount(registry, &config, options).await)
+}
+
+/// A `401` from a mounted server says what to set: a token is missing or refused.
+#[cfg(feature = "http")]
+fn unauthorized_advice(error: String) -> String {
+    let lower = error.to_ascii_lowercase();
+    if error.contains("401") || lower.contains("unauthorized") || lower.contains("auth required") {
+        format!(
+            "{error}: the server answered 401, it wants credentials; give its entry `headers` (`\"Authorization\": \"Bearer ${{TOKEN}}\"`, with TOKEN in the environment) or a `headersHelper` command that prints them"
+        )
+    } else {
+        error
+    }
 }

@@ -77,7 +77,21 @@ pub enum ServerTransport {
         url: String,
         /// Headers sent with every request.
         headers: BTreeMap<String, String>,
+        /// `headersHelper`: a command whose output, a JSON object of header names to
+        /// values, is merged over `headers` on each connection (reconnects run it
+        /// again).
+        headers_helper: Option<HeadersHelper>,
     },
+}
+
+/// A server's `headersHelper`: run with `sh -c` in the config file's directory, with
+/// `CLAUDE_CODE_MCP_SERVER_NAME` and `CLAUDE_CODE_MCP_SERVER_URL` set, at most 10 s.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HeadersHelper {
+    /// The command line.
+    pub command: String,
+    /// Where it runs: the config file's directory.
+    pub cwd: PathBuf,
 }
 
 /// A config file that could not be used. Each names the file, and where it can, the
@@ -135,6 +149,8 @@ struct RawServer {
     url: Option<String>,
     #[serde(default)]
     headers: BTreeMap<String, String>,
+    #[serde(rename = "headersHelper")]
+    headers_helper: Option<String>,
     #[serde(default)]
     trusted: bool,
     timeout: Option<f64>,
@@ -216,13 +232,31 @@ fn server_config(server: RawServer, base: &Path) -> Result<McpServerConfig, Stri
                 return Err("command: is empty".into());
             }
             let cwd = server.cwd.map(|c| if c.is_absolute() { c } else { base.join(c) });
-            ServerTransport::Stdio { command, args: server.args, env: server.env, cwd }
+            let command = expanded("command", &command)?;
+            let args = server.args.iter().map(|a| expanded("args", a)).collect::<Result<_, _>>()?;
+            let env = server
+                .env
+                .iter()
+                .map(|(k, v)| Ok((k.clone(), expanded(&format!("env.{k}"), v)?)))
+                .collect::<Result<_, String>>()?;
+            ServerTransport::Stdio { command, args, env, cwd }
         }
         (_, None, Some(url)) => {
+            let url = expanded("url", &url)?;
             if !(url.starts_with("http://") || url.starts_with("https://")) {
                 return Err(format!("url: `{url}` is not an http:// or https:// URL"));
             }
-            ServerTransport::Http { url, headers: server.headers }
+            let headers = server
+                .headers
+                .iter()
+                .map(|(k, v)| Ok((k.clone(), expanded(&format!("headers.{k}"), v)?)))
+                .collect::<Result<_, String>>()?;
+            let headers_helper = match server.headers_helper {
+                Some(command) if command.trim().is_empty() => return Err("headersHelper: is empty".into()),
+                Some(command) => Some(HeadersHelper { command, cwd: base.to_path_buf() }),
+                None => None,
+            };
+            ServerTransport::Http { url, headers, headers_helper }
         }
     };
     let defer = match &server.defer {
@@ -234,6 +268,11 @@ fn server_config(server: RawServer, base: &Path) -> Result<McpServerConfig, Stri
         Some(other) => return Err(format!("deferTools: {other} is not \"auto\", \"always\", \"never\" or a boolean")),
     };
     Ok(McpServerConfig { transport, trusted: server.trusted, timeout, defer })
+}
+
+/// A value with its `${VAR}`s expanded, or an error naming the key.
+fn expanded(key: &str, value: &str) -> Result<String, String> {
+    crate::expand::from_env(value).map_err(|e| format!("{key}: {e}"))
 }
 
 /// The 1-based line where `"name":` first appears, for errors about a server.

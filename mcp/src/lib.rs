@@ -15,6 +15,9 @@ mod access;
 mod client;
 mod config;
 mod convert;
+mod expand;
+#[cfg(feature = "http")]
+mod headers_helper;
 #[cfg(feature = "http")]
 mod http;
 mod limits;
@@ -24,7 +27,7 @@ mod server;
 #[cfg(feature = "http")]
 pub use access::{HttpAccess, HttpAccessError};
 pub use client::{McpMounts, MountOptions, mount_file};
-pub use config::{ConfigError, McpConfig, McpServerConfig, ServerTransport};
+pub use config::{ConfigError, HeadersHelper, McpConfig, McpServerConfig, ServerTransport};
 pub use limits::{LimitsError, MessageLimits};
 pub use rmcp;
 pub use server::{AskMode, McpPeer, McpServer, ServeError, approver};
