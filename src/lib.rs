@@ -138,7 +138,7 @@ pub mod pool {
 /// What a turn and a call know besides the working directory: the session, the
 /// agent a call runs in, and edits a tool makes to the turn.
 pub mod context {
-    pub use toolwright_core::{AgentScope, SessionInfo, TurnEdit};
+    pub use toolwright_core::{AgentScope, Caller, SessionInfo, TurnEdit};
 }
 
 /// The executor's defaults: how long a call may run, how much output reaches the

@@ -144,6 +144,15 @@ mod serve {
         /// only loopback origins. A request with another `Origin` gets 403. Repeatable.
         #[arg(long, value_name = "ORIGIN", requires = "http")]
         allow_origin: Vec<String>,
+        /// With --http: accept the bearer token in environment variable VAR as the
+        /// caller NAME (`--token-env ci=CI_MCP_TOKEN`); with any token given, every
+        /// request needs one. Repeatable.
+        #[arg(long, value_name = "NAME=VAR", requires = "http")]
+        token_env: Vec<String>,
+        /// With --http: accept the bearer token in FILE (its first line) as the caller
+        /// NAME (`--token-file alice=/run/secrets/alice`). Repeatable.
+        #[arg(long, value_name = "NAME=FILE", requires = "http")]
+        token_file: Vec<String>,
     }
 
     #[derive(Clone, Copy, clap::ValueEnum)]
@@ -164,6 +173,23 @@ mod serve {
         }
         for origin in &args.allow_origin {
             access = access.allow_origin(origin).map_err(|e| format!("--allow-origin: {e}"))?;
+        }
+        let mut tokens = toolwright::mcp::BearerTokens::default();
+        for (flag, given) in
+            args.token_env.iter().map(|g| ("--token-env", g)).chain(args.token_file.iter().map(|g| ("--token-file", g)))
+        {
+            let Some((name, source)) = given.split_once('=') else {
+                return Err(format!(
+                    "{flag} {given}: give NAME={}",
+                    if flag == "--token-env" { "VAR" } else { "FILE" }
+                ));
+            };
+            tokens = if flag == "--token-env" {
+                tokens.with_env(name, source)
+            } else {
+                tokens.with_file(name, source.as_ref())
+            }
+            .map_err(|e| format!("{flag}: {e}"))?;
         }
         let cwd = crate::turn::workspace_dir(args.cwd.as_deref())?;
         let workspace = args.trust.load(&cwd)?;
@@ -193,8 +219,27 @@ mod serve {
                 }
                 None => None,
             };
-            let mut server =
-                workspace.mcp_server(Arc::clone(&registry), ask).with_limits(limits).with_http_access(access);
+            let mut server = workspace
+                .mcp_server(Arc::clone(&registry), ask)
+                .with_limits(limits)
+                .with_http_access(access)
+                .with_bearer_tokens(tokens);
+            if args.http.is_some() {
+                // One line per call on stderr: who, which tool, what became of it.
+                server = server.with_audit(|record| {
+                    let decision =
+                        if record.outcome == toolwright::mcp::Outcome::Denied { "denied" } else { "allowed" };
+                    let line = serde_json::json!({
+                        "caller": record.caller, "tool": record.tool, "decision": decision,
+                        "outcome": record.outcome.as_str(), "ms": record.duration.as_millis() as u64,
+                    });
+                    // Not eprintln: a closed stderr must not stop the serving.
+                    let _ = std::io::Write::write_all(
+                        &mut std::io::stderr(),
+                        format!("toolwright: audit: {line}\n").as_bytes(),
+                    );
+                });
+            }
             if args.tool_search {
                 let mut deferral = toolwright::deferred::Deferral::default();
                 if let Some(tokens) = args.defer_budget {

@@ -9,11 +9,8 @@ mod serve;
 
 use serve::HttpServe;
 
-use std::io::{Read, Write};
-use std::net::TcpStream;
 use std::path::Path;
 use std::process::Command;
-use std::time::Duration;
 
 struct Serve(HttpServe);
 
@@ -23,36 +20,11 @@ impl Serve {
     }
 
     /// An `initialize` POST with these `Host` and `Origin` headers: the status and
-    /// the body.
+    /// the response.
     fn initialize(&self, host: &str, origin: Option<&str>) -> (u16, String) {
-        let body = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
-        let mut request = format!(
-            "POST /mcp HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n\
-             Accept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n",
-            body.len()
-        );
-        if let Some(origin) = origin {
-            request.push_str(&format!("Origin: {origin}\r\n"));
-        }
-        request.push_str("\r\n");
-        request.push_str(body);
-        let mut stream = TcpStream::connect(&self.0.addr).unwrap();
-        stream.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
-        stream.write_all(request.as_bytes()).unwrap();
-        // Enough to see the status line and the start of the body (an SSE stream for
-        // an accepted request may stay open).
-        let mut got = Vec::new();
-        let mut chunk = [0u8; 4096];
-        while !String::from_utf8_lossy(&got).contains("\r\n\r\n{") && !String::from_utf8_lossy(&got).contains("data:") {
-            match stream.read(&mut chunk) {
-                Ok(0) | Err(_) => break,
-                Ok(n) => got.extend_from_slice(&chunk[..n]),
-            }
-        }
-        let text = String::from_utf8_lossy(&got).into_owned();
-        let status =
-            text.split(' ').nth(1).and_then(|s| s.parse().ok()).unwrap_or_else(|| panic!("no status in {text:?}"));
-        (status, text)
+        let headers: Vec<(&str, &str)> = origin.map(|o| ("Origin", o)).into_iter().collect();
+        let text = serve::initialize(&self.0.addr, "/mcp", host, &headers);
+        (serve::status(&text), text)
     }
 }
 

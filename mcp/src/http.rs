@@ -2,6 +2,7 @@
 //! body against the [`MessageLimits`], measured as it arrives.
 
 use super::access::HttpAccess;
+use super::auth::{BearerTokens, Refusal};
 use super::limits::{Breach, MessageLimits, Scan};
 use super::server::{McpServer, ServeError};
 use bytes::Bytes;
@@ -17,6 +18,7 @@ pub(crate) async fn serve(
     listener: tokio::net::TcpListener,
     limits: MessageLimits,
     access: HttpAccess,
+    tokens: BearerTokens,
 ) -> Result<(), ServeError> {
     use rmcp::transport::streamable_http_server::{
         StreamableHttpServerConfig, StreamableHttpService, session::local::LocalSessionManager,
@@ -39,11 +41,13 @@ pub(crate) async fn serve(
             .await
             .map_err(|source| ServeError::Io { context: "accepting a connection".into(), source })?;
         let service = Arc::clone(&service);
+        let tokens = tokens.clone();
         tokio::spawn(async move {
             let handler = hyper::service::service_fn(move |request| {
                 let service = Arc::clone(&service);
+                let tokens = tokens.clone();
                 async move {
-                    Ok::<_, Infallible>(match admit(request, limits).await {
+                    Ok::<_, Infallible>(match admit(request, limits, &tokens).await {
                         Ok(request) => as_jsonrpc_refusal(service.handle(request).await).await,
                         Err(refusal) => refusal,
                     })
@@ -63,8 +67,18 @@ pub(crate) async fn serve(
 async fn admit(
     request: http::Request<Incoming>,
     limits: MessageLimits,
+    tokens: &BearerTokens,
 ) -> Result<http::Request<Full<Bytes>>, Response> {
-    let (parts, mut body) = request.into_parts();
+    let (mut parts, mut body) = request.into_parts();
+    // Who is asking comes before reading what they ask.
+    if !tokens.is_empty() {
+        match tokens.check(&parts) {
+            Ok(caller) => {
+                parts.extensions.insert(caller);
+            }
+            Err(refusal) => return Err(unauthenticated(refusal)),
+        }
+    }
     let mut scan = Scan::default();
     let mut kept = Vec::new();
     while let Some(frame) = body.frame().await {
@@ -130,4 +144,18 @@ async fn as_jsonrpc_refusal(response: Response) -> Response {
     out.headers_mut().insert(http::header::CONTENT_TYPE, http::HeaderValue::from_static("application/json"));
     out.headers_mut().remove(http::header::CONTENT_LENGTH);
     out
+}
+
+/// The answer to a request without a good token: `401` (or `400` for a token in
+/// the query string) with `WWW-Authenticate: Bearer ...` and a JSON-RPC error.
+fn unauthenticated(refusal: Refusal) -> Response {
+    let (status, challenge, message) = refusal.answer();
+    tracing::warn!(?refusal, "refusing an MCP request without an accepted token");
+    let error = serde_json::json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32001, "message": message}});
+    http::Response::builder()
+        .status(status)
+        .header(http::header::WWW_AUTHENTICATE, challenge)
+        .header(http::header::CONTENT_TYPE, "application/json")
+        .body(Full::new(Bytes::from(error.to_string())).boxed())
+        .unwrap_or_else(|_| plain(status, message.into()))
 }

@@ -12,6 +12,8 @@
 
 #[cfg(feature = "http")]
 mod access;
+#[cfg(feature = "http")]
+mod auth;
 mod client;
 mod config;
 mod convert;
@@ -26,8 +28,10 @@ mod server;
 
 #[cfg(feature = "http")]
 pub use access::{HttpAccess, HttpAccessError};
+#[cfg(feature = "http")]
+pub use auth::{BearerTokens, TokenError};
 pub use client::{McpMounts, MountOptions, mount_file};
 pub use config::{ConfigError, HeadersHelper, McpConfig, McpServerConfig, ServerTransport};
 pub use limits::{LimitsError, MessageLimits};
 pub use rmcp;
-pub use server::{AskMode, McpPeer, McpServer, ServeError, approver};
+pub use server::{AskMode, AuditRecord, McpPeer, McpServer, Outcome, ServeError, approver};

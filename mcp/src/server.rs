@@ -112,12 +112,71 @@ pub struct McpServer {
     /// The hosts and origins the HTTP endpoint accepts.
     #[cfg(feature = "http")]
     access: super::access::HttpAccess,
+    /// The bearer tokens the HTTP endpoint wants (none: no authentication).
+    #[cfg(feature = "http")]
+    tokens: super::auth::BearerTokens,
+    /// Told of every call: who, which tool, what became of it.
+    audit: Option<AuditSink>,
     /// With deferral: this client's session (each HTTP session gets its own).
     session: Option<toolwright_core::deferred::ToolSession>,
 }
 
 /// The MCP tool list and the registry generation it was made from.
 type ToolList = (u64, Arc<[Tool]>);
+
+/// Where audit records go.
+type AuditSink = Arc<dyn Fn(&AuditRecord) + Send + Sync>;
+
+/// One call as the audit sees it: who, which tool, what became of it. No input,
+/// output or secret.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct AuditRecord {
+    /// The authenticated caller's subject, if the server authenticates.
+    pub caller: Option<String>,
+    /// The tool's name.
+    pub tool: String,
+    /// What became of the call.
+    pub outcome: Outcome,
+    /// How long it took.
+    pub duration: std::time::Duration,
+}
+
+/// What became of a call, for the audit: the permission decision and the result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Outcome {
+    /// Allowed, and it succeeded.
+    Ok,
+    /// Allowed, and it failed (an error result, a timeout, a panic, bad input).
+    Failed,
+    /// The policy, a hook or the user refused it.
+    Denied,
+    /// Cancelled before it finished.
+    Cancelled,
+}
+
+impl Outcome {
+    fn of(error: Option<toolwright_core::ErrorKind>) -> Outcome {
+        use toolwright_core::ErrorKind as E;
+        match error {
+            None => Outcome::Ok,
+            Some(E::Denied | E::HookDenied | E::Rejected) => Outcome::Denied,
+            Some(E::Cancelled) => Outcome::Cancelled,
+            Some(_) => Outcome::Failed,
+        }
+    }
+
+    /// `ok`, `failed`, `denied` or `cancelled`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Ok => "ok",
+            Outcome::Failed => "failed",
+            Outcome::Denied => "denied",
+            Outcome::Cancelled => "cancelled",
+        }
+    }
+}
 
 /// Serving failed: the transport could not start or the connection broke.
 #[derive(Debug, thiserror::Error)]
@@ -158,6 +217,9 @@ impl McpServer {
             limits: MessageLimits::default(),
             #[cfg(feature = "http")]
             access: super::access::HttpAccess::default(),
+            #[cfg(feature = "http")]
+            tokens: super::auth::BearerTokens::default(),
+            audit: None,
             session: None,
         }
     }
@@ -218,6 +280,22 @@ impl McpServer {
         self
     }
 
+    /// Wants one of `tokens` in every HTTP request's `Authorization: Bearer` header;
+    /// each call then carries its caller ([`toolwright_core::Caller`]) to the
+    /// policy, the hooks and the audit record.
+    #[cfg(feature = "http")]
+    pub fn with_bearer_tokens(mut self, tokens: super::auth::BearerTokens) -> McpServer {
+        self.tokens = tokens;
+        self
+    }
+
+    /// Calls `record` once for every call: the caller (if authenticated), the tool,
+    /// and the outcome. No input, output or secret is in it.
+    pub fn with_audit(mut self, record: impl Fn(&AuditRecord) + Send + Sync + 'static) -> McpServer {
+        self.audit = Some(Arc::new(record));
+        self
+    }
+
     /// Serves one client over stdin and stdout until it disconnects.
     pub async fn serve_stdio(self) -> Result<(), ServeError> {
         let (read, write) = rmcp::transport::stdio_pipes();
@@ -274,7 +352,8 @@ impl McpServer {
     pub async fn serve_http_on(self, listener: tokio::net::TcpListener) -> Result<(), ServeError> {
         let limits = self.limits;
         let access = self.access.clone();
-        super::http::serve(self, listener, limits, access).await
+        let tokens = self.tokens.clone();
+        super::http::serve(self, listener, limits, access, tokens).await
     }
 
     fn registry(&self) -> &Arc<Registry> {
@@ -330,6 +409,15 @@ impl McpServer {
         let call = ToolCall::new(call_id_of(&context.id), request.name.as_ref(), input);
         let mut extensions = (self.extensions)();
         extensions.insert(McpPeer(context.peer.clone()));
+        // The caller the HTTP layer authenticated, for the policy, the hooks and the
+        // audit record.
+        #[cfg(feature = "http")]
+        if let Some(caller) =
+            context.extensions.get::<http::request::Parts>().and_then(|p| p.extensions.get::<toolwright_core::Caller>())
+        {
+            extensions.insert(caller.clone());
+        }
+        let caller = extensions.get::<toolwright_core::Caller>().map(|c| c.subject.clone());
         if let Some(session) = &self.session {
             extensions.insert(session.clone());
         }
@@ -339,6 +427,7 @@ impl McpServer {
         let turn = TurnContext::from_parts(PathBuf::clone(&self.cwd), context.ct.clone(), extensions, sink, None);
         let (Some(token), Some(mut reports)) = (token, reports) else {
             let result = self.executor.execute(&call, &turn).await;
+            self.audit(caller.as_deref(), &result);
             self.tell_if_loaded(loaded_before, &context.peer).await;
             return Ok(to_call_tool_result(result.output).into());
         };
@@ -368,8 +457,20 @@ impl McpServer {
         };
         // One task, no spawn: every report goes out before the result.
         let (result, ()) = tokio::join!(run, forward);
+        self.audit(caller.as_deref(), &result);
         self.tell_if_loaded(loaded_before, &context.peer).await;
         Ok(to_call_tool_result(result.output).into())
+    }
+
+    fn audit(&self, caller: Option<&str>, result: &toolwright_core::ToolResult) {
+        if let Some(record) = &self.audit {
+            record(&AuditRecord {
+                caller: caller.map(str::to_owned),
+                tool: result.tool.to_string(),
+                outcome: Outcome::of(result.error),
+                duration: result.duration,
+            });
+        }
     }
 
     /// After a search that loaded tools, tells the client to list them again.

@@ -193,6 +193,10 @@ impl CommandHook {
             payload["agent_id"] = json!(agent.id);
             payload["agent_type"] = json!(agent.agent_type);
         }
+        // An authenticated caller (toolwright's own field; no secret, only who).
+        if let Some(caller) = call.caller {
+            payload["caller"] = json!({ "subject": caller.subject, "scopes": caller.scopes });
+        }
         if let Some(output) = response {
             payload["tool_response"] = json!({ "content": output.text_content(), "is_error": output.is_error });
         }

@@ -403,6 +403,17 @@ impl AgentScope {
     }
 }
 
+/// Who made a call, when a server authenticated it: the subject of its token (a
+/// static token's name, or a JWT's `sub`) and the scopes it was granted. The MCP
+/// server puts one in the turn's extensions; hooks see it as `caller` on stdin.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Caller {
+    /// The token's subject.
+    pub subject: String,
+    /// The scopes the token grants (empty for a static token).
+    pub scopes: Vec<String>,
+}
+
 /// Which session a turn belongs to, as hooks see it: Claude Code's `session_id` and
 /// `transcript_path`. Put one in the turn's extensions and keep it for the session
 /// (`toolwright_builtin::session()` does).

@@ -31,6 +31,8 @@ pub struct HookCall<'a> {
     /// The subagent making the call, if a subagent makes it (Claude Code's
     /// `agent_id` and `agent_type`).
     pub agent: Option<&'a crate::context::AgentScope>,
+    /// Who made the call, when a server authenticated it.
+    pub caller: Option<&'a crate::context::Caller>,
 }
 
 impl<'a> HookCall<'a> {
@@ -46,6 +48,7 @@ impl<'a> HookCall<'a> {
             permission_mode: None,
             access: None,
             agent: None,
+            caller: None,
         }
     }
 
@@ -64,6 +67,12 @@ impl<'a> HookCall<'a> {
     /// With the subagent making the call, if any.
     pub fn with_agent(mut self, agent: Option<&'a crate::context::AgentScope>) -> Self {
         self.agent = agent;
+        self
+    }
+
+    /// With who made the call, if a server authenticated it.
+    pub fn with_caller(mut self, caller: Option<&'a crate::context::Caller>) -> Self {
+        self.caller = caller;
         self
     }
 

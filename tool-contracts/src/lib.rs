@@ -46,7 +46,7 @@ pub mod usage;
 pub mod validate;
 
 pub use call::{ErrorKind, ToolCall, ToolResult};
-pub use context::{AgentScope, ContextModifier, Extensions, SessionInfo, ToolContext, TurnContext, TurnEdit};
+pub use context::{AgentScope, Caller, ContextModifier, Extensions, SessionInfo, ToolContext, TurnContext, TurnEdit};
 pub use dialect::Dialect;
 pub use error::{DuplicateName, InputError, RegistryError, SchemaError, ToolError};
 pub use future::BoxFuture;

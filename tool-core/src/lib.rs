@@ -70,11 +70,11 @@ pub use registry::{
 };
 pub use schema::Definitions;
 pub use toolwright_contracts::{
-    AgentScope, Alias, BoxFuture, Content, ContextModifier, Defer, DuplicateName, DynTool, ErrorKind, Extensions,
-    Flags, InputError, IntoToolOutput, Json, LazyTool, MAX_TOOL_NAME_LEN, OutputLimit, PreparedCall, Progress,
-    ProgressEvent, ProgressReceiver, ProgressSink, Provider, RegistryError, SchemaError, SessionInfo, StreamEvent,
-    Tool, ToolCall, ToolContext, ToolError, ToolFactory, ToolInfo, ToolOrigin, ToolOutput, ToolResult, ToolSpec,
-    TurnContext, TurnEdit, UnknownProvider, call_raw, call_typed, is_portable_tool_name, parse_input,
+    AgentScope, Alias, BoxFuture, Caller, Content, ContextModifier, Defer, DuplicateName, DynTool, ErrorKind,
+    Extensions, Flags, InputError, IntoToolOutput, Json, LazyTool, MAX_TOOL_NAME_LEN, OutputLimit, PreparedCall,
+    Progress, ProgressEvent, ProgressReceiver, ProgressSink, Provider, RegistryError, SchemaError, SessionInfo,
+    StreamEvent, Tool, ToolCall, ToolContext, ToolError, ToolFactory, ToolInfo, ToolOrigin, ToolOutput, ToolResult,
+    ToolSpec, TurnContext, TurnEdit, UnknownProvider, call_raw, call_typed, is_portable_tool_name, parse_input,
 };
 pub use toolwright_macros::tool;
 

@@ -433,6 +433,7 @@ impl Executor {
             .with_session(cx.extension::<crate::SessionInfo>())
             .with_permission_mode(self.policy.mode_name_in(cx.extensions()))
             .with_agent(cx.extension::<crate::AgentScope>())
+            .with_caller(cx.extension::<toolwright_contracts::Caller>())
             .with_access(access)
     }
 
