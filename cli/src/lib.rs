@@ -153,6 +153,21 @@ mod serve {
         /// NAME (`--token-file alice=/run/secrets/alice`). Repeatable.
         #[arg(long, value_name = "NAME=FILE", requires = "http")]
         token_file: Vec<String>,
+        /// With --http: the most sessions open at once; a new one past it gets 503.
+        #[arg(long, value_name = "N", default_value_t = 64, requires = "http")]
+        max_sessions: usize,
+        /// With --http: the most requests in flight in all; past it, 429.
+        #[arg(long, value_name = "N", default_value_t = 64, requires = "http")]
+        max_calls: usize,
+        /// With --http: the most requests in flight in one session; past it, 429.
+        #[arg(long, value_name = "N", default_value_t = 16, requires = "http")]
+        max_calls_per_session: usize,
+        /// With --http: close a session idle this many seconds (its id then gets 404).
+        #[arg(long, value_name = "SECS", default_value_t = 300, requires = "http")]
+        idle_timeout: u64,
+        /// With --http: a session must initialize within this many seconds.
+        #[arg(long, value_name = "SECS", default_value_t = 30, requires = "http")]
+        init_timeout: u64,
     }
 
     #[derive(Clone, Copy, clap::ValueEnum)]
@@ -191,6 +206,23 @@ mod serve {
             }
             .map_err(|e| format!("{flag}: {e}"))?;
         }
+        for (flag, value) in [
+            ("--max-sessions", args.max_sessions as u64),
+            ("--max-calls", args.max_calls as u64),
+            ("--max-calls-per-session", args.max_calls_per_session as u64),
+            ("--idle-timeout", args.idle_timeout),
+            ("--init-timeout", args.init_timeout),
+        ] {
+            if value == 0 {
+                return Err(format!("{flag}: must be at least 1"));
+            }
+        }
+        let http_limits = toolwright::mcp::HttpLimits::default()
+            .max_sessions(args.max_sessions)
+            .max_calls(args.max_calls)
+            .max_calls_per_session(args.max_calls_per_session)
+            .idle_timeout(std::time::Duration::from_secs(args.idle_timeout))
+            .init_timeout(std::time::Duration::from_secs(args.init_timeout));
         let cwd = crate::turn::workspace_dir(args.cwd.as_deref())?;
         let workspace = args.trust.load(&cwd)?;
         let trusted = workspace.trust().is_trusted();
@@ -223,7 +255,8 @@ mod serve {
                 .mcp_server(Arc::clone(&registry), ask)
                 .with_limits(limits)
                 .with_http_access(access)
-                .with_bearer_tokens(tokens);
+                .with_bearer_tokens(tokens)
+                .with_http_limits(http_limits);
             if args.http.is_some() {
                 // One line per call on stderr: who, which tool, what became of it.
                 server = server.with_audit(|record| {

@@ -3,6 +3,7 @@
 
 use super::access::HttpAccess;
 use super::auth::{BearerTokens, Refusal};
+use super::http_limits::{HttpLimits, InFlight};
 use super::limits::{Breach, MessageLimits, Scan};
 use super::server::{McpServer, ServeError};
 use bytes::Bytes;
@@ -19,6 +20,7 @@ pub(crate) async fn serve(
     limits: MessageLimits,
     access: HttpAccess,
     tokens: BearerTokens,
+    gates: HttpLimits,
 ) -> Result<(), ServeError> {
     use rmcp::transport::streamable_http_server::{
         StreamableHttpServerConfig, StreamableHttpService, session::local::LocalSessionManager,
@@ -30,11 +32,15 @@ pub(crate) async fn serve(
         .with_allowed_origins(access.origins().iter().cloned())
         .enforce_origin_validation();
     let config = if access.hosts().is_empty() { config.disable_allowed_hosts() } else { config };
-    let service = Arc::new(StreamableHttpService::new(
-        move || Ok(server.for_session()),
-        Arc::new(LocalSessionManager::default()),
-        config,
-    ));
+    let mut manager = LocalSessionManager::default();
+    manager.session_config.keep_alive = Some(gates.idle());
+    manager.session_config.init_timeout = Some(gates.init());
+    let manager = Arc::new(manager);
+    // Calls hold their place in flight from the server (until their result, even if
+    // the client stops listening); the HTTP layer refuses early when it is full.
+    let flight = Arc::new(InFlight::default());
+    let server = server.with_flight(Arc::clone(&flight), gates);
+    let service = Arc::new(StreamableHttpService::new(move || Ok(server.for_session()), Arc::clone(&manager), config));
     loop {
         let (stream, _) = listener
             .accept()
@@ -42,13 +48,18 @@ pub(crate) async fn serve(
             .map_err(|source| ServeError::Io { context: "accepting a connection".into(), source })?;
         let service = Arc::clone(&service);
         let tokens = tokens.clone();
+        let (manager, flight) = (Arc::clone(&manager), Arc::clone(&flight));
         tokio::spawn(async move {
             let handler = hyper::service::service_fn(move |request| {
                 let service = Arc::clone(&service);
                 let tokens = tokens.clone();
+                let (manager, flight) = (Arc::clone(&manager), Arc::clone(&flight));
                 async move {
                     Ok::<_, Infallible>(match admit(request, limits, &tokens).await {
-                        Ok(request) => as_jsonrpc_refusal(service.handle(request).await).await,
+                        Ok(request) => match gate(&request, &gates, &manager, &flight).await {
+                            Ok(()) => as_jsonrpc_refusal(service.handle(request).await).await,
+                            Err(refusal) => refusal,
+                        },
                         Err(refusal) => refusal,
                     })
                 }
@@ -158,4 +169,61 @@ fn unauthenticated(refusal: Refusal) -> Response {
         .header(http::header::CONTENT_TYPE, "application/json")
         .body(Full::new(Bytes::from(error.to_string())).boxed())
         .unwrap_or_else(|_| plain(status, message.into()))
+}
+
+/// The session and in-flight limits for an admitted request: `503` for a new
+/// session past the limit, `429` while its session's (or all) calls in flight are
+/// at the limit, each with `Retry-After` and a JSON-RPC error.
+async fn gate(
+    request: &http::Request<Full<Bytes>>,
+    limits: &HttpLimits,
+    manager: &rmcp::transport::streamable_http_server::session::local::LocalSessionManager,
+    flight: &Arc<InFlight>,
+) -> Result<(), Response> {
+    if request.method() != http::Method::POST {
+        return Ok(());
+    }
+    let session = request.headers().get("mcp-session-id").and_then(|v| v.to_str().ok());
+    let id = || {
+        serde_json::from_slice::<serde_json::Value>(&body_bytes(request))
+            .ok()
+            .and_then(|v| v.get("id").cloned())
+            .unwrap_or(serde_json::Value::Null)
+    };
+    if session.is_none() {
+        let open = manager.sessions.read().await.len();
+        if open >= limits.sessions() {
+            return Err(busy(
+                http::StatusCode::SERVICE_UNAVAILABLE,
+                id(),
+                format!("too many open sessions ({open}, the most this server keeps); try again later"),
+            ));
+        }
+    }
+    match flight.full(session, limits) {
+        None => Ok(()),
+        Some(why) => Err(busy(http::StatusCode::TOO_MANY_REQUESTS, id(), why)),
+    }
+}
+
+/// The bytes of an admitted request's body (already read whole).
+fn body_bytes(request: &http::Request<Full<Bytes>>) -> Bytes {
+    use http_body_util::BodyExt as _;
+    // A `Full` body yields its one frame at once: no await is needed to read it.
+    let mut body = request.body().clone();
+    match futures::FutureExt::now_or_never(body.frame()) {
+        Some(Some(Ok(frame))) => frame.into_data().unwrap_or_default(),
+        _ => Bytes::new(),
+    }
+}
+
+fn busy(status: http::StatusCode, id: serde_json::Value, message: String) -> Response {
+    tracing::warn!(%status, "{message}");
+    let error = serde_json::json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32000, "message": message}});
+    http::Response::builder()
+        .status(status)
+        .header(http::header::RETRY_AFTER, "1")
+        .header(http::header::CONTENT_TYPE, "application/json")
+        .body(Full::new(Bytes::from(error.to_string())).boxed())
+        .unwrap_or_else(|_| plain(status, "busy".into()))
 }

@@ -22,6 +22,8 @@ mod expand;
 mod headers_helper;
 #[cfg(feature = "http")]
 mod http;
+#[cfg(feature = "http")]
+mod http_limits;
 mod limits;
 mod lines;
 mod server;
@@ -32,6 +34,8 @@ pub use access::{HttpAccess, HttpAccessError};
 pub use auth::{BearerTokens, TokenError};
 pub use client::{McpMounts, MountOptions, mount_file};
 pub use config::{ConfigError, HeadersHelper, McpConfig, McpServerConfig, ServerTransport};
+#[cfg(feature = "http")]
+pub use http_limits::HttpLimits;
 pub use limits::{LimitsError, MessageLimits};
 pub use rmcp;
 pub use server::{AskMode, AuditRecord, McpPeer, McpServer, Outcome, ServeError, approver};

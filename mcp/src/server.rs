@@ -115,6 +115,12 @@ pub struct McpServer {
     /// The bearer tokens the HTTP endpoint wants (none: no authentication).
     #[cfg(feature = "http")]
     tokens: super::auth::BearerTokens,
+    /// Sessions, calls in flight and timeouts over HTTP.
+    #[cfg(feature = "http")]
+    http_limits: super::http_limits::HttpLimits,
+    /// Calls in flight over HTTP, shared by every session's server.
+    #[cfg(feature = "http")]
+    flight: Option<Arc<super::http_limits::InFlight>>,
     /// Told of every call: who, which tool, what became of it.
     audit: Option<AuditSink>,
     /// With deferral: this client's session (each HTTP session gets its own).
@@ -219,6 +225,10 @@ impl McpServer {
             access: super::access::HttpAccess::default(),
             #[cfg(feature = "http")]
             tokens: super::auth::BearerTokens::default(),
+            #[cfg(feature = "http")]
+            http_limits: super::http_limits::HttpLimits::default(),
+            #[cfg(feature = "http")]
+            flight: None,
             audit: None,
             session: None,
         }
@@ -289,6 +299,26 @@ impl McpServer {
         self
     }
 
+    /// Sessions, calls in flight and timeouts over HTTP (defaults: 64 sessions, 64
+    /// requests in flight in all and 16 per session, 300 s idle, 30 s to initialize).
+    #[cfg(feature = "http")]
+    pub fn with_http_limits(mut self, limits: super::http_limits::HttpLimits) -> McpServer {
+        self.http_limits = limits;
+        self
+    }
+
+    /// Counts this server's calls in `flight` against `limits` (the HTTP transport).
+    #[cfg(feature = "http")]
+    pub(crate) fn with_flight(
+        mut self,
+        flight: Arc<super::http_limits::InFlight>,
+        limits: super::http_limits::HttpLimits,
+    ) -> McpServer {
+        self.flight = Some(flight);
+        self.http_limits = limits;
+        self
+    }
+
     /// Calls `record` once for every call: the caller (if authenticated), the tool,
     /// and the outcome. No input, output or secret is in it.
     pub fn with_audit(mut self, record: impl Fn(&AuditRecord) + Send + Sync + 'static) -> McpServer {
@@ -353,7 +383,8 @@ impl McpServer {
         let limits = self.limits;
         let access = self.access.clone();
         let tokens = self.tokens.clone();
-        super::http::serve(self, listener, limits, access, tokens).await
+        let gates = self.http_limits;
+        super::http::serve(self, listener, limits, access, tokens, gates).await
     }
 
     fn registry(&self) -> &Arc<Registry> {
@@ -418,6 +449,23 @@ impl McpServer {
             extensions.insert(caller.clone());
         }
         let caller = extensions.get::<toolwright_core::Caller>().map(|c| c.subject.clone());
+        // Its place among the calls in flight, held until the result.
+        #[cfg(feature = "http")]
+        let _ticket = match &self.flight {
+            Some(flight) => {
+                let session = context
+                    .extensions
+                    .get::<http::request::Parts>()
+                    .and_then(|p| p.headers.get("mcp-session-id"))
+                    .and_then(|v| v.to_str().ok());
+                Some(
+                    flight
+                        .enter(session, &self.http_limits)
+                        .map_err(|why| ErrorData::new(rmcp::model::ErrorCode(-32000), why, None))?,
+                )
+            }
+            None => None,
+        };
         if let Some(session) = &self.session {
             extensions.insert(session.clone());
         }

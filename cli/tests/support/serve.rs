@@ -50,6 +50,25 @@ impl Drop for HttpServe {
 /// its body (an accepted request's SSE stream may stay open).
 pub fn initialize(addr: &str, path: &str, host: &str, headers: &[(&str, &str)]) -> String {
     let body = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+    post(addr, path, host, headers, body)
+}
+
+/// A POST of `body` (JSON) to `addr`: the response's head and the start of its
+/// body.
+pub fn post(addr: &str, path: &str, host: &str, headers: &[(&str, &str)], body: &str) -> String {
+    post_until(addr, path, host, headers, body, None)
+}
+
+/// [`post`], reading on until the response holds `until` (a call's result in an SSE
+/// stream), when given.
+pub fn post_until(
+    addr: &str,
+    path: &str,
+    host: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+    until: Option<&str>,
+) -> String {
     let mut request = format!(
         "POST {path} HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n\
          Accept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n",
@@ -65,13 +84,33 @@ pub fn initialize(addr: &str, path: &str, host: &str, headers: &[(&str, &str)]) 
     stream.write_all(request.as_bytes()).unwrap();
     let mut got = Vec::new();
     let mut chunk = [0u8; 4096];
-    while !String::from_utf8_lossy(&got).contains("\r\n\r\n{") && !String::from_utf8_lossy(&got).contains("data:") {
+    loop {
+        let text = String::from_utf8_lossy(&got);
+        let head_done = text.contains("\r\n\r\n");
+        let enough = match until {
+            Some(until) => text.contains(until) || (head_done && !text.starts_with("HTTP/1.1 200")),
+            None => {
+                text.contains("\r\n\r\n{") || text.contains("data:") || (head_done && text.starts_with("HTTP/1.1 202"))
+            }
+        };
+        if enough {
+            break;
+        }
         match stream.read(&mut chunk) {
             Ok(0) | Err(_) => break,
             Ok(n) => got.extend_from_slice(&chunk[..n]),
         }
     }
     String::from_utf8_lossy(&got).into_owned()
+}
+
+/// A header's value in a response [`post`] read.
+pub fn header<'r>(response: &'r str, name: &str) -> Option<&'r str> {
+    let head = response.split("\r\n\r\n").next()?;
+    head.lines().find_map(|line| {
+        let (key, value) = line.split_once(':')?;
+        key.trim().eq_ignore_ascii_case(name).then(|| value.trim())
+    })
 }
 
 /// The status code of a response [`initialize`] read.

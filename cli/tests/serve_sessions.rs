@@ -1,0 +1,114 @@
+//! `toolwright serve --http` holds to its session and in-flight limits, each
+//! refusal a documented status with `Retry-After` and a JSON-RPC error, and closes
+//! idle sessions: raw HTTP over 127.0.0.1.
+
+#[path = "../../tests/common/mod.rs"]
+mod common;
+#[path = "support/serve.rs"]
+mod serve;
+
+use serve::{HttpServe, header, initialize, post, post_until, status};
+use std::time::Duration;
+
+/// A session: its id, after `initialize` and `notifications/initialized`.
+fn open_session(serve: &HttpServe) -> String {
+    let response = initialize(&serve.addr, "/mcp", &serve.addr, &[]);
+    assert_eq!(status(&response), 200, "{response}");
+    let id = header(&response, "mcp-session-id").unwrap_or_else(|| panic!("no session id: {response}")).to_owned();
+    let done = post(
+        &serve.addr,
+        "/mcp",
+        &serve.addr,
+        &[("Mcp-Session-Id", &id), ("Mcp-Protocol-Version", "2025-06-18")],
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+    );
+    assert_eq!(status(&done), 202, "{done}");
+    id
+}
+
+#[test]
+fn a_session_past_the_limit_gets_503_and_an_idle_one_is_closed() {
+    let (ws, home) = common::workspace();
+    let serve = HttpServe::start(ws.path(), home.path(), &["--max-sessions", "1", "--idle-timeout", "1"]);
+    let first = open_session(&serve);
+    let second = initialize(&serve.addr, "/mcp", &serve.addr, &[]);
+    assert_eq!(status(&second), 503, "{second}");
+    assert_eq!(header(&second, "retry-after"), Some("1"), "{second}");
+    assert!(second.contains("too many open sessions") && second.contains("\"id\":1"), "{second}");
+
+    // Idle past the timeout: the session is gone, and its place is free again.
+    std::thread::sleep(Duration::from_millis(2500));
+    let ping = post(
+        &serve.addr,
+        "/mcp",
+        &serve.addr,
+        &[("Mcp-Session-Id", &first), ("Mcp-Protocol-Version", "2025-06-18")],
+        r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#,
+    );
+    assert_eq!(status(&ping), 404, "{ping}");
+    open_session(&serve);
+}
+
+#[test]
+fn a_request_past_the_calls_in_flight_gets_429() {
+    let (ws, home) = common::workspace();
+    let serve = HttpServe::start(ws.path(), home.path(), &["--max-calls-per-session", "1"]);
+    let id = open_session(&serve);
+    let headers = [("Mcp-Session-Id", id.as_str()), ("Mcp-Protocol-Version", "2025-06-18")];
+    let slow =
+        r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"shell","arguments":{"command":"sleep 3"}}}"#;
+    let addr = serve.addr.clone();
+    let (hid, hid2) = (id.clone(), id.clone());
+    // Read to its result: the request is in flight until then.
+    let running = std::thread::spawn(move || {
+        let headers = [("Mcp-Session-Id", hid.as_str()), ("Mcp-Protocol-Version", "2025-06-18")];
+        post_until(&addr, "/mcp", &addr, &headers, slow, Some("\"id\":3"))
+    });
+    std::thread::sleep(Duration::from_millis(700));
+    let second = post(&serve.addr, "/mcp", &serve.addr, &headers, r#"{"jsonrpc":"2.0","id":4,"method":"tools/list"}"#);
+    assert_eq!(status(&second), 429, "{second}");
+    assert!(second.contains("calls in flight in this session") && second.contains("\"id\":4"), "{second}");
+    let first = running.join().unwrap();
+    assert_eq!(status(&first), 200, "{first}");
+    assert!(first.contains("\"id\":3"), "the slow call's result came: {first}");
+    // The first is done: there is room again.
+    let again = post(
+        &serve.addr,
+        "/mcp",
+        &serve.addr,
+        &[("Mcp-Session-Id", &hid2), ("Mcp-Protocol-Version", "2025-06-18")],
+        r#"{"jsonrpc":"2.0","id":5,"method":"tools/list"}"#,
+    );
+    assert_eq!(status(&again), 200, "{again}");
+}
+
+#[test]
+fn a_client_that_hangs_up_does_not_free_its_calls_place() {
+    let (ws, home) = common::workspace();
+    let serve = HttpServe::start(ws.path(), home.path(), &["--max-calls-per-session", "1"]);
+    let id = open_session(&serve);
+    let headers = [("Mcp-Session-Id", id.as_str()), ("Mcp-Protocol-Version", "2025-06-18")];
+    let slow =
+        r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"shell","arguments":{"command":"sleep 2"}}}"#;
+    // Send the call, read only the status line, and hang up.
+    {
+        use std::io::{BufRead, BufReader, Write};
+        let mut stream = std::net::TcpStream::connect(&serve.addr).unwrap();
+        let request = format!(
+            "POST /mcp HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n\
+             Mcp-Session-Id: {id}\r\nMcp-Protocol-Version: 2025-06-18\r\nContent-Length: {}\r\n\r\n{slow}",
+            serve.addr,
+            slow.len()
+        );
+        stream.write_all(request.as_bytes()).unwrap();
+        let mut line = String::new();
+        BufReader::new(&stream).read_line(&mut line).unwrap();
+        assert!(line.starts_with("HTTP/1.1 200"), "{line}");
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    let busy = post(&serve.addr, "/mcp", &serve.addr, &headers, r#"{"jsonrpc":"2.0","id":4,"method":"tools/list"}"#);
+    assert_eq!(status(&busy), 429, "the call runs on, so its place is held: {busy}");
+    std::thread::sleep(Duration::from_millis(2500));
+    let free = post(&serve.addr, "/mcp", &serve.addr, &headers, r#"{"jsonrpc":"2.0","id":5,"method":"tools/list"}"#);
+    assert_eq!(status(&free), 200, "{free}");
+}
