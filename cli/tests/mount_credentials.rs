@@ -139,3 +139,32 @@ fn a_refused_token_or_a_failing_helper_is_a_warning_that_says_what_to_set() {
     let out = search_with(&config, dir.path(), home.path(), &[]);
     assert!(String::from_utf8_lossy(&out.stderr).contains("JSON object"), "{}", String::from_utf8_lossy(&out.stderr));
 }
+
+#[test]
+fn a_codex_config_mounts_with_its_bearer_token_env_var() {
+    let (ws, home) = common::workspace();
+    let (_serve, proxy) = guarded_server(ws.path(), home.path());
+    let dir = tempfile::tempdir().unwrap();
+    let search = |toml: &str, token: Option<&str>| {
+        std::fs::write(dir.path().join("config.toml"), toml).unwrap();
+        let mut command = Command::new(env!("CARGO_BIN_EXE_toolwright"));
+        command
+            .args(["search", "read a file", "--limit", "30", "--mcp-config"])
+            .arg(dir.path().join("config.toml"))
+            .current_dir(dir.path())
+            .env("HOME", home.path())
+            .env_remove("TW_CODEX_TOKEN");
+        if let Some(token) = token {
+            command.env("TW_CODEX_TOKEN", token);
+        }
+        command.output().unwrap()
+    };
+    let toml = format!(
+        "[mcp_servers.remote]\nurl = \"http://{proxy}/mcp\"\nbearer_token_env_var = \"TW_CODEX_TOKEN\"\nhttp_headers = {{ \"X-Client\" = \"toolwright-test\" }}\n"
+    );
+    let out = search(&toml, Some("s3cret-token"));
+    assert!(mounted(&out), "{}\n{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    let out = search(&toml, None);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!mounted(&out) && stderr.contains("TW_CODEX_TOKEN") && stderr.contains("mcp_servers.remote"), "{stderr}");
+}

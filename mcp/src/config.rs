@@ -163,11 +163,22 @@ struct RawServer {
 }
 
 impl McpConfig {
-    /// Reads and parses `path`.
+    /// Reads and parses `path`: an `mcpServers` JSON file, or (a `.toml` file)
+    /// Codex's `config.toml` with its `[mcp_servers.<name>]` tables.
     pub fn load(path: &Path) -> Result<McpConfig, ConfigError> {
         let text = std::fs::read_to_string(path)
             .map_err(|source| ConfigError::Io { path: path.display().to_string(), source })?;
+        if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("toml")) {
+            return McpConfig::parse_codex(&text, path);
+        }
         McpConfig::parse(&text, path)
+    }
+
+    /// Parses Codex's `config.toml` text: `url` servers with `http_headers`,
+    /// `env_http_headers` and `bearer_token_env_var` (read from the environment
+    /// now), stdio servers with `command`, `args`, `env`, `cwd`.
+    pub fn parse_codex(text: &str, path: &Path) -> Result<McpConfig, ConfigError> {
+        crate::codex::parse(text, path, &|name| std::env::var(name).ok())
     }
 
     /// Parses `text`; `path` names the file in errors and anchors relative `cwd`s.
@@ -211,11 +222,7 @@ impl McpConfig {
 
 /// One server entry, or why it cannot be used.
 fn server_config(server: RawServer, base: &Path) -> Result<McpServerConfig, String> {
-    let timeout = match server.timeout {
-        None => DEFAULT_CALL_TIMEOUT,
-        Some(secs) if secs.is_finite() && secs > 0.0 && secs <= 86_400.0 => Duration::from_secs_f64(secs),
-        Some(secs) => return Err(format!("timeout: {secs} is not a number of seconds in (0, 86400]")),
-    };
+    let timeout = call_timeout("timeout", server.timeout)?;
     let transport = match (server.kind.as_deref(), server.command, server.url) {
         (Some("sse"), _, _) => {
             return Err(
@@ -268,6 +275,15 @@ fn server_config(server: RawServer, base: &Path) -> Result<McpServerConfig, Stri
         Some(other) => return Err(format!("deferTools: {other} is not \"auto\", \"always\", \"never\" or a boolean")),
     };
     Ok(McpServerConfig { transport, trusted: server.trusted, timeout, defer })
+}
+
+/// A server's call timeout from `key`'s seconds (the default when absent).
+pub(crate) fn call_timeout(key: &str, secs: Option<f64>) -> Result<Duration, String> {
+    match secs {
+        None => Ok(DEFAULT_CALL_TIMEOUT),
+        Some(secs) if secs.is_finite() && secs > 0.0 && secs <= 86_400.0 => Ok(Duration::from_secs_f64(secs)),
+        Some(secs) => Err(format!("{key}: {secs} is not a number of seconds in (0, 86400]")),
+    }
 }
 
 /// A value with its `${VAR}`s expanded, or an error naming the key.

@@ -15,6 +15,7 @@ mod access;
 #[cfg(feature = "http")]
 mod auth;
 mod client;
+mod codex;
 mod config;
 mod convert;
 mod expand;
