@@ -5,7 +5,9 @@
 //! `env`, `cwd`; `enabled = false` leaves a server out; `tool_timeout_sec` is the
 //! call timeout. An inline `bearer_token` is not read, as Codex refuses it.
 
-use crate::config::{ConfigError, McpConfig, McpServerConfig, ServerTransport, call_timeout};
+use crate::config::{
+    ConfigError, McpConfig, McpServerConfig, ServerTransport, anchored, call_timeout, check_command, check_url,
+};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -94,16 +96,12 @@ fn server_config(
         (Some(_), Some(_)) => return Err("has both `command` and `url`; give one".into()),
         (None, None) => return Err("needs `command` (stdio) or `url` (HTTP)".into()),
         (Some(command), None) => {
-            if command.trim().is_empty() {
-                return Err("command: is empty".into());
-            }
-            let cwd = server.cwd.map(|c| if c.is_absolute() { c } else { base.join(c) });
+            check_command(&command)?;
+            let cwd = anchored(server.cwd, base);
             ServerTransport::Stdio { command, args: server.args, env: server.env, cwd }
         }
         (None, Some(url)) => {
-            if !(url.starts_with("http://") || url.starts_with("https://")) {
-                return Err(format!("url: `{url}` is not an http:// or https:// URL"));
-            }
+            check_url(&url)?;
             let mut headers = server.http_headers;
             for (header, name) in &server.env_http_headers {
                 headers.insert(header.clone(), var(&format!("env_http_headers.{header}"), name)?);

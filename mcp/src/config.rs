@@ -235,10 +235,8 @@ fn server_config(server: RawServer, base: &Path) -> Result<McpServerConfig, Stri
         (_, Some(_), Some(_)) => return Err("has both `command` and `url`; give one".into()),
         (_, None, None) => return Err("needs `command` (stdio) or `url` (HTTP)".into()),
         (_, Some(command), None) => {
-            if command.trim().is_empty() {
-                return Err("command: is empty".into());
-            }
-            let cwd = server.cwd.map(|c| if c.is_absolute() { c } else { base.join(c) });
+            check_command(&command)?;
+            let cwd = anchored(server.cwd, base);
             let command = expanded("command", &command)?;
             let args = server.args.iter().map(|a| expanded("args", a)).collect::<Result<_, _>>()?;
             let env = server
@@ -250,9 +248,7 @@ fn server_config(server: RawServer, base: &Path) -> Result<McpServerConfig, Stri
         }
         (_, None, Some(url)) => {
             let url = expanded("url", &url)?;
-            if !(url.starts_with("http://") || url.starts_with("https://")) {
-                return Err(format!("url: `{url}` is not an http:// or https:// URL"));
-            }
+            check_url(&url)?;
             let headers = server
                 .headers
                 .iter()
@@ -275,6 +271,25 @@ fn server_config(server: RawServer, base: &Path) -> Result<McpServerConfig, Stri
         Some(other) => return Err(format!("deferTools: {other} is not \"auto\", \"always\", \"never\" or a boolean")),
     };
     Ok(McpServerConfig { transport, trusted: server.trusted, timeout, defer })
+}
+
+/// A stdio server's `command` must name something.
+pub(crate) fn check_command(command: &str) -> Result<(), String> {
+    if command.trim().is_empty() { Err("command: is empty".into()) } else { Ok(()) }
+}
+
+/// An HTTP server's `url` must be http:// or https://.
+pub(crate) fn check_url(url: &str) -> Result<(), String> {
+    if url.starts_with("http://") || url.starts_with("https://") {
+        Ok(())
+    } else {
+        Err(format!("url: `{url}` is not an http:// or https:// URL"))
+    }
+}
+
+/// A server's `cwd`, relative ones taken from the config file's directory.
+pub(crate) fn anchored(cwd: Option<PathBuf>, base: &Path) -> Option<PathBuf> {
+    cwd.map(|c| if c.is_absolute() { c } else { base.join(c) })
 }
 
 /// A server's call timeout from `key`'s seconds (the default when absent).
