@@ -136,6 +136,16 @@ impl BearerTokens {
     }
 }
 
+/// How an HTTP server knows its callers.
+pub(crate) enum Authentication {
+    /// Anyone who reaches it (loopback by default).
+    Open,
+    /// Static bearer tokens.
+    Tokens(BearerTokens),
+    /// OAuth access tokens.
+    OAuth(Arc<crate::oauth::Verifier>),
+}
+
 /// `Bearer <token>` (scheme case-insensitive), the token.
 fn bearer(value: &str) -> Option<&str> {
     let (scheme, token) = value.trim().split_once(' ')?;
@@ -180,10 +190,11 @@ impl Refusal {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::{BearerTokens, Refusal};
 
-    fn parts(uri: &str, auth: Option<&str>) -> http::request::Parts {
+    /// A request's head with `uri` and an optional `Authorization` value.
+    pub(crate) fn parts(uri: &str, auth: Option<&str>) -> http::request::Parts {
         let mut request = http::Request::builder().uri(uri);
         if let Some(auth) = auth {
             request = request.header("authorization", auth);

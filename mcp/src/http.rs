@@ -2,9 +2,10 @@
 //! body against the [`MessageLimits`], measured as it arrives.
 
 use super::access::HttpAccess;
-use super::auth::{BearerTokens, Refusal};
+use super::auth::{Authentication, Refusal};
 use super::http_limits::{HttpLimits, InFlight};
 use super::limits::{Breach, MessageLimits, Scan};
+use super::oauth::{OAuthRefusal, OAuthResource};
 use super::server::{McpServer, ServeError};
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full, combinators::BoxBody};
@@ -19,7 +20,7 @@ pub(crate) async fn serve(
     listener: tokio::net::TcpListener,
     limits: MessageLimits,
     access: HttpAccess,
-    tokens: BearerTokens,
+    authentication: Authentication,
     gates: HttpLimits,
 ) -> Result<(), ServeError> {
     use rmcp::transport::streamable_http_server::{
@@ -39,6 +40,7 @@ pub(crate) async fn serve(
     // Calls hold their place in flight from the server (until their result, even if
     // the client stops listening); the HTTP layer refuses early when it is full.
     let flight = Arc::new(InFlight::default());
+    let authentication = Arc::new(authentication);
     let server = server.with_flight(Arc::clone(&flight), gates);
     let service = Arc::new(StreamableHttpService::new(move || Ok(server.for_session()), Arc::clone(&manager), config));
     loop {
@@ -47,15 +49,15 @@ pub(crate) async fn serve(
             .await
             .map_err(|source| ServeError::Io { context: "accepting a connection".into(), source })?;
         let service = Arc::clone(&service);
-        let tokens = tokens.clone();
+        let authentication = Arc::clone(&authentication);
         let (manager, flight) = (Arc::clone(&manager), Arc::clone(&flight));
         tokio::spawn(async move {
             let handler = hyper::service::service_fn(move |request| {
                 let service = Arc::clone(&service);
-                let tokens = tokens.clone();
+                let authentication = Arc::clone(&authentication);
                 let (manager, flight) = (Arc::clone(&manager), Arc::clone(&flight));
                 async move {
-                    Ok::<_, Infallible>(match admit(request, limits, &tokens).await {
+                    Ok::<_, Infallible>(match admit(request, limits, &authentication).await {
                         Ok(request) => match gate(&request, &gates, &manager, &flight).await {
                             Ok(()) => as_jsonrpc_refusal(service.handle(request).await).await,
                             Err(refusal) => refusal,
@@ -78,17 +80,32 @@ pub(crate) async fn serve(
 async fn admit(
     request: http::Request<Incoming>,
     limits: MessageLimits,
-    tokens: &BearerTokens,
+    authentication: &Authentication,
 ) -> Result<http::Request<Full<Bytes>>, Response> {
     let (mut parts, mut body) = request.into_parts();
+    // The metadata is public: it says how to get a token. Only an OAuth server
+    // has any (a client that sees it would try OAuth).
+    if super::oauth::is_metadata_path(parts.uri.path()) {
+        return Err(match authentication {
+            Authentication::OAuth(verifier) => metadata_answer(&parts, verifier.resource()),
+            _ => plain(http::StatusCode::NOT_FOUND, "this server publishes no OAuth metadata".into()),
+        });
+    }
     // Who is asking comes before reading what they ask.
-    if !tokens.is_empty() {
-        match tokens.check(&parts) {
+    match authentication {
+        Authentication::Open => {}
+        Authentication::Tokens(tokens) => match tokens.check(&parts) {
             Ok(caller) => {
                 parts.extensions.insert(caller);
             }
             Err(refusal) => return Err(unauthenticated(refusal)),
-        }
+        },
+        Authentication::OAuth(verifier) => match verifier.check(&parts).await {
+            Ok(caller) => {
+                parts.extensions.insert(caller);
+            }
+            Err(refusal) => return Err(unauthorized(verifier.resource(), &refusal)),
+        },
     }
     let mut scan = Scan::default();
     let mut kept = Vec::new();
@@ -169,6 +186,40 @@ fn unauthenticated(refusal: Refusal) -> Response {
         .header(http::header::CONTENT_TYPE, "application/json")
         .body(Full::new(Bytes::from(error.to_string())).boxed())
         .unwrap_or_else(|_| plain(status, message.into()))
+}
+
+/// The protected resource metadata (RFC 9728) for a `GET`; any other method gets
+/// `405`. Browsers may read it from any origin.
+fn metadata_answer(parts: &http::request::Parts, resource: &OAuthResource) -> Response {
+    if parts.method != http::Method::GET && parts.method != http::Method::HEAD {
+        let mut response = plain(http::StatusCode::METHOD_NOT_ALLOWED, "GET the metadata".into());
+        response.headers_mut().insert(http::header::ALLOW, http::HeaderValue::from_static("GET, HEAD"));
+        return response;
+    }
+    http::Response::builder()
+        .status(http::StatusCode::OK)
+        .header(http::header::CONTENT_TYPE, "application/json")
+        .header(http::header::ACCESS_CONTROL_ALLOW_ORIGIN, "*")
+        .header(http::header::CACHE_CONTROL, "max-age=300")
+        .body(Full::new(Bytes::from(resource.metadata().to_string())).boxed())
+        .unwrap_or_else(|_| plain(http::StatusCode::INTERNAL_SERVER_ERROR, "metadata".into()))
+}
+
+/// The answer to a request an OAuth server does not let in: the status and
+/// `WWW-Authenticate` challenge the MCP authorization spec asks for, and a
+/// JSON-RPC error saying why.
+fn unauthorized(resource: &OAuthResource, refusal: &OAuthRefusal) -> Response {
+    let (status, challenge, message) = resource.answer(refusal);
+    tracing::warn!(?refusal, "refusing an MCP request without an accepted access token");
+    let error = serde_json::json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32001, "message": message}});
+    let mut builder = http::Response::builder().status(status).header(http::header::CONTENT_TYPE, "application/json");
+    if let Some(challenge) = challenge {
+        builder = builder.header(http::header::WWW_AUTHENTICATE, challenge);
+    }
+    if status == http::StatusCode::SERVICE_UNAVAILABLE {
+        builder = builder.header(http::header::RETRY_AFTER, "5");
+    }
+    builder.body(Full::new(Bytes::from(error.to_string())).boxed()).unwrap_or_else(|_| plain(status, message))
 }
 
 /// The session and in-flight limits for an admitted request: `503` for a new

@@ -27,6 +27,8 @@ mod http;
 mod http_limits;
 mod limits;
 mod lines;
+#[cfg(feature = "http")]
+mod oauth;
 mod server;
 
 #[cfg(feature = "http")]
@@ -38,5 +40,7 @@ pub use config::{ConfigError, HeadersHelper, McpConfig, McpServerConfig, ServerT
 #[cfg(feature = "http")]
 pub use http_limits::HttpLimits;
 pub use limits::{LimitsError, MessageLimits};
+#[cfg(feature = "http")]
+pub use oauth::{OAuthError, OAuthResource};
 pub use rmcp;
 pub use server::{AskMode, AuditRecord, McpPeer, McpServer, Outcome, ServeError, approver};

@@ -115,6 +115,9 @@ pub struct McpServer {
     /// The bearer tokens the HTTP endpoint wants (none: no authentication).
     #[cfg(feature = "http")]
     tokens: super::auth::BearerTokens,
+    /// OAuth access tokens instead of static ones.
+    #[cfg(feature = "http")]
+    oauth: Option<super::oauth::OAuthResource>,
     /// Sessions, calls in flight and timeouts over HTTP.
     #[cfg(feature = "http")]
     http_limits: super::http_limits::HttpLimits,
@@ -200,6 +203,9 @@ pub enum ServeError {
     /// The MCP session could not start or ended with an error.
     #[error("MCP session: {0}")]
     Session(String),
+    /// The server's settings contradict each other.
+    #[error("{0}")]
+    Settings(String),
 }
 
 impl McpServer {
@@ -225,6 +231,8 @@ impl McpServer {
             access: super::access::HttpAccess::default(),
             #[cfg(feature = "http")]
             tokens: super::auth::BearerTokens::default(),
+            #[cfg(feature = "http")]
+            oauth: None,
             #[cfg(feature = "http")]
             http_limits: super::http_limits::HttpLimits::default(),
             #[cfg(feature = "http")]
@@ -296,6 +304,17 @@ impl McpServer {
     #[cfg(feature = "http")]
     pub fn with_bearer_tokens(mut self, tokens: super::auth::BearerTokens) -> McpServer {
         self.tokens = tokens;
+        self
+    }
+
+    /// Acts as an OAuth 2.1 resource server (the MCP authorization spec): serves
+    /// the protected resource metadata, and wants an access token from the
+    /// resource's issuer in every HTTP request, checked as a JWT or by
+    /// introspection, with the required scopes. Not with static tokens: serving
+    /// fails if both are given.
+    #[cfg(feature = "http")]
+    pub fn with_oauth(mut self, resource: super::oauth::OAuthResource) -> McpServer {
+        self.oauth = Some(resource);
         self
     }
 
@@ -382,9 +401,20 @@ impl McpServer {
     pub async fn serve_http_on(self, listener: tokio::net::TcpListener) -> Result<(), ServeError> {
         let limits = self.limits;
         let access = self.access.clone();
-        let tokens = self.tokens.clone();
         let gates = self.http_limits;
-        super::http::serve(self, listener, limits, access, tokens, gates).await
+        let authentication = match (&self.oauth, self.tokens.is_empty()) {
+            (None, true) => super::auth::Authentication::Open,
+            (None, false) => super::auth::Authentication::Tokens(self.tokens.clone()),
+            (Some(resource), true) => {
+                super::auth::Authentication::OAuth(Arc::new(super::oauth::Verifier::new(resource.clone())))
+            }
+            (Some(_), false) => {
+                return Err(ServeError::Settings(
+                    "static bearer tokens and OAuth are two ways to authenticate, never mixed: give one".into(),
+                ));
+            }
+        };
+        super::http::serve(self, listener, limits, access, authentication, gates).await
     }
 
     fn registry(&self) -> &Arc<Registry> {

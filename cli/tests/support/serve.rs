@@ -16,11 +16,17 @@ pub struct HttpServe {
 impl HttpServe {
     /// Serves the workspace `ws` with `home` as HOME, with `extra` flags.
     pub fn start(ws: &Path, home: &Path, extra: &[&str]) -> HttpServe {
+        HttpServe::start_with_env(ws, home, extra, &[])
+    }
+
+    /// [`HttpServe::start`] with `env` set for the server.
+    pub fn start_with_env(ws: &Path, home: &Path, extra: &[&str], env: &[(&str, &str)]) -> HttpServe {
         let mut child = Command::new(env!("CARGO_BIN_EXE_toolwright"))
             .args(["serve", "--http", "127.0.0.1:0", "--cwd"])
             .arg(ws)
             .args(extra)
             .env("HOME", home)
+            .envs(env.iter().copied())
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
