@@ -7,6 +7,7 @@ use super::http_limits::{HttpLimits, InFlight};
 use super::limits::{Breach, MessageLimits, Scan};
 use super::oauth::{OAuthRefusal, OAuthResource};
 use super::server::{McpServer, ServeError};
+use super::tls::TlsConfig;
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full, combinators::BoxBody};
 use hyper::body::Incoming;
@@ -22,6 +23,7 @@ pub(crate) async fn serve(
     access: HttpAccess,
     authentication: Authentication,
     gates: HttpLimits,
+    tls: Option<TlsConfig>,
 ) -> Result<(), ServeError> {
     use rmcp::transport::streamable_http_server::{
         StreamableHttpServerConfig, StreamableHttpService, session::local::LocalSessionManager,
@@ -43,6 +45,7 @@ pub(crate) async fn serve(
     let authentication = Arc::new(authentication);
     let server = server.with_flight(Arc::clone(&flight), gates);
     let service = Arc::new(StreamableHttpService::new(move || Ok(server.for_session()), Arc::clone(&manager), config));
+    let connections = Arc::new(tokio::sync::Semaphore::new(gates.connections()));
     loop {
         let (stream, _) = listener
             .accept()
@@ -51,13 +54,23 @@ pub(crate) async fn serve(
         let service = Arc::clone(&service);
         let authentication = Arc::clone(&authentication);
         let (manager, flight) = (Arc::clone(&manager), Arc::clone(&flight));
+        let permit = Arc::clone(&connections).try_acquire_owned().ok();
+        let tls = tls.as_ref().map(TlsConfig::acceptor);
         tokio::spawn(async move {
             let handler = hyper::service::service_fn(move |request| {
                 let service = Arc::clone(&service);
                 let authentication = Arc::clone(&authentication);
                 let (manager, flight) = (Arc::clone(&manager), Arc::clone(&flight));
+                let full = permit.is_none();
                 async move {
-                    Ok::<_, Infallible>(match admit(request, limits, &authentication).await {
+                    if full {
+                        return Ok::<_, Infallible>(busy(
+                            http::StatusCode::SERVICE_UNAVAILABLE,
+                            serde_json::Value::Null,
+                            "too many open connections; try again later".into(),
+                        ));
+                    }
+                    Ok::<_, Infallible>(match admit(request, limits, &authentication, gates.read()).await {
                         Ok(request) => match gate(&request, &gates, &manager, &flight).await {
                             Ok(()) => as_jsonrpc_refusal(service.handle(request).await).await,
                             Err(refusal) => refusal,
@@ -66,8 +79,24 @@ pub(crate) async fn serve(
                     })
                 }
             });
-            let io = hyper_util::rt::TokioIo::new(stream);
-            if let Err(e) = hyper::server::conn::http1::Builder::new().serve_connection(io, handler).await {
+            let mut http1 = hyper::server::conn::http1::Builder::new();
+            // A client that sends its headers slowly (or nothing) is cut off.
+            http1.timer(hyper_util::rt::TokioTimer::new()).header_read_timeout(gates.read());
+            let served = match tls {
+                None => http1.serve_connection(hyper_util::rt::TokioIo::new(stream), handler).await,
+                Some(acceptor) => match tokio::time::timeout(gates.read(), acceptor.accept(stream)).await {
+                    Ok(Ok(stream)) => http1.serve_connection(hyper_util::rt::TokioIo::new(stream), handler).await,
+                    Ok(Err(e)) => {
+                        tracing::debug!(error = %e, "TLS handshake failed");
+                        return;
+                    }
+                    Err(_) => {
+                        tracing::debug!("TLS handshake timed out");
+                        return;
+                    }
+                },
+            };
+            if let Err(e) = served {
                 tracing::debug!(error = %e, "MCP HTTP connection ended with an error");
             }
         });
@@ -81,6 +110,7 @@ async fn admit(
     request: http::Request<Incoming>,
     limits: MessageLimits,
     authentication: &Authentication,
+    read: std::time::Duration,
 ) -> Result<http::Request<Full<Bytes>>, Response> {
     let (mut parts, mut body) = request.into_parts();
     // The metadata is public: it says how to get a token. Only an OAuth server
@@ -109,7 +139,19 @@ async fn admit(
     }
     let mut scan = Scan::default();
     let mut kept = Vec::new();
-    while let Some(frame) = body.frame().await {
+    let deadline = tokio::time::Instant::now() + read;
+    loop {
+        let frame = match tokio::time::timeout_at(deadline, body.frame()).await {
+            Ok(Some(frame)) => frame,
+            Ok(None) => break,
+            Err(_) => {
+                return Err(busy(
+                    http::StatusCode::REQUEST_TIMEOUT,
+                    serde_json::Value::Null,
+                    format!("the request body did not arrive within {} s", read.as_secs_f32()),
+                ));
+            }
+        };
         let frame =
             frame.map_err(|e| plain(http::StatusCode::BAD_REQUEST, format!("reading the request body: {e}")))?;
         let Ok(data) = frame.into_data() else { continue };

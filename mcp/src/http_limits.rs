@@ -1,6 +1,6 @@
 //! Limits of the HTTP endpoint beyond one message's size: open sessions, calls in
 //! flight per session and in all, and how long a session may idle or take to
-//! initialize. Each refusal is the documented status with a JSON-RPC error, never a
+//! initialize, open connections and how long a request may take to arrive. Each refusal is the documented status with a JSON-RPC error, never a
 //! hang: `503` (sessions) and `429` (calls) with `Retry-After`.
 
 use std::collections::HashMap;
@@ -24,6 +24,8 @@ pub struct HttpLimits {
     calls_per_session: usize,
     idle: Duration,
     init: Duration,
+    connections: usize,
+    read: Duration,
 }
 
 impl Default for HttpLimits {
@@ -34,6 +36,8 @@ impl Default for HttpLimits {
             calls_per_session: 16,
             idle: Duration::from_secs(300),
             init: Duration::from_secs(30),
+            connections: 256,
+            read: Duration::from_secs(30),
         }
     }
 }
@@ -67,6 +71,30 @@ impl HttpLimits {
     pub fn init_timeout(mut self, init: Duration) -> Self {
         self.init = init;
         self
+    }
+
+    /// At most `n` connections open at once; one past it gets `503` and is closed.
+    pub fn max_connections(mut self, n: usize) -> Self {
+        self.connections = n.max(1);
+        self
+    }
+
+    /// A request's headers must arrive within this (else the connection is
+    /// closed), and its body within this after them (else `408`): a slow client
+    /// holds a connection for no longer.
+    pub fn read_timeout(mut self, read: Duration) -> Self {
+        self.read = read.max(Duration::from_millis(100));
+        self
+    }
+
+    /// The most open connections.
+    pub fn connections(&self) -> usize {
+        self.connections
+    }
+
+    /// The time a request's headers, then its body, may take to arrive.
+    pub fn read(&self) -> Duration {
+        self.read
     }
 
     /// The most open sessions.

@@ -30,6 +30,8 @@ mod lines;
 #[cfg(feature = "http")]
 mod oauth;
 mod server;
+#[cfg(feature = "http")]
+mod tls;
 
 #[cfg(feature = "http")]
 pub use access::{HttpAccess, HttpAccessError};
@@ -44,3 +46,5 @@ pub use limits::{LimitsError, MessageLimits};
 pub use oauth::{OAuthError, OAuthResource};
 pub use rmcp;
 pub use server::{AskMode, AuditRecord, McpPeer, McpServer, Outcome, ServeError, approver};
+#[cfg(feature = "http")]
+pub use tls::{TlsConfig, TlsError};

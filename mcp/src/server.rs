@@ -118,6 +118,9 @@ pub struct McpServer {
     /// OAuth access tokens instead of static ones.
     #[cfg(feature = "http")]
     oauth: Option<super::oauth::OAuthResource>,
+    /// TLS for the HTTP endpoint.
+    #[cfg(feature = "http")]
+    tls: Option<super::tls::TlsConfig>,
     /// Sessions, calls in flight and timeouts over HTTP.
     #[cfg(feature = "http")]
     http_limits: super::http_limits::HttpLimits,
@@ -234,6 +237,8 @@ impl McpServer {
             #[cfg(feature = "http")]
             oauth: None,
             #[cfg(feature = "http")]
+            tls: None,
+            #[cfg(feature = "http")]
             http_limits: super::http_limits::HttpLimits::default(),
             #[cfg(feature = "http")]
             flight: None,
@@ -304,6 +309,14 @@ impl McpServer {
     #[cfg(feature = "http")]
     pub fn with_bearer_tokens(mut self, tokens: super::auth::BearerTokens) -> McpServer {
         self.tokens = tokens;
+        self
+    }
+
+    /// Serves HTTPS: every connection is TLS with this certificate (the
+    /// handshake must finish within the read timeout of [`HttpLimits`](super::HttpLimits)).
+    #[cfg(feature = "http")]
+    pub fn with_tls(mut self, tls: super::tls::TlsConfig) -> McpServer {
+        self.tls = Some(tls);
         self
     }
 
@@ -414,7 +427,8 @@ impl McpServer {
                 ));
             }
         };
-        super::http::serve(self, listener, limits, access, authentication, gates).await
+        let tls = self.tls.clone();
+        super::http::serve(self, listener, limits, access, authentication, gates, tls).await
     }
 
     fn registry(&self) -> &Arc<Registry> {

@@ -62,11 +62,11 @@ pub enum Authentication {
 impl AuthArgs {
     /// The authentication for a server bound at `bound`, or what is wrong with
     /// the flags.
-    pub fn authentication(&self, bound: SocketAddr) -> Result<Authentication, String> {
+    pub fn authentication(&self, bound: SocketAddr, scheme: &str) -> Result<Authentication, String> {
         let Some(issuer) = &self.oauth_issuer else {
             return self.tokens().map(Authentication::Tokens);
         };
-        let resource = self.resource_url(bound);
+        let resource = self.resource_url(bound, scheme);
         let mut oauth = OAuthResource::new(&resource, issuer).map_err(|e| format!("--oauth-issuer: {e}"))?;
         if let Some(uri) = &self.oauth_jwks_uri {
             oauth = oauth.jwks_uri(uri).map_err(|e| format!("--oauth-jwks-uri: {e}"))?;
@@ -89,8 +89,19 @@ impl AuthArgs {
     }
 
     /// The canonical URL: as given, or the bound address's.
-    pub fn resource_url(&self, bound: SocketAddr) -> String {
-        self.resource_url.clone().unwrap_or_else(|| format!("http://{bound}/mcp"))
+    pub fn resource_url(&self, bound: SocketAddr, scheme: &str) -> String {
+        self.resource_url.clone().unwrap_or_else(|| format!("{scheme}://{bound}/mcp"))
+    }
+
+    /// The `host[:port]` of a given --resource-url, which the server must answer to.
+    pub fn resource_host(&self, bound: SocketAddr, scheme: &str) -> Option<String> {
+        self.resource_url.as_ref()?;
+        let url = url::Url::parse(&self.resource_url(bound, scheme)).ok()?;
+        let host = url.host_str()?.trim_start_matches('[').trim_end_matches(']').to_owned();
+        Some(match url.port() {
+            Some(port) => format!("{host}:{port}"),
+            None => host,
+        })
     }
 
     fn tokens(&self) -> Result<BearerTokens, String> {

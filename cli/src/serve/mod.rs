@@ -49,6 +49,8 @@ pub struct ServeArgs {
     allow_origin: Vec<String>,
     #[command(flatten)]
     auth: auth::AuthArgs,
+    #[command(flatten)]
+    network: network::NetworkArgs,
     /// With --http: the most sessions open at once; a new one past it gets 503.
     #[arg(long, value_name = "N", default_value_t = 64, requires = "http")]
     max_sessions: usize,
@@ -73,6 +75,7 @@ enum Ask {
 }
 
 mod auth;
+mod network;
 
 pub fn run(args: ServeArgs) -> Result<(), String> {
     let limits = MessageLimits::default()
@@ -104,6 +107,7 @@ pub fn run(args: ServeArgs) -> Result<(), String> {
         .max_calls_per_session(args.max_calls_per_session)
         .idle_timeout(std::time::Duration::from_secs(args.idle_timeout))
         .init_timeout(std::time::Duration::from_secs(args.init_timeout));
+    let http_limits = args.network.limits(http_limits)?;
     let cwd = crate::turn::workspace_dir(args.cwd.as_deref())?;
     let workspace = args.trust.load(&cwd)?;
     let trusted = workspace.trust().is_trusted();
@@ -124,10 +128,19 @@ pub fn run(args: ServeArgs) -> Result<(), String> {
             }
             None => None,
         };
-        let authentication = match &listener {
-            Some((_, bound)) => Some(args.auth.authentication(*bound)?),
-            None => None,
+        let (authentication, tls) = match &listener {
+            Some((_, bound)) => {
+                (Some(args.auth.authentication(*bound, args.network.scheme())?), args.network.tls(*bound)?)
+            }
+            None => (None, None),
         };
+        // The name clients use (given with --resource-url) is a name this server answers to.
+        if let Some((_, bound)) = &listener
+            && let Some(host) = args.auth.resource_host(*bound, args.network.scheme())
+        {
+            access = access.allow_host(&host).map_err(|e| format!("--resource-url: {e}"))?;
+        }
+        let scheme = if tls.is_some() { "https" } else { "http" };
         let registry = Arc::new(crate::registry()?);
         // Mounting runs in the background: a slow or silent server never delays
         // serving; its tools appear when ready (clients get list_changed).
@@ -155,6 +168,9 @@ pub fn run(args: ServeArgs) -> Result<(), String> {
             Some(auth::Authentication::OAuth(resource)) => server.with_oauth(*resource),
             None => server,
         };
+        if let Some(tls) = tls {
+            server = server.with_tls(tls);
+        }
         if args.http.is_some() {
             // One line per call on stderr: who, which tool, what became of it.
             server = server.with_audit(|record| {
@@ -180,7 +196,7 @@ pub fn run(args: ServeArgs) -> Result<(), String> {
         let serving = async {
             match listener {
                 Some((listener, bound)) => {
-                    eprintln!("toolwright: serving MCP at http://{bound}/mcp");
+                    eprintln!("toolwright: serving MCP at {scheme}://{bound}/mcp");
                     server.serve_http_on(listener).await.map_err(|e| e.to_string())
                 }
                 None => server.serve_stdio().await.map_err(|e| e.to_string()),

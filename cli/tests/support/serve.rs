@@ -21,8 +21,17 @@ impl HttpServe {
 
     /// [`HttpServe::start`] with `env` set for the server.
     pub fn start_with_env(ws: &Path, home: &Path, extra: &[&str], env: &[(&str, &str)]) -> HttpServe {
+        HttpServe::spawn(ws, home, "127.0.0.1:0", extra, env)
+    }
+
+    /// [`HttpServe::start`] bound at `bind` instead of 127.0.0.1.
+    pub fn start_bound(ws: &Path, home: &Path, bind: &str, extra: &[&str]) -> HttpServe {
+        HttpServe::spawn(ws, home, bind, extra, &[])
+    }
+
+    fn spawn(ws: &Path, home: &Path, bind: &str, extra: &[&str], env: &[(&str, &str)]) -> HttpServe {
         let mut child = Command::new(env!("CARGO_BIN_EXE_toolwright"))
-            .args(["serve", "--http", "127.0.0.1:0", "--cwd"])
+            .args(["serve", "--http", bind, "--cwd"])
             .arg(ws)
             .args(extra)
             .env("HOME", home)
@@ -33,7 +42,12 @@ impl HttpServe {
         let mut line = String::new();
         BufReader::new(child.stderr.take().unwrap()).read_line(&mut line).unwrap();
         let url = line.trim().strip_prefix("toolwright: serving MCP at ").unwrap_or_else(|| panic!("{line}"));
-        let addr = url.strip_prefix("http://").and_then(|u| u.strip_suffix("/mcp")).unwrap().to_owned();
+        let addr = url
+            .strip_prefix("http://")
+            .or_else(|| url.strip_prefix("https://"))
+            .and_then(|u| u.strip_suffix("/mcp"))
+            .unwrap()
+            .to_owned();
         HttpServe { child, addr }
     }
 
