@@ -513,15 +513,17 @@ impl McpServer {
         if let Some(session) = &self.session {
             extensions.insert(session.clone());
         }
+        let stateless = is_stateless(&context);
+        if stateless {
+            self.load_for_this_request(&request.name);
+        }
         let loaded_before = self.session.as_ref().map(|s| s.loaded().len());
         let token = context.meta.get_progress_token();
         let (sink, reports) = token.is_some().then(|| ProgressSink::channel(64)).unzip();
         let turn = TurnContext::from_parts(PathBuf::clone(&self.cwd), context.ct.clone(), extensions, sink, None);
         let (Some(token), Some(mut reports)) = (token, reports) else {
             let result = self.executor.execute(&call, &turn).await;
-            self.audit(caller.as_deref(), &result);
-            self.tell_if_loaded(loaded_before, &context.peer).await;
-            return Ok(to_call_tool_result(result.output).into());
+            return Ok(self.finish(result, caller.as_deref(), loaded_before, &context, stateless).await.into());
         };
         let peer = &context.peer;
         let forward = async move {
@@ -549,9 +551,46 @@ impl McpServer {
         };
         // One task, no spawn: every report goes out before the result.
         let (result, ()) = tokio::join!(run, forward);
-        self.audit(caller.as_deref(), &result);
-        self.tell_if_loaded(loaded_before, &context.peer).await;
-        Ok(to_call_tool_result(result.output).into())
+        Ok(self.finish(result, caller.as_deref(), loaded_before, &context, stateless).await.into())
+    }
+
+    /// A call's result for the client, audited; after a search that loaded tools,
+    /// a session's client is told to list them again, and a stateless client (it
+    /// has no session to list them in) gets their definitions in the result's
+    /// `structuredContent.tools`.
+    async fn finish(
+        &self,
+        result: toolwright_core::ToolResult,
+        caller: Option<&str>,
+        loaded_before: Option<usize>,
+        context: &RequestContext<RoleServer>,
+        stateless: bool,
+    ) -> rmcp::model::CallToolResult {
+        self.audit(caller, &result);
+        let searched = &*result.tool == toolwright_core::deferred::TOOL_SEARCH;
+        let mut out = to_call_tool_result(result.output);
+        if stateless {
+            if searched && let (Some(session), Ok(tools)) = (&self.session, self.tool_list()) {
+                let loaded = session.loaded();
+                let definitions: Vec<&Tool> = tools.iter().filter(|t| loaded.iter().any(|l| *l == *t.name)).collect();
+                out.structured_content = Some(serde_json::json!({ "tools": definitions }));
+            }
+        } else {
+            self.tell_if_loaded(loaded_before, &context.peer).await;
+        }
+        out
+    }
+
+    /// Loads the deferred tool `name` into this request's session. A stateless
+    /// (2026-07-28) request comes with no session a search could have loaded it
+    /// in; deferral only keeps definitions out of a model's context, it grants
+    /// nothing (the rules decide), so naming the tool is enough.
+    fn load_for_this_request(&self, name: &str) {
+        if let Some(session) = &self.session {
+            // Listing makes the session's split, which loading takes from.
+            let _ = self.tool_list();
+            session.load([name]);
+        }
     }
 
     fn audit(&self, caller: Option<&str>, result: &toolwright_core::ToolResult) {
@@ -575,6 +614,17 @@ impl McpServer {
     }
 }
 
+/// Whether a request stands alone (the 2026-07-28 revision over HTTP): it came
+/// without a session id. Over stdio the connection is the session.
+fn is_stateless(context: &RequestContext<RoleServer>) -> bool {
+    #[cfg(feature = "http")]
+    if let Some(parts) = context.extensions.get::<http::request::Parts>() {
+        return !parts.headers.contains_key("mcp-session-id");
+    }
+    let _ = context;
+    false
+}
+
 /// The call id of a request: `mcp-` and its JSON-RPC id (a number through itoa,
 /// not the formatting machinery).
 fn call_id_of(id: &rmcp::model::RequestId) -> Arc<str> {
@@ -586,12 +636,11 @@ fn call_id_of(id: &rmcp::model::RequestId) -> Arc<str> {
 }
 
 impl ServerHandler for McpServer {
-    /// The session lifecycle (up to 2025-11-25): `initialize`, free notifications
-    /// (`list_changed`, progress) and elicitation. The 2026-07-28 stateless lifecycle
-    /// (subscriptions, MRTR) is not served yet; clients fall back to `initialize`.
+    /// Every revision rmcp knows: the session lifecycle (`initialize`, up to
+    /// 2025-11-25) and the stateless one of 2026-07-28 (`server/discover`, each
+    /// request standing alone).
     fn supported_protocol_versions(&self) -> std::borrow::Cow<'static, [rmcp::model::ProtocolVersion]> {
-        use rmcp::model::ProtocolVersion;
-        std::borrow::Cow::Borrowed(ProtocolVersion::known_up_to(&ProtocolVersion::LATEST_WITH_INITIALIZE))
+        std::borrow::Cow::Borrowed(rmcp::model::ProtocolVersion::KNOWN_VERSIONS)
     }
 
     fn get_info(&self) -> InitializeResult {

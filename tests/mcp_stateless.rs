@@ -1,0 +1,144 @@
+//! The 2026-07-28 revision over streamable HTTP: no `initialize`, no session,
+//! each request standing alone with its protocol version in `_meta`. Deferred
+//! tools still work: a search returns the definitions it loaded, and a call that
+//! names a deferred tool runs it.
+
+mod common;
+
+use serde_json::{Value, json};
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::sync::Arc;
+use std::time::Duration;
+use toolwright::mcp::McpServer;
+use toolwright::{Executor, Registry};
+
+/// Serves `server` on 127.0.0.1 in a runtime of its own; the address.
+fn serve(server: McpServer) -> (tokio::runtime::Runtime, String) {
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
+    let listener = runtime.block_on(tokio::net::TcpListener::bind("127.0.0.1:0")).unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    runtime.spawn(server.serve_http_on(listener));
+    (runtime, addr)
+}
+
+/// One 2026-07-28 request (`method`, `params`), as a client on that revision sends
+/// it: the version header, `Mcp-Method`, and the version and capabilities in
+/// `_meta`. The status and the JSON-RPC message answered.
+fn request(addr: &str, method: &str, mut params: Value, extra: &[(&str, &str)]) -> (u16, Value) {
+    params["_meta"] = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "test", "version": "1"},
+    });
+    let body = json!({"jsonrpc": "2.0", "id": 7, "method": method, "params": params}).to_string();
+    let mut head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\n\
+         Mcp-Method: {method}\r\nContent-Length: {}\r\nConnection: close\r\n",
+        body.len()
+    );
+    if let Some(name) = params.get("name").and_then(Value::as_str) {
+        head.push_str(&format!("Mcp-Name: {name}\r\n"));
+    }
+    for (name, value) in extra {
+        head.push_str(&format!("{name}: {value}\r\n"));
+    }
+    let mut stream = TcpStream::connect(addr).unwrap();
+    stream.set_read_timeout(Some(Duration::from_secs(20))).unwrap();
+    stream.write_all(format!("{head}\r\n{body}").as_bytes()).unwrap();
+    let mut text = String::new();
+    let mut chunk = [0u8; 8192];
+    // Until the answer to id 7 is in (an SSE stream may stay open a moment).
+    while !text.contains("\"id\":7") || !text.ends_with('\n') {
+        match stream.read(&mut chunk) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => text.push_str(&String::from_utf8_lossy(&chunk[..n])),
+        }
+    }
+    let status = text.split(' ').nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
+    let message = text
+        .lines()
+        .map(|l| l.strip_prefix("data: ").unwrap_or(l))
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .find(|v| v.get("id") == Some(&json!(7)))
+        .unwrap_or_else(|| panic!("no answer in {text}"));
+    (status, message)
+}
+
+fn registry_with_a_deferred_tool() -> Arc<Registry> {
+    let registry = Arc::new(toolwright::registry().unwrap());
+    let mut deferred = common::runtime_tool::Runtime {
+        spec: toolwright::ToolSpec::runtime("mcp__wiki__page_history", "Show the edit history of a wiki page.", "test"),
+    };
+    deferred.spec.defer = toolwright::Defer::Always;
+    registry.register(Arc::new(deferred)).unwrap();
+    registry
+}
+
+#[test]
+fn a_2026_client_is_served_without_a_session_and_deferred_tools_still_work() {
+    use toolwright::deferred::{Deferral, TOOL_SEARCH};
+    let registry = registry_with_a_deferred_tool();
+    let executor = Executor::builder(Arc::clone(&registry)).policy(toolwright::permission::AllowAll).build();
+    let server = McpServer::with_executor(Arc::new(executor)).with_deferral(Deferral::default());
+    let (_runtime, addr) = serve(server);
+
+    let (status, discovered) = request(&addr, "server/discover", json!({}), &[]);
+    assert_eq!(status, 200, "{discovered}");
+    let versions = &discovered["result"]["supportedVersions"];
+    for version in ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"] {
+        assert!(versions.as_array().unwrap().iter().any(|v| v == version), "{version} not offered: {versions}");
+    }
+
+    let (_, listed) = request(&addr, "tools/list", json!({}), &[]);
+    let names: Vec<&str> =
+        listed["result"]["tools"].as_array().unwrap().iter().filter_map(|t| t["name"].as_str()).collect();
+    assert!(names.contains(&TOOL_SEARCH) && !names.contains(&"mcp__wiki__page_history"), "{names:?}");
+
+    // The search answers with the definitions it loaded: there is no session to list them in.
+    let (_, found) = request(
+        &addr,
+        "tools/call",
+        json!({"name": TOOL_SEARCH, "arguments": {"query": "who edited the wiki page"}}),
+        &[],
+    );
+    let result = &found["result"];
+    assert_ne!(result["isError"], true, "{found}");
+    let tools = result["structuredContent"]["tools"].as_array().unwrap_or_else(|| panic!("{found}"));
+    assert_eq!(tools.len(), 1, "{found}");
+    assert_eq!(tools[0]["name"], "mcp__wiki__page_history");
+    assert!(tools[0]["inputSchema"].is_object());
+
+    // A later request, on no session, calls the deferred tool by name.
+    let (_, ran) =
+        request(&addr, "tools/call", json!({"name": "mcp__wiki__page_history", "arguments": {"q": "Home"}}), &[]);
+    assert_eq!(ran["result"]["isError"], false, "{ran}");
+    let (_, listed_again) = request(&addr, "tools/list", json!({}), &[]);
+    assert!(!listed_again.to_string().contains("page_history"), "stateless: nothing stays loaded");
+}
+
+#[test]
+fn requests_without_a_session_are_not_refused_when_the_sessions_are_full() {
+    let registry = Arc::new(toolwright::registry().unwrap());
+    let server = McpServer::new(registry).with_http_limits(toolwright::mcp::HttpLimits::default().max_sessions(1));
+    let (_runtime, addr) = serve(server);
+    // One legacy session takes the only place.
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18",
+        "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}})
+    .to_string();
+    let mut stream = TcpStream::connect(&addr).unwrap();
+    stream.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    write!(
+        stream,
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: {}\r\n\r\n{init}",
+        init.len()
+    )
+    .unwrap();
+    let mut first = [0u8; 512];
+    let n = stream.read(&mut first).unwrap();
+    assert!(String::from_utf8_lossy(&first[..n]).starts_with("HTTP/1.1 200"));
+    // A stateless request opens no session: it is served.
+    let (status, _) = request(&addr, "tools/list", json!({}), &[]);
+    assert_eq!(status, 200);
+}
