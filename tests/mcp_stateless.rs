@@ -25,10 +25,21 @@ fn serve(server: McpServer) -> (tokio::runtime::Runtime, String) {
 /// One 2026-07-28 request (`method`, `params`), as a client on that revision sends
 /// it: the version header, `Mcp-Method`, and the version and capabilities in
 /// `_meta`. The status and the JSON-RPC message answered.
-fn request(addr: &str, method: &str, mut params: Value, extra: &[(&str, &str)]) -> (u16, Value) {
+fn request(addr: &str, method: &str, params: Value, extra: &[(&str, &str)]) -> (u16, Value) {
+    request_as(addr, method, params, extra, json!({}))
+}
+
+/// [`request`] from a client with `capabilities`.
+fn request_as(
+    addr: &str,
+    method: &str,
+    mut params: Value,
+    extra: &[(&str, &str)],
+    capabilities: Value,
+) -> (u16, Value) {
     params["_meta"] = json!({
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientCapabilities": capabilities,
         "io.modelcontextprotocol/clientInfo": {"name": "test", "version": "1"},
     });
     let body = json!({"jsonrpc": "2.0", "id": 7, "method": method, "params": params}).to_string();
@@ -141,4 +152,73 @@ fn requests_without_a_session_are_not_refused_when_the_sessions_are_full() {
     // A stateless request opens no session: it is served.
     let (status, _) = request(&addr, "tools/list", json!({}), &[]);
     assert_eq!(status, 200);
+}
+
+struct AskEverything;
+impl toolwright::permission::PermissionPolicy for AskEverything {
+    fn check(
+        &self,
+        request: &toolwright::permission::PermissionRequest<'_>,
+    ) -> toolwright::permission::PermissionDecision {
+        toolwright::permission::PermissionDecision::Ask(format!("May {} run?", request.tool))
+    }
+}
+
+#[test]
+fn a_permission_question_goes_back_as_input_required_and_the_retry_brings_the_answer() {
+    let dir = tempfile::tempdir().unwrap();
+    let registry = Arc::new(toolwright::registry().unwrap());
+    let executor = Executor::builder(registry)
+        .policy(AskEverything)
+        .approver(toolwright::mcp::approver(toolwright::mcp::AskMode::Elicit))
+        .build();
+    let server = McpServer::with_executor(Arc::new(executor)).with_cwd(dir.path());
+    let (_runtime, addr) = serve(server);
+    let eliciting = json!({"elicitation": {"form": {}}});
+    let write = |path: &str| json!({"name": "write_file", "arguments": {"path": path, "content": "made\n"}});
+
+    // The first round: the question, not a result; nothing is written.
+    let (_, first) = request_as(&addr, "tools/call", write("made.txt"), &[], eliciting.clone());
+    let result = &first["result"];
+    assert_eq!(result["resultType"], "input_required", "{first}");
+    let question = &result["inputRequests"]["toolwright/approve"];
+    assert_eq!(question["method"], "elicitation/create");
+    assert!(question["params"]["message"].as_str().unwrap().contains("May write_file run?"), "{question}");
+    let state = result["requestState"].as_str().unwrap().to_owned();
+    assert!(!dir.path().join("made.txt").exists());
+
+    let answered = |call: Value, answer: Value| {
+        let mut call = call;
+        call["inputResponses"] = json!({"toolwright/approve": answer});
+        call["requestState"] = json!(state);
+        call
+    };
+    let yes = json!({"action": "accept", "content": {"allow": true}});
+
+    // The same state and a yes on another call: asked again, not run.
+    let (_, other) = request_as(&addr, "tools/call", answered(write("other.txt"), yes.clone()), &[], eliciting.clone());
+    assert_eq!(other["result"]["resultType"], "input_required", "{other}");
+    assert!(!dir.path().join("other.txt").exists());
+
+    // A no: a denial the model can read.
+    let (_, no) = request_as(
+        &addr,
+        "tools/call",
+        answered(write("made.txt"), json!({"action": "decline"})),
+        &[],
+        eliciting.clone(),
+    );
+    assert_eq!(no["result"]["isError"], true, "{no}");
+    assert!(no.to_string().contains("declined"), "{no}");
+    assert!(!dir.path().join("made.txt").exists());
+
+    // The retry with a yes runs the call.
+    let (_, done) = request_as(&addr, "tools/call", answered(write("made.txt"), yes), &[], eliciting);
+    assert_eq!(done["result"]["isError"], false, "{done}");
+    assert_eq!(std::fs::read_to_string(dir.path().join("made.txt")).unwrap(), "made\n");
+
+    // A client that cannot elicit is not asked: the call is denied as unanswerable.
+    let (_, unasked) = request(&addr, "tools/call", write("third.txt"), &[]);
+    assert_eq!(unasked["result"]["isError"], true, "{unasked}");
+    assert!(unasked.to_string().contains("does not support elicitation"), "{unasked}");
 }

@@ -25,6 +25,7 @@ mod headers_helper;
 mod http;
 #[cfg(feature = "http")]
 mod http_limits;
+mod input_required;
 mod limits;
 mod lines;
 #[cfg(feature = "http")]

@@ -68,6 +68,21 @@ impl Approver for McpApprover {
                         .into(),
                 );
             }
+            // A stateless (2026-07-28) call asks by answering `input_required`; its
+            // retry brings the answer.
+            if let Some(round) = request.extensions.get::<super::input_required::InputRound>() {
+                return match round.answer() {
+                    _ if !round.can_elicit() => Approval::Unanswered(
+                        "the MCP client does not support elicitation, so its user cannot be asked".into(),
+                    ),
+                    Some(true) => Approval::AllowOnce,
+                    Some(false) => Approval::Deny(Some("the user declined in the MCP client".into())),
+                    None => {
+                        round.needs(format!("{}\n\n{question}", request.summary()));
+                        Approval::Unanswered("waiting for the MCP client's user (input required)".into())
+                    }
+                };
+            }
             let Some(McpPeer(peer)) = request.extensions.get::<McpPeer>() else {
                 return Approval::Unanswered("no MCP client is attached to this call".into());
             };
@@ -129,6 +144,8 @@ pub struct McpServer {
     flight: Option<Arc<super::http_limits::InFlight>>,
     /// Told of every call: who, which tool, what became of it.
     audit: Option<AuditSink>,
+    /// Seals the state of input-required rounds (shared by every session).
+    rounds: super::input_required::Rounds,
     /// With deferral: this client's session (each HTTP session gets its own).
     session: Option<toolwright_core::deferred::ToolSession>,
 }
@@ -243,6 +260,7 @@ impl McpServer {
             #[cfg(feature = "http")]
             flight: None,
             audit: None,
+            rounds: super::input_required::Rounds::new(),
             session: None,
         }
     }
@@ -514,8 +532,11 @@ impl McpServer {
             extensions.insert(session.clone());
         }
         let stateless = is_stateless(&context);
-        if stateless {
+        let can_elicit = context.meta.client_capabilities().is_some_and(|c| c.elicitation.is_some());
+        let round = stateless.then(|| self.rounds.round_of(&request, can_elicit));
+        if let Some(round) = &round {
             self.load_for_this_request(&request.name);
+            extensions.insert(round.clone());
         }
         let loaded_before = self.session.as_ref().map(|s| s.loaded().len());
         let token = context.meta.get_progress_token();
@@ -523,7 +544,7 @@ impl McpServer {
         let turn = TurnContext::from_parts(PathBuf::clone(&self.cwd), context.ct.clone(), extensions, sink, None);
         let (Some(token), Some(mut reports)) = (token, reports) else {
             let result = self.executor.execute(&call, &turn).await;
-            return Ok(self.finish(result, caller.as_deref(), loaded_before, &context, stateless).await.into());
+            return Ok(self.finish(result, caller.as_deref(), loaded_before, &context, round.as_ref()).await);
         };
         let peer = &context.peer;
         let forward = async move {
@@ -551,21 +572,29 @@ impl McpServer {
         };
         // One task, no spawn: every report goes out before the result.
         let (result, ()) = tokio::join!(run, forward);
-        Ok(self.finish(result, caller.as_deref(), loaded_before, &context, stateless).await.into())
+        Ok(self.finish(result, caller.as_deref(), loaded_before, &context, round.as_ref()).await)
     }
 
     /// A call's result for the client, audited; after a search that loaded tools,
     /// a session's client is told to list them again, and a stateless client (it
     /// has no session to list them in) gets their definitions in the result's
-    /// `structuredContent.tools`.
+    /// `structuredContent.tools`. A stateless call whose approver asked gets the
+    /// question back (`input_required`) instead.
     async fn finish(
         &self,
         result: toolwright_core::ToolResult,
         caller: Option<&str>,
         loaded_before: Option<usize>,
         context: &RequestContext<RoleServer>,
-        stateless: bool,
-    ) -> rmcp::model::CallToolResult {
+        round: Option<&super::input_required::InputRound>,
+    ) -> CallToolResponse {
+        if let Some(round) = round
+            && let Some(question) = round.asked()
+            && let Some(ask) = self.rounds.ask(round, question)
+        {
+            return CallToolResponse::InputRequired(ask);
+        }
+        let stateless = round.is_some();
         self.audit(caller, &result);
         let searched = &*result.tool == toolwright_core::deferred::TOOL_SEARCH;
         let mut out = to_call_tool_result(result.output);
@@ -578,7 +607,7 @@ impl McpServer {
         } else {
             self.tell_if_loaded(loaded_before, &context.peer).await;
         }
-        out
+        out.into()
     }
 
     /// Loads the deferred tool `name` into this request's session. A stateless
