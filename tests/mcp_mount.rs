@@ -295,13 +295,31 @@ async fn tools_that_do_not_parse_are_skipped_one_by_one() {
     let (_registry, mounts, executor) = mount(raw_server(json!({}))).await;
     assert!(start.elapsed() < Duration::from_secs(10), "no wait for a timeout: {:?}", start.elapsed());
     let names = mounts.tools("raw");
-    assert_eq!(names, ["mcp__raw__echo", "mcp__raw__mute"], "{:?}", mounts.warnings());
+    assert_eq!(names, ["mcp__raw__echo", "mcp__raw__measure", "mcp__raw__mute"], "{:?}", mounts.warnings());
     let warnings = mounts.warnings().join("\n");
     for skipped in ["`stringy`", "`deep`"] {
         assert!(warnings.contains(skipped) && warnings.contains("`raw`"), "{skipped}: {warnings}");
     }
     let echoed = call(&executor, "mcp__raw__echo", json!({"text": "still here"})).await;
     assert_eq!(echoed.output.text_content(), "still here", "{echoed:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn structured_results_are_held_to_the_servers_output_schema() {
+    let (_registry, _mounts, executor) = mount(raw_server(json!({}))).await;
+    let good = call(&executor, "mcp__raw__measure", json!({"mode": "good"})).await;
+    assert!(!good.output.is_error, "{good:?}");
+    assert_eq!(good.output.structured, Some(json!({"celsius": 21.5})));
+    for (mode, says) in [("wrong", "does not fit"), ("missing", "returned no structuredContent")] {
+        let bad = call(&executor, "mcp__raw__measure", json!({"mode": mode})).await;
+        assert!(bad.output.is_error, "{mode}: {bad:?}");
+        let text = bad.output.text_content();
+        assert!(text.contains("`measure`") && text.contains(says), "{mode}: {text}");
+        // What the server sent is still there, after the note.
+        assert!(text.lines().count() >= 2, "{mode}: {text}");
+    }
+    let wrong = call(&executor, "mcp__raw__measure", json!({"mode": "wrong"})).await;
+    assert!(wrong.output.text_content().contains("celsius"), "the path is named: {}", wrong.output.text_content());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

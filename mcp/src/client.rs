@@ -482,6 +482,9 @@ impl Server {
                 skip(format!("its input schema cannot be used with {}: {}", e.provider, schema_problem(&e)))
             })?;
         }
+        // Results are held to the schema the server declared (its structured
+        // content is data from outside: checked, as the MCP spec asks of clients).
+        let output_check = output_schema.as_ref().map(|raw| Arc::new(toolwright_core::validate::Validator::new(raw)));
         let output_schema = match output_schema {
             Some(raw) => {
                 Some(toolwright_core::__internal::lower_output(&spec, &raw).map_err(|e| skip(schema_problem(&e)))?)
@@ -495,6 +498,7 @@ impl Server {
                 spec,
                 input_schema: input_schema.clone(),
                 output_schema: output_schema.clone(),
+                output_check: output_check.clone(),
                 original: original.clone(),
                 server: Arc::clone(me),
             })
@@ -665,6 +669,7 @@ struct McpTool {
     spec: ToolSpec,
     input_schema: Value,
     output_schema: Option<Value>,
+    output_check: Option<Arc<toolwright_core::validate::Validator>>,
     original: String,
     server: Arc<Server>,
 }
@@ -703,6 +708,7 @@ impl DynTool for McpTool {
             tool: self.original.clone(),
             flags: self.spec.flags,
             arguments,
+            output_check: self.output_check.clone(),
         }))
     }
 }
@@ -723,6 +729,7 @@ struct McpCall {
     tool: String,
     flags: Flags,
     arguments: Map<String, Value>,
+    output_check: Option<Arc<toolwright_core::validate::Validator>>,
 }
 
 impl PreparedCall for McpCall {
@@ -745,8 +752,38 @@ impl PreparedCall for McpCall {
     }
 
     fn call<'a>(self: Box<Self>, cx: &'a ToolContext) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
-        Box::pin(async move { self.server.call(&self.tool, self.arguments, cx).await })
+        Box::pin(async move {
+            let output = self.server.call(&self.tool, self.arguments, cx).await?;
+            Ok(match &self.output_check {
+                Some(check) if !output.is_error => held_to_schema(output, check, &self.server.name, &self.tool),
+                _ => output,
+            })
+        })
     }
+}
+
+/// A successful result of a tool that declares an `outputSchema`: it must carry
+/// `structuredContent` that fits (MCP: "servers MUST provide structured results
+/// that conform"). One that does not becomes an error result saying so, with the
+/// server's blocks kept after the note (nothing it sent is lost).
+fn held_to_schema(
+    mut output: ToolOutput,
+    check: &toolwright_core::validate::Validator,
+    server: &str,
+    tool: &str,
+) -> ToolOutput {
+    let problem = match &output.structured {
+        None => "returned no structuredContent".to_owned(),
+        Some(structured) => match check.check(structured.to_string().as_bytes()) {
+            Ok(()) => return output,
+            Err(e) => format!("returned structuredContent that does not fit it: {e}"),
+        },
+    };
+    let note = format!("MCP server `{server}`'s tool `{tool}` declares an outputSchema but {problem}");
+    tracing::warn!("{note}");
+    output.content.insert(0, toolwright_core::Content::Text(note));
+    output.is_error = true;
+    output
 }
 
 /// Loads `path` and mounts its servers (see [`McpMounts::mount`]).

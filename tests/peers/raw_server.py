@@ -2,7 +2,9 @@
 toolwright's mount tests: no SDK, so it can list what an SDK would refuse.
 
 Tools listed: `echo` (good), `stringy` (an inputSchema that is a string), `deep`
-(a schema nested 100 levels), `mute` (answers, then never reads stdin again).
+(a schema nested 100 levels), `mute` (answers, then never reads stdin again),
+`measure` (an outputSchema; `mode` good, wrong or missing decides whether its
+structuredContent fits, does not, or is absent).
 With RAW_NO_INIT=1 it never answers `initialize`; with RAW_ONLY_STRINGY=1 it lists
 only `echo` and `stringy` (a list the SDK's types take whole as an unknown result);
 with RAW_DEAF_AFTER=N it stops reading and answering after N tool calls, without
@@ -28,7 +30,12 @@ TOOLS = [
     {"name": "stringy", "description": "Its schema is a string.", "inputSchema": "not a schema"},
     {"name": "deep", "description": "Nested 100 levels.", "inputSchema": deep_schema(100)},
     {"name": "mute", "description": "Answers, then stops reading.", "inputSchema": {"type": "object"}},
+    {"name": "measure", "description": "Measure the temperature.",
+     "inputSchema": {"type": "object", "properties": {"mode": {"type": "string"}}},
+     "outputSchema": {"type": "object", "properties": {"celsius": {"type": "number"}}, "required": ["celsius"]}},
 ]
+
+STRUCTURED = {"good": {"celsius": 21.5}, "wrong": {"celsius": "warm"}, "missing": None}
 
 
 def send(message):
@@ -59,7 +66,13 @@ def main():
             name = message["params"]["name"]
             args = message["params"].get("arguments") or {}
             text = args.get("text", "muted") if name in ("echo", "mute") else "?"
-            send({"jsonrpc": "2.0", "id": id_, "result": {"content": [{"type": "text", "text": text}]}})
+            result = {"content": [{"type": "text", "text": text}]}
+            if name == "measure":
+                structured = STRUCTURED.get(args.get("mode"))
+                result["content"] = [{"type": "text", "text": json.dumps(structured)}]
+                if structured is not None:
+                    result["structuredContent"] = structured
+            send({"jsonrpc": "2.0", "id": id_, "result": result})
             if name == "mute":
                 time.sleep(3600)
         else:
