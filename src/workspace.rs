@@ -30,6 +30,10 @@ pub struct WorkspaceSettings {
     trust: Trust,
     policy: RulePolicy,
     hooks: CommandHooks,
+    /// `mcpCallers`: what each caller of a served registry may do.
+    callers: Vec<crate::rules::callers::CallerProfile>,
+    /// The files read, to make the rules again for each caller's profiles.
+    files: Vec<(crate::rules::Source, PathBuf)>,
 }
 
 impl WorkspaceSettings {
@@ -59,7 +63,8 @@ impl WorkspaceSettings {
         let files = settings::locations(cwd, home);
         let policy = settings::policy_from_files_with(cwd, &files, trust)?;
         let hooks = settings::hooks_from_files(&files, trust)?;
-        Ok(WorkspaceSettings { cwd: cwd.to_path_buf(), trust, policy, hooks })
+        let callers = crate::rules::callers::profiles_from_files(&files, trust)?;
+        Ok(WorkspaceSettings { cwd: cwd.to_path_buf(), trust, policy, hooks, callers, files })
     }
 
     /// The workspace's directory.
@@ -76,7 +81,8 @@ impl WorkspaceSettings {
     /// What the files had to say that was not an error (unknown keys, rules that
     /// match nothing), each naming the file.
     pub fn warnings(&self) -> Vec<String> {
-        self.policy.warnings().iter().chain(self.hooks.warnings()).cloned().collect()
+        let callers = crate::rules::callers::CallerPolicy::warnings(&self.callers);
+        self.policy.warnings().iter().chain(self.hooks.warnings()).cloned().chain(callers).collect()
     }
 
     /// The settings' command hooks (the subagent runtime runs their `SubagentStart`
@@ -89,7 +95,15 @@ impl WorkspaceSettings {
     /// ask about goes to the settings' `PermissionRequest` hooks, then to `approver`.
     pub fn executor(self, registry: Arc<Registry>, approver: impl Approver + 'static) -> Executor {
         let approver = self.hooks.approver(approver).with_permission_mode(self.policy.mode().name());
-        let builder = Executor::builder(registry).policy(self.policy);
+        let builder = if self.callers.is_empty() {
+            Executor::builder(registry).policy(self.policy)
+        } else {
+            let (cwd, files, trust) = (self.cwd.clone(), self.files.clone(), self.trust);
+            let again =
+                Box::new(move || settings::policy_from_files_with(&cwd, &files, trust).map_err(|e| e.to_string()));
+            let policy = crate::rules::callers::CallerPolicy::new(self.policy, self.callers, again);
+            Executor::builder(registry).policy(policy)
+        };
         self.hooks.install(builder).approver(approver).build()
     }
 

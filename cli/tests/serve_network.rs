@@ -67,14 +67,7 @@ async fn https_serves_mcp_and_plain_http_on_its_port_gets_nothing() {
 #[test]
 fn plain_http_off_loopback_needs_tls_or_a_declared_proxy() {
     let (ws, home) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-    let out = Command::new(env!("CARGO_BIN_EXE_toolwright"))
-        .args(["serve", "--http", "0.0.0.0:0", "--cwd"])
-        .arg(ws.path())
-        .env("HOME", home.path())
-        .output()
-        .unwrap();
-    assert!(!out.status.success());
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stderr = serve::refused(ws.path(), home.path(), "0.0.0.0:0", &[], &[]);
     assert!(stderr.contains("--tls-cert") && stderr.contains("--behind-proxy"), "{stderr}");
 
     // Behind a proxy: the public name of --resource-url is answered, others are not.

@@ -165,16 +165,14 @@ fn introspected_tokens_must_be_active_and_for_this_server() {
 
 #[test]
 fn static_tokens_and_oauth_are_never_mixed_and_static_mode_publishes_no_metadata() {
-    let (ws, _home) = workspace();
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_toolwright"))
-        .args(["serve", "--http", "127.0.0.1:0", "--cwd"])
-        .arg(ws.path())
-        .args(["--oauth-issuer", "http://127.0.0.1:9", "--token-env", "ci=CI_TOKEN"])
-        .env("CI_TOKEN", "a-long-static-secret-token")
-        .output()
-        .unwrap();
-    assert!(!out.status.success());
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let (ws, home) = workspace();
+    let stderr = serve::refused(
+        ws.path(),
+        home.path(),
+        "127.0.0.1:0",
+        &["--oauth-issuer", "http://127.0.0.1:9", "--token-env", "ci=CI_TOKEN"],
+        &[("CI_TOKEN", "a-long-static-secret-token")],
+    );
     assert!(stderr.contains("--oauth-issuer") && stderr.contains("--token-env"), "{stderr}");
 
     let (ws, home) = workspace();

@@ -3,7 +3,7 @@
 //! with backoff, follow `tools/list_changed`.
 
 use super::config::{McpConfig, McpServerConfig, ServerTransport};
-use super::convert::{flags_from_annotations, from_call_tool_result, normalize_schema, progress_from};
+use super::convert::{flags_from_annotations, from_call_tool_result, held_to_schema, normalize_schema, progress_from};
 use super::limits::MessageLimits;
 use super::lines::{LineTransport, Warn};
 use toolwright_core::ToolContext;
@@ -760,30 +760,6 @@ impl PreparedCall for McpCall {
             })
         })
     }
-}
-
-/// A successful result of a tool that declares an `outputSchema`: it must carry
-/// `structuredContent` that fits (MCP: "servers MUST provide structured results
-/// that conform"). One that does not becomes an error result saying so, with the
-/// server's blocks kept after the note (nothing it sent is lost).
-fn held_to_schema(
-    mut output: ToolOutput,
-    check: &toolwright_core::validate::Validator,
-    server: &str,
-    tool: &str,
-) -> ToolOutput {
-    let problem = match &output.structured {
-        None => "returned no structuredContent".to_owned(),
-        Some(structured) => match check.check(structured.to_string().as_bytes()) {
-            Ok(()) => return output,
-            Err(e) => format!("returned structuredContent that does not fit it: {e}"),
-        },
-    };
-    let note = format!("MCP server `{server}`'s tool `{tool}` declares an outputSchema but {problem}");
-    tracing::warn!("{note}");
-    output.content.insert(0, toolwright_core::Content::Text(note));
-    output.is_error = true;
-    output
 }
 
 /// Loads `path` and mounts its servers (see [`McpMounts::mount`]).

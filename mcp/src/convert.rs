@@ -130,6 +130,30 @@ pub(crate) fn progress_from(p: ProgressNotificationParam) -> Progress {
     Progress { message: p.message.unwrap_or_default(), progress: Some(p.progress), total: p.total, data: None }
 }
 
+/// A successful result of a tool that declares an `outputSchema`: it must carry
+/// `structuredContent` that fits (MCP: "servers MUST provide structured results
+/// that conform"). One that does not becomes an error result saying so, with the
+/// server's blocks kept after the note (nothing it sent is lost).
+pub(crate) fn held_to_schema(
+    mut output: ToolOutput,
+    check: &toolwright_core::validate::Validator,
+    server: &str,
+    tool: &str,
+) -> ToolOutput {
+    let problem = match &output.structured {
+        None => "returned no structuredContent".to_owned(),
+        Some(structured) => match check.check(structured.to_string().as_bytes()) {
+            Ok(()) => return output,
+            Err(e) => format!("returned structuredContent that does not fit it: {e}"),
+        },
+    };
+    let note = format!("MCP server `{server}`'s tool `{tool}` declares an outputSchema but {problem}");
+    tracing::warn!("{note}");
+    output.content.insert(0, toolwright_core::Content::Text(note));
+    output.is_error = true;
+    output
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

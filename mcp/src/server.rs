@@ -680,9 +680,22 @@ impl ServerHandler for McpServer {
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(self.tool_list()?.to_vec()))
+        let tools = self.tool_list()?;
+        // An authenticated caller sees the tools its profile offers.
+        #[cfg(feature = "http")]
+        if let Some(caller) =
+            context.extensions.get::<http::request::Parts>().and_then(|p| p.extensions.get::<toolwright_core::Caller>())
+        {
+            let mut extensions = Extensions::new();
+            extensions.insert(caller.clone());
+            let policy = self.executor.permission_policy();
+            let offered = tools.iter().filter(|t| policy.offers(&t.name, &extensions)).cloned().collect();
+            return Ok(ListToolsResult::with_all_items(offered));
+        }
+        let _ = context;
+        Ok(ListToolsResult::with_all_items(tools.to_vec()))
     }
 
     async fn call_tool(

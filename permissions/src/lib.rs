@@ -39,6 +39,7 @@ pub mod domain;
 /// Shell command analysis, from [`toolwright_shell`].
 pub use toolwright_shell as shell;
 pub use toolwright_shell::{expand, sed};
+pub mod callers;
 mod hook_event;
 pub mod hooks;
 mod mode;

@@ -72,6 +72,23 @@ pub struct SettingsFile {
     /// `disableAllHooks`: no hooks but the managed ones run (none, from a managed file).
     #[serde(default)]
     pub disable_all_hooks: Option<bool>,
+    /// `mcpCallers` (toolwright's): what each caller of a served registry may do
+    /// ([`crate::callers`]; read there).
+    #[serde(default)]
+    pub mcp_callers: Option<std::collections::BTreeMap<String, CallerProfileSettings>>,
+}
+
+/// One `mcpCallers` entry as written.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct CallerProfileSettings {
+    /// The tools offered (names; a trailing `*` matches a prefix). None: all.
+    #[serde(default)]
+    pub tools: Option<Vec<String>>,
+    /// Rules added for this caller's calls (`allow`, `ask`, `deny`; the other
+    /// `permissions` keys are the workspace's and are not read here).
+    #[serde(default)]
+    pub permissions: Permissions,
 }
 
 /// `permissions`.
@@ -371,7 +388,7 @@ fn policy_with_home(
 
 /// Whether a settings file is the workspace's own: the project's, or a local one the
 /// repository supplies (tracked, or under a symlinked settings directory).
-fn repository_file(source: Source, path: &Path) -> bool {
+pub(crate) fn repository_file(source: Source, path: &Path) -> bool {
     match source {
         Source::Project => true,
         Source::Local => crate::trust::repository_supplies(path),

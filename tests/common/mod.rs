@@ -6,6 +6,7 @@ pub mod peers;
 pub mod provider_rules;
 pub mod runtime_tool;
 pub mod scripted;
+pub mod stateless;
 
 /// A workspace for `serve`: a file to read, a directory the denied command
 /// would delete, and project settings allowing `echo` and `sleep`.

@@ -68,6 +68,13 @@ pub trait PermissionPolicy: Send + Sync {
     /// The decision for `request`.
     fn check(&self, request: &PermissionRequest<'_>) -> PermissionDecision;
 
+    /// Whether `tool` is offered at all to the caller these extensions describe (a
+    /// served registry lists only these, per caller). Defaults to every tool.
+    fn offers(&self, tool: &str, extensions: &crate::extensions::Extensions) -> bool {
+        let _ = (tool, extensions);
+        true
+    }
+
     /// The permission mode as Claude Code names it (`default`, `acceptEdits`, `plan`,
     /// ...), for hooks' `permission_mode`. Defaults to none (hooks get `default`).
     fn mode_name(&self) -> Option<&str> {

@@ -58,6 +58,20 @@ impl HttpServe {
     }
 }
 
+/// `toolwright serve --http BIND --cwd ws` with `extra`, which must fail: its stderr.
+pub fn refused(ws: &Path, home: &Path, bind: &str, extra: &[&str], env: &[(&str, &str)]) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_toolwright"))
+        .args(["serve", "--http", bind, "--cwd"])
+        .arg(ws)
+        .args(extra)
+        .env("HOME", home)
+        .envs(env.iter().copied())
+        .output()
+        .unwrap();
+    assert!(!out.status.success(), "serve started with {extra:?}");
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
 impl Drop for HttpServe {
     fn drop(&mut self) {
         let _ = self.child.kill();
