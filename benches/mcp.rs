@@ -13,41 +13,21 @@
 #![allow(missing_docs)]
 
 mod common;
+#[path = "common/mcp_pair.rs"]
+mod mcp_pair;
 
 use common::Noop;
 use criterion::{Criterion, criterion_group};
+use mcp_pair::{NoopArgs, RmcpOne, client_for, params};
 use rmcp::handler::server::{router::tool::ToolRouter, wrapper::Parameters};
-use rmcp::model::CallToolRequestParams;
 use rmcp::service::{RoleClient, RunningService};
-use rmcp::{ServerHandler, ServiceExt, tool, tool_handler, tool_router};
+use rmcp::{ServerHandler, tool, tool_handler, tool_router};
 use std::sync::Arc;
 use std::time::Duration;
 use toolwright::mcp::McpServer;
 use toolwright::permission::AllowAll;
 use toolwright::prelude::*;
 use toolwright::{InputError, PreparedCall, ToolSpec};
-
-#[derive(serde::Deserialize, schemars::JsonSchema)]
-struct NoopArgs {
-    value: u32,
-}
-
-/// The rmcp server with one tool: the no-op.
-#[derive(Clone)]
-struct RmcpOne {
-    tool_router: ToolRouter<Self>,
-}
-
-#[tool_router]
-impl RmcpOne {
-    #[tool(description = "Do nothing.")]
-    async fn noop(&self, Parameters(args): Parameters<NoopArgs>) -> String {
-        format!("got {}", args.value)
-    }
-}
-
-#[tool_handler(router = self.tool_router)]
-impl ServerHandler for RmcpOne {}
 
 /// The rmcp server with the no-op and 149 more tools.
 #[derive(Clone)]
@@ -103,22 +83,6 @@ fn toolwright_server(tools: usize) -> McpServer {
     McpServer::with_executor(Arc::new(executor))
 }
 
-async fn client_for<S: ServerHandler>(server: S) -> RunningService<RoleClient, ()> {
-    let (server_io, client_io) = tokio::io::duplex(64 * 1024);
-    tokio::spawn(async move {
-        if let Ok(running) = server.serve(server_io).await {
-            let _ = running.waiting().await;
-        }
-    });
-    ().serve(client_io).await.unwrap()
-}
-
-fn params() -> CallToolRequestParams {
-    let mut params = CallToolRequestParams::new("noop");
-    params.arguments = serde_json::json!({"value": 7}).as_object().cloned();
-    params
-}
-
 fn runtimes() -> [(&'static str, tokio::runtime::Runtime); 2] {
     [
         ("current-thread", tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap()),
@@ -133,7 +97,7 @@ fn clients(
 ) -> (RunningService<RoleClient, ()>, RunningService<RoleClient, ()>) {
     let (ours, theirs) = runtime.block_on(async {
         let theirs = if tools == 1 {
-            client_for(RmcpOne { tool_router: RmcpOne::tool_router() }).await
+            client_for(RmcpOne::new()).await
         } else {
             client_for(RmcpMany { tool_router: RmcpMany::tool_router() }).await
         };

@@ -277,10 +277,11 @@ async fn gate(
         return Ok(());
     }
     let session = request.headers().get("mcp-session-id").and_then(|v| v.to_str().ok());
-    let body = serde_json::from_slice::<serde_json::Value>(&body_bytes(request)).unwrap_or_default();
-    let id = || body.get("id").cloned().unwrap_or(serde_json::Value::Null);
+    // Read only when needed: a request of a session goes by without a parse.
+    let body = || serde_json::from_slice::<serde_json::Value>(&body_bytes(request)).unwrap_or_default();
+    let id = || body().get("id").cloned().unwrap_or(serde_json::Value::Null);
     // Only `initialize` opens a session; a 2026-07-28 request stands alone.
-    if session.is_none() && body.get("method").and_then(|m| m.as_str()) == Some("initialize") {
+    if session.is_none() && body().get("method").and_then(|m| m.as_str()) == Some("initialize") {
         let open = manager.sessions.read().await.len();
         if open >= limits.sessions() {
             return Err(busy(

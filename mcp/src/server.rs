@@ -532,8 +532,10 @@ impl McpServer {
             extensions.insert(session.clone());
         }
         let stateless = is_stateless(&context);
-        let can_elicit = context.meta.client_capabilities().is_some_and(|c| c.elicitation.is_some());
-        let round = stateless.then(|| self.rounds.round_of(&request, can_elicit));
+        let round = stateless.then(|| {
+            let can_elicit = context.meta.client_capabilities().is_some_and(|c| c.elicitation.is_some());
+            self.rounds.round_of(&request, can_elicit)
+        });
         if let Some(round) = &round {
             self.load_for_this_request(&request.name);
             extensions.insert(round.clone());
