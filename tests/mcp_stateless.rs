@@ -168,3 +168,82 @@ fn a_permission_question_goes_back_as_input_required_and_the_retry_brings_the_an
     assert_eq!(unasked["result"]["isError"], true, "{unasked}");
     assert!(unasked.to_string().contains("does not support elicitation"), "{unasked}");
 }
+
+/// Sleep `ms` milliseconds, then say so.
+#[toolwright::tool(read_only)]
+pub struct Slow {
+    /// How long.
+    pub ms: u64,
+}
+
+impl toolwright::Tool for Slow {
+    type Output = String;
+    async fn call(self, _cx: &toolwright::ToolContext) -> Result<String, toolwright::ToolError> {
+        tokio::time::sleep(Duration::from_millis(self.ms)).await;
+        Ok(format!("slept {}", self.ms))
+    }
+}
+
+#[test]
+fn a_call_that_outgrows_its_request_becomes_a_task_the_client_polls() {
+    let tokens = toolwright::mcp::BearerTokens::default()
+        .with("alice", "alice-secret-0123456789")
+        .unwrap()
+        .with("bob", "bob-secret-0123456789abc")
+        .unwrap();
+    let registry = Arc::new(toolwright::registry().unwrap());
+    let executor = Executor::builder(registry).policy(toolwright::permission::AllowAll).build();
+    let server = McpServer::with_executor(Arc::new(executor))
+        .with_bearer_tokens(tokens)
+        .with_tasks_after(Duration::from_millis(200));
+    let (_runtime, addr) = serve(server);
+    let alice = [("Authorization", "Bearer alice-secret-0123456789")];
+    let bob = [("Authorization", "Bearer bob-secret-0123456789abc")];
+    let tasks = json!({"extensions": {"io.modelcontextprotocol/tasks": {}}});
+    let slow = |ms: u64| json!({"name": "slow", "arguments": {"ms": ms}});
+
+    // Quick: answered as usual.
+    let (_, quick) = request_as(&addr, "tools/call", slow(10), &alice, tasks.clone());
+    assert_eq!(quick["result"]["content"][0]["text"], "slept 10", "{quick}");
+
+    // Long: a task, polled to its result.
+    let (_, started) = request_as(&addr, "tools/call", slow(1200), &alice, tasks.clone());
+    assert_eq!(started["result"]["resultType"], "task", "{started}");
+    let id = started["result"]["taskId"].as_str().unwrap_or_else(|| panic!("{started}")).to_owned();
+    let poll = |who: &[(&str, &str)]| request_as(&addr, "tasks/get", json!({"taskId": id}), who, tasks.clone()).1;
+    // Another caller is told there is no such task.
+    let stranger = poll(&bob);
+    assert!(stranger.get("error").is_some(), "{stranger}");
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    let finished = loop {
+        let got = poll(&alice);
+        if got["result"]["status"] == "completed" {
+            break got;
+        }
+        assert_eq!(got["result"]["status"], "working", "{got}");
+        assert!(std::time::Instant::now() < deadline, "never completed: {got}");
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert!(finished.to_string().contains("slept 1200"), "{finished}");
+
+    // Cancelled: the task says so.
+    let (_, started) = request_as(&addr, "tools/call", slow(30_000), &alice, tasks.clone());
+    let id = started["result"]["taskId"].as_str().unwrap().to_owned();
+    let (_, refused) = request_as(&addr, "tasks/cancel", json!({"taskId": id}), &bob, tasks.clone());
+    assert!(refused.get("error").is_some(), "bob may not cancel alice's task: {refused}");
+    let (_, cancelled) = request_as(&addr, "tasks/cancel", json!({"taskId": id}), &alice, tasks.clone());
+    assert!(cancelled.get("error").is_none(), "{cancelled}");
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let (_, got) = request_as(&addr, "tasks/get", json!({"taskId": id}), &alice, tasks.clone());
+        if got["result"]["status"] == "cancelled" {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "never cancelled: {got}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+
+    // A client that does not take tasks waits for its result.
+    let (_, waited) = request(&addr, "tools/call", slow(600), &alice);
+    assert_eq!(waited["result"]["content"][0]["text"], "slept 600", "{waited}");
+}

@@ -12,6 +12,7 @@
 
 #[cfg(feature = "http")]
 mod access;
+mod approver;
 #[cfg(feature = "http")]
 mod auth;
 mod client;
@@ -31,6 +32,7 @@ mod lines;
 #[cfg(feature = "http")]
 mod oauth;
 mod server;
+mod tasks;
 #[cfg(feature = "http")]
 mod tls;
 

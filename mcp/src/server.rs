@@ -1,6 +1,7 @@
 //! Serving a registry over MCP: `tools/list` from the cached MCP rendering,
 //! `tools/call` through the executor's pipeline.
 
+pub use super::approver::{AskMode, McpPeer, approver};
 use super::convert::to_call_tool_result;
 use super::limits::MessageLimits;
 use rmcp::model::{
@@ -8,97 +9,15 @@ use rmcp::model::{
     ProgressNotificationParam, ServerCapabilities, Tool,
 };
 use rmcp::service::{NotificationContext, RequestContext, RoleServer};
-use rmcp::{ErrorData, Peer, ServerHandler, ServiceExt};
+use rmcp::{ErrorData, ServerHandler, ServiceExt};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
-use toolwright_core::BoxFuture;
 use toolwright_core::Executor;
 use toolwright_core::Provider;
 use toolwright_core::Registry;
 use toolwright_core::ToolCall;
-use toolwright_core::permission::{Approval, Approver, PermissionRequest};
 use toolwright_core::progress::ProgressSink;
 use toolwright_core::{Extensions, TurnContext};
-
-/// What an MCP server does when the permission policy asks about a call.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-#[non_exhaustive]
-pub enum AskMode {
-    /// Deny the call, with a result that says approval was needed. The default: a
-    /// server has no one to ask unless the client offers elicitation.
-    #[default]
-    Deny,
-    /// Ask the client's user through MCP elicitation when the client supports it,
-    /// else deny.
-    Elicit,
-}
-
-/// The client of the call being served, in the turn's extensions, so that an
-/// [`Approver`] can ask it (see [`approver`]).
-#[derive(Clone)]
-pub struct McpPeer(pub Peer<RoleServer>);
-
-/// The approver an MCP server uses for the policy's asks: deny, or elicit (see
-/// [`AskMode`]). [`McpServer::new`] installs it; pass it to
-/// [`ExecutorBuilder::approver`](toolwright_core::ExecutorBuilder::approver) when building
-/// your own executor for [`McpServer::with_executor`].
-pub fn approver(mode: AskMode) -> impl Approver {
-    McpApprover { mode }
-}
-
-struct McpApprover {
-    mode: AskMode,
-}
-
-/// The form an elicitation shows: one yes/no question.
-#[derive(serde::Deserialize, schemars::JsonSchema)]
-struct ApprovalForm {
-    /// Allow this call?
-    allow: bool,
-}
-rmcp::elicit_safe!(ApprovalForm);
-
-impl Approver for McpApprover {
-    fn approve<'a>(&'a self, request: &'a PermissionRequest<'a>, question: &'a str) -> BoxFuture<'a, Approval> {
-        Box::pin(async move {
-            if self.mode == AskMode::Deny {
-                return Approval::Unanswered(
-                    "this MCP server is configured to deny what needs approval (AskMode::Deny); AskMode::Elicit asks \
-                     the client's user"
-                        .into(),
-                );
-            }
-            // A stateless (2026-07-28) call asks by answering `input_required`; its
-            // retry brings the answer.
-            if let Some(round) = request.extensions.get::<super::input_required::InputRound>() {
-                return match round.answer() {
-                    _ if !round.can_elicit() => Approval::Unanswered(
-                        "the MCP client does not support elicitation, so its user cannot be asked".into(),
-                    ),
-                    Some(true) => Approval::AllowOnce,
-                    Some(false) => Approval::Deny(Some("the user declined in the MCP client".into())),
-                    None => {
-                        round.needs(format!("{}\n\n{question}", request.summary()));
-                        Approval::Unanswered("waiting for the MCP client's user (input required)".into())
-                    }
-                };
-            }
-            let Some(McpPeer(peer)) = request.extensions.get::<McpPeer>() else {
-                return Approval::Unanswered("no MCP client is attached to this call".into());
-            };
-            if peer.supported_elicitation_modes().is_empty() {
-                return Approval::Unanswered(
-                    "the MCP client does not support elicitation, so its user cannot be asked".into(),
-                );
-            }
-            match peer.elicit::<ApprovalForm>(format!("{}\n\n{question}", request.summary())).await {
-                Ok(Some(ApprovalForm { allow: true })) => Approval::AllowOnce,
-                Ok(_) => Approval::Deny(Some("the user declined in the MCP client".into())),
-                Err(e) => Approval::Unanswered(format!("asking the MCP client's user failed: {e}")),
-            }
-        })
-    }
-}
 
 /// An MCP server for a registry: every tool in `tools/list` (name, title,
 /// description, inlined `inputSchema`, `outputSchema`, annotations from the flags,
@@ -146,6 +65,8 @@ pub struct McpServer {
     audit: Option<AuditSink>,
     /// Seals the state of input-required rounds (shared by every session).
     rounds: super::input_required::Rounds,
+    /// Calls that outgrew their request, as MCP tasks (shared by every session).
+    tasks: super::tasks::Tasks,
     /// With deferral: this client's session (each HTTP session gets its own).
     session: Option<toolwright_core::deferred::ToolSession>,
 }
@@ -261,6 +182,7 @@ impl McpServer {
             flight: None,
             audit: None,
             rounds: super::input_required::Rounds::new(),
+            tasks: super::tasks::Tasks::new(super::tasks::DEFAULT_AFTER),
             session: None,
         }
     }
@@ -541,6 +463,23 @@ impl McpServer {
             extensions.insert(round.clone());
         }
         let loaded_before = self.session.as_ref().map(|s| s.loaded().len());
+        // A client that takes tasks gets one for a call that outgrows a short wait.
+        if context.client_capabilities().is_some_and(|c| c.supports_tasks()) {
+            let ct = tokio_util::sync::CancellationToken::new();
+            let turn = TurnContext::from_parts(PathBuf::clone(&self.cwd), ct.clone(), extensions, None, None);
+            let executor = Arc::clone(&self.executor);
+            let summary = call.name.to_string();
+            let run = tokio::spawn(async move { executor.execute(&call, &turn).await });
+            let (audit, who) = (self.audit.clone(), caller.clone());
+            let done = move |result: &toolwright_core::ToolResult| record(audit.as_ref(), who.as_deref(), result);
+            return match self.tasks.run(run, ct, &context.ct, caller.clone(), summary, done).await {
+                super::tasks::Ran::Early(Ok(result)) => {
+                    Ok(self.finish(result, caller.as_deref(), loaded_before, &context, round.as_ref()).await)
+                }
+                super::tasks::Ran::Early(Err(why)) => Err(ErrorData::internal_error(why, None)),
+                super::tasks::Ran::Task(task) => Ok(CallToolResponse::Task(rmcp::model::CreateTaskResult::new(task))),
+            };
+        }
         let token = context.meta.get_progress_token();
         let (sink, reports) = token.is_some().then(|| ProgressSink::channel(64)).unzip();
         let turn = TurnContext::from_parts(PathBuf::clone(&self.cwd), context.ct.clone(), extensions, sink, None);
@@ -625,14 +564,14 @@ impl McpServer {
     }
 
     fn audit(&self, caller: Option<&str>, result: &toolwright_core::ToolResult) {
-        if let Some(record) = &self.audit {
-            record(&AuditRecord {
-                caller: caller.map(str::to_owned),
-                tool: result.tool.to_string(),
-                outcome: Outcome::of(result.error),
-                duration: result.duration,
-            });
-        }
+        record(self.audit.as_ref(), caller, result);
+    }
+
+    /// Runs a call as a task after this long instead of the default second (for
+    /// clients that declare the tasks extension).
+    pub fn with_tasks_after(mut self, after: std::time::Duration) -> McpServer {
+        self.tasks = self.tasks.with_after(after);
+        self
     }
 
     /// After a search that loaded tools, tells the client to list them again.
@@ -643,6 +582,30 @@ impl McpServer {
             let _ = peer.notify_tool_list_changed().await;
         }
     }
+}
+
+/// Tells `audit` of a finished call.
+fn record(audit: Option<&AuditSink>, caller: Option<&str>, result: &toolwright_core::ToolResult) {
+    if let Some(record) = audit {
+        record(&AuditRecord {
+            caller: caller.map(str::to_owned),
+            tool: result.tool.to_string(),
+            outcome: Outcome::of(result.error),
+            duration: result.duration,
+        });
+    }
+}
+
+/// The caller the HTTP layer authenticated for a request, if any.
+fn caller_of(context: &RequestContext<RoleServer>) -> Option<String> {
+    #[cfg(feature = "http")]
+    if let Some(caller) =
+        context.extensions.get::<http::request::Parts>().and_then(|p| p.extensions.get::<toolwright_core::Caller>())
+    {
+        return Some(caller.subject.clone());
+    }
+    let _ = context;
+    None
 }
 
 /// Whether a request stands alone (the 2026-07-28 revision over HTTP): it came
@@ -675,8 +638,34 @@ impl ServerHandler for McpServer {
     }
 
     fn get_info(&self) -> InitializeResult {
-        let capabilities = ServerCapabilities::builder().enable_tools().enable_tool_list_changed().build();
+        let capabilities =
+            ServerCapabilities::builder().enable_tools().enable_tool_list_changed().enable_tasks().build();
         InitializeResult::new(capabilities).with_server_info(self.info.clone())
+    }
+
+    async fn get_task(
+        &self,
+        request: rmcp::model::GetTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<rmcp::model::GetTaskResult, ErrorData> {
+        let task = self.tasks.get(&request.task_id, caller_of(&context).as_deref())?;
+        Ok(rmcp::model::GetTaskResult::new(task))
+    }
+
+    async fn update_task(
+        &self,
+        request: rmcp::model::UpdateTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.tasks.update(&request.task_id, caller_of(&context).as_deref(), request.input_responses)
+    }
+
+    async fn cancel_task(
+        &self,
+        request: rmcp::model::CancelTaskParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.tasks.cancel(&request.task_id, caller_of(&context).as_deref())
     }
 
     async fn list_tools(

@@ -33,7 +33,8 @@ pub fn request_as(
          Mcp-Method: {method}\r\nContent-Length: {}\r\nConnection: close\r\n",
         body.len()
     );
-    if let Some(name) = params.get("name").and_then(Value::as_str) {
+    // `Mcp-Name`: the tool of a call, the task of a `tasks/*` request.
+    if let Some(name) = params.get("name").or_else(|| params.get("taskId")).and_then(Value::as_str) {
         head.push_str(&format!("Mcp-Name: {name}\r\n"));
     }
     for (name, value) in extra {
