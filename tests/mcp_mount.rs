@@ -292,8 +292,11 @@ fn raw_server(env: serde_json::Value) -> serde_json::Value {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn tools_that_do_not_parse_are_skipped_one_by_one() {
     let start = Instant::now();
-    let (_registry, mounts, executor) = mount(raw_server(json!({}))).await;
+    let (registry, mounts, executor) = mount(raw_server(json!({}))).await;
     assert!(start.elapsed() < Duration::from_secs(10), "no wait for a timeout: {:?}", start.elapsed());
+    // Icons pass on in MCP's forms only: the plain-http one is dropped.
+    let echo = registry.resolve("mcp__raw__echo").unwrap();
+    assert_eq!(echo.tool().spec().icons.as_ref(), ["https://example.com/echo.png"]);
     let names = mounts.tools("raw");
     assert_eq!(names, ["mcp__raw__echo", "mcp__raw__measure", "mcp__raw__mute"], "{:?}", mounts.warnings());
     let warnings = mounts.warnings().join("\n");

@@ -21,7 +21,7 @@ use toolwright::prelude::*;
 use toolwright::{Executor, Registry};
 
 /// Count down `steps` steps, reporting progress at each.
-#[tool(read_only, pure, title = "Count down")]
+#[tool(read_only, pure, title = "Count down", icons = ["https://example.com/icons/countdown.svg?v=2"])]
 pub struct Countdown {
     /// How many steps.
     pub steps: u32,
@@ -156,6 +156,9 @@ async fn rmcp_client_lists_calls_and_gets_errors_where_mcp_puts_them() {
     assert_eq!(names, registry.names(), "every tool, in the registry's (sorted) order");
     let countdown = tools.iter().find(|t| t.name == "countdown").unwrap();
     assert_eq!(countdown.title.as_deref(), Some("Count down"));
+    let icons = countdown.icons.as_ref().expect("the declared icon");
+    assert_eq!(icons[0].src, "https://example.com/icons/countdown.svg?v=2");
+    assert_eq!(icons[0].mime_type.as_deref(), Some("image/svg+xml"));
     assert_eq!(countdown.annotations.as_ref().unwrap().read_only_hint, Some(true));
     assert_eq!(countdown.input_schema["properties"]["steps"]["type"], "integer");
     let add_up = tools.iter().find(|t| t.name == "add_up").unwrap();

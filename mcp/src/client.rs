@@ -474,6 +474,10 @@ impl Server {
         let origin = format!("MCP server `{}`, tool `{original}`", self.name);
         let mut spec = ToolSpec::runtime(String::new(), description, origin).with_flags(flags);
         spec.title = title.map(Into::into);
+        // Icons pass on in the forms MCP names (https, data:image); no plain http.
+        let icons = tool.icons.iter().flatten().map(|i| i.src.as_str());
+        let icons = icons.filter(|src| src.starts_with("https://") || src.starts_with("data:image/"));
+        spec.icons = icons.map(|src| src.to_owned().into()).collect::<Vec<_>>().into();
         spec.timeout = Some(self.config.timeout);
         spec.defer = self.config.defer;
         // The schema must lower for every provider the agent may render for.

@@ -26,6 +26,7 @@ def deep_schema(levels):
 
 TOOLS = [
     {"name": "echo", "description": "Echo `text`.",
+     "icons": [{"src": "https://example.com/echo.png"}, {"src": "http://insecure.example.com/echo.png"}],
      "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}},
     {"name": "stringy", "description": "Its schema is a string.", "inputSchema": "not a schema"},
     {"name": "deep", "description": "Nested 100 levels.", "inputSchema": deep_schema(100)},

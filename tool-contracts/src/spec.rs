@@ -126,6 +126,8 @@ pub struct ToolSpec {
     pub aliases: Cow<'static, [Alias]>,
     /// A short human title (MCP `title`).
     pub title: Option<Cow<'static, str>>,
+    /// Icons a client may show (MCP `icons`): `https` URLs or `data:image/` URIs.
+    pub icons: Cow<'static, [Cow<'static, str>]>,
     /// What the model reads: the doc comment unless overridden.
     pub description: Cow<'static, str>,
     /// The declared capability flags (a tool may refine them per input).
@@ -155,6 +157,7 @@ impl ToolSpec {
             name: name.into(),
             aliases: Cow::Borrowed(&[]),
             title: None,
+            icons: Cow::Borrowed(&[]),
             description: description.into(),
             flags: Flags::NONE,
             origin: ToolOrigin::Runtime(origin.into()),

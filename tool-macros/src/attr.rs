@@ -24,6 +24,7 @@ pub(crate) const PARTIAL_INPUT: &str = "partial_input";
 pub(crate) const RULE_NAME: &str = "rule_name";
 pub(crate) const PURE: &str = "pure";
 pub(crate) const DEFER: &str = "defer";
+pub(crate) const ICONS: &str = "icons";
 
 const ALL_KEYS: &[&str] = &[
     NAME,
@@ -44,6 +45,7 @@ const ALL_KEYS: &[&str] = &[
     RULE_NAME,
     PURE,
     DEFER,
+    ICONS,
 ];
 
 /// A boolean flag and where it was set.
@@ -60,6 +62,8 @@ pub(crate) struct ToolAttrs {
     pub(crate) title: Option<LitStr>,
     /// `(literal, advertised)`, in the order written.
     pub(crate) aliases: Vec<(LitStr, bool)>,
+    /// Icon URIs, in the order written.
+    pub(crate) icons: Vec<LitStr>,
     pub(crate) krate: Option<Path>,
     pub(crate) read_only: Flag,
     pub(crate) concurrency_safe: Flag,
@@ -107,6 +111,18 @@ impl ToolAttrs {
             TIMEOUT_SECS => self.timeout_secs = Some(meta.value()?.parse()?),
             MAX_OUTPUT_BYTES => self.max_output_bytes = Some(meta.value()?.parse()?),
             MAX_OUTPUT_TOKENS => self.max_output_tokens = Some(meta.value()?.parse()?),
+            ICONS => {
+                let list: ExprArray = meta.value()?.parse()?;
+                for elem in list.elems {
+                    match elem {
+                        Expr::Lit(syn::ExprLit { lit: Lit::Str(s), .. }) => self.icons.push(s),
+                        other => cx.error_spanned_by(
+                            other,
+                            "an icon must be a string literal, as in `icons = [\"https://example.com/search.svg\"]`",
+                        ),
+                    }
+                }
+            }
             ALIASES | ADVERTISED_ALIASES => {
                 let advertised = key == ADVERTISED_ALIASES;
                 let list: ExprArray = meta.value()?.parse()?;
@@ -186,6 +202,25 @@ pub(crate) fn is_portable_name(name: &str) -> bool {
     matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
         && name.len() <= 63
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+}
+
+/// An icon MCP clients can show: an `https` URL, or a base64 `data:image/...` URI
+/// (the MCP spec's two forms; plain `http` would let anyone on the path swap it).
+pub(crate) fn check_icon(icon: &str) -> Result<(), &'static str> {
+    if let Some(rest) = icon.strip_prefix("https://") {
+        if rest.is_empty() || rest.starts_with('/') || icon.contains(char::is_whitespace) {
+            return Err("not an https URL with a host");
+        }
+        return Ok(());
+    }
+    if let Some(rest) = icon.strip_prefix("data:image/") {
+        return if rest.contains(";base64,") {
+            Ok(())
+        } else {
+            Err("a data URI here is `data:image/<type>;base64,...`")
+        };
+    }
+    Err("an icon is an `https://` URL or a `data:image/...;base64,` URI")
 }
 
 #[cfg(test)]

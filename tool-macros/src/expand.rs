@@ -49,6 +49,7 @@ struct SpecValues {
     name: String,
     aliases: Vec<(String, bool)>,
     title: Option<String>,
+    icons: Vec<String>,
     description: String,
     read_only: bool,
     concurrency_safe: bool,
@@ -129,6 +130,17 @@ impl SpecValues {
             }
             title
         });
+        let icons = attrs
+            .icons
+            .iter()
+            .map(|lit| {
+                let icon = lit.value();
+                if let Err(why) = attr::check_icon(&icon) {
+                    cx.error_spanned_by(lit, format!("icon `{icon}`: {why}"));
+                }
+                icon
+            })
+            .collect();
         check_contradiction(cx, attrs.read_only, attrs.destructive);
         let timeout_secs = positive(cx, attrs.timeout_secs.as_ref(), "timeout_secs");
         let bytes = positive(cx, attrs.max_output_bytes.as_ref(), "max_output_bytes");
@@ -162,6 +174,7 @@ impl SpecValues {
             name,
             aliases,
             title,
+            icons,
             description,
             read_only: attrs.read_only.value,
             concurrency_safe: attrs.concurrency_safe.value,
@@ -214,6 +227,7 @@ fn spec_and_info(container: &Container, spec: &SpecValues, krate: &Path, placeho
         Some(t) => quote!(::core::option::Option::Some(#p::Cow::Borrowed(#t))),
         None => quote!(::core::option::Option::None),
     };
+    let icons = spec.icons.iter().map(|icon| quote!(#p::Cow::Borrowed(#icon)));
     let SpecValues { read_only, concurrency_safe, destructive, idempotent, open_world, .. } = *spec;
     let timeout = match spec.timeout_secs {
         Some(secs) => quote!(::core::option::Option::Some(#p::Duration::from_secs(#secs))),
@@ -256,6 +270,7 @@ fn spec_and_info(container: &Container, spec: &SpecValues, krate: &Path, placeho
             name: #p::Cow::Borrowed(#name),
             aliases: #p::Cow::Borrowed(&[#(#aliases),*]),
             title: #title,
+            icons: #p::Cow::Borrowed(&[#(#icons),*]),
             description: #p::Cow::Borrowed(#description),
             flags: #p::Flags {
                 read_only: #read_only,

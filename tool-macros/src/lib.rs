@@ -36,6 +36,7 @@ use proc_macro::TokenStream;
 /// | `name` | the name the model calls (default: the struct's name in snake_case) | `#[tool(name = "web_search")]` |
 /// | `description` | what the model reads (default: the doc comment, paragraphs kept) | `#[tool(description = "Search the web.")]` |
 /// | `title` | a human title (MCP `title`) | `#[tool(title = "Search the web")]` |
+/// | `icons` | icons an MCP client may show (MCP `icons`): `https` URLs or `data:image/...;base64,` URIs | `#[tool(icons = ["https://example.com/search.svg"])]` |
 /// | `aliases` | more names that route to the same handler, hidden from the model | `#[tool(aliases = ["search", "Grep"])]` |
 /// | `advertised_aliases` | more names the model is shown too, each as a tool of its own (for a model trained on an old name) | `#[tool(advertised_aliases = ["find_in_files"])]` |
 /// | `read_only` | the call changes nothing (a scheduling fact; permission still applies) | `#[tool(read_only)]` |
