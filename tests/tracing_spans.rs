@@ -1,5 +1,6 @@
-//! Every call gets a `tool_call` span with the tool, the call id, the outcome and the
-//! duration.
+//! Every call gets an `execute_tool {tool}` span in the OpenTelemetry GenAI
+//! conventions, with its hooks, permission decision and approval wait as children,
+//! and its arguments and result only when content capture is on.
 #![allow(missing_docs)]
 
 use std::collections::HashMap;
@@ -31,12 +32,12 @@ impl Tool for Touch {
     }
 }
 
-/// A span's name and its fields.
-type SpanRecord = (String, HashMap<String, String>);
+/// A span's name, its fields and its parent (index + 1).
+type SpanRecord = (String, HashMap<String, String>, Option<u64>);
 
-/// Spans by id (index + 1), and warning events' fields.
+/// Spans by id (index + 1), warning events' fields, and the spans entered.
 #[derive(Default, Clone)]
-struct Recorder(Arc<Mutex<Vec<SpanRecord>>>, Arc<Mutex<Vec<HashMap<String, String>>>>);
+struct Recorder(Arc<Mutex<Vec<SpanRecord>>>, Arc<Mutex<Vec<HashMap<String, String>>>>, Arc<Mutex<Vec<u64>>>);
 
 struct Fields<'a>(&'a mut HashMap<String, String>);
 impl Visit for Fields<'_> {
@@ -59,7 +60,12 @@ impl Subscriber for Recorder {
         let mut spans = self.0.lock().unwrap();
         let mut fields = HashMap::new();
         attrs.record(&mut Fields(&mut fields));
-        spans.push((attrs.metadata().name().to_owned(), fields));
+        let parent = match attrs.parent() {
+            Some(id) => Some(id.into_u64()),
+            None if attrs.is_contextual() => self.2.lock().unwrap().last().copied(),
+            None => None,
+        };
+        spans.push((attrs.metadata().name().to_owned(), fields, parent));
         Id::from_u64(spans.len() as u64)
     }
     fn record(&self, span: &Id, values: &Record<'_>) {
@@ -74,12 +80,16 @@ impl Subscriber for Recorder {
             self.1.lock().unwrap().push(fields);
         }
     }
-    fn enter(&self, _: &Id) {}
-    fn exit(&self, _: &Id) {}
+    fn enter(&self, id: &Id) {
+        self.2.lock().unwrap().push(id.into_u64());
+    }
+    fn exit(&self, _: &Id) {
+        self.2.lock().unwrap().pop();
+    }
 }
 
 #[test]
-fn each_call_has_a_span_with_its_outcome() {
+fn each_call_has_an_execute_tool_span_in_the_genai_conventions() {
     let recorder = Recorder::default();
     let _guard = tracing::subscriber::set_default(recorder.clone());
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
@@ -89,14 +99,83 @@ fn each_call_has_a_span_with_its_outcome() {
         ex.execute(&ToolCall::new("c2", "nope", "{}"), &TurnContext::new(".")).await;
     });
     let spans = recorder.0.lock().unwrap();
-    let calls: Vec<_> = spans.iter().filter(|(name, _)| name == "tool_call").map(|(_, f)| f).collect();
+    let calls: Vec<_> = spans.iter().filter(|(name, ..)| name == "execute_tool").map(|(_, f, _)| f).collect();
     assert_eq!(calls.len(), 2);
-    assert_eq!(
-        (calls[0]["tool"].as_str(), calls[0]["call_id"].as_str(), calls[0]["outcome"].as_str()),
-        ("yes", "c1", "ok")
-    );
-    assert!(calls[0]["duration_us"].parse::<u64>().is_ok());
-    assert_eq!((calls[1]["tool"].as_str(), calls[1]["outcome"].as_str()), ("nope", "unknown_tool"));
+    let yes = calls[0];
+    assert_eq!(yes["otel.name"], "execute_tool yes");
+    assert_eq!(yes["otel.kind"], "internal");
+    assert_eq!(yes["gen_ai.operation.name"], "execute_tool");
+    assert_eq!(yes["gen_ai.tool.name"], "yes");
+    assert_eq!(yes["gen_ai.tool.call.id"], "c1");
+    assert_eq!(yes["gen_ai.tool.type"], "function");
+    assert_eq!(yes["gen_ai.tool.description"], "Say yes.");
+    assert!(!yes.contains_key("error.type") && !yes.contains_key("gen_ai.tool.call.arguments"), "{yes:?}");
+    let nope = calls[1];
+    assert_eq!((nope["gen_ai.tool.name"].as_str(), nope["error.type"].as_str()), ("nope", "unknown_tool"));
+    assert_eq!(nope["otel.status_code"], "ERROR");
+}
+
+/// Asks about everything.
+struct AskAll;
+impl toolwright::permission::PermissionPolicy for AskAll {
+    fn check(&self, _: &toolwright::permission::PermissionRequest<'_>) -> toolwright::permission::PermissionDecision {
+        toolwright::permission::PermissionDecision::Ask("May it?".into())
+    }
+}
+
+/// Says yes.
+struct Approve;
+impl toolwright::permission::Approver for Approve {
+    fn approve<'a>(
+        &'a self,
+        _: &'a toolwright::permission::PermissionRequest<'a>,
+        _: &'a str,
+    ) -> toolwright::BoxFuture<'a, toolwright::permission::Approval> {
+        Box::pin(async { toolwright::permission::Approval::AllowOnce })
+    }
+}
+
+/// A hook that lets everything by.
+struct Pass;
+impl toolwright::hooks::PreToolHook for Pass {
+    fn name(&self) -> &str {
+        "pass"
+    }
+    fn before<'a>(
+        &'a self,
+        _: &'a toolwright::hooks::HookCall<'a>,
+    ) -> toolwright::BoxFuture<'a, Result<toolwright::hooks::PreToolOutcome, String>> {
+        Box::pin(async { Ok(toolwright::hooks::PreToolOutcome::default()) })
+    }
+}
+
+#[test]
+fn hooks_the_decision_and_the_approval_wait_are_children_and_content_is_opt_in() {
+    let recorder = Recorder::default();
+    let _guard = tracing::subscriber::set_default(recorder.clone());
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let ex = Executor::builder(Arc::new(toolwright::registry().unwrap()))
+        .policy(AskAll)
+        .approver(Approve)
+        .pre_hook(Pass)
+        .capture_content(true)
+        .build();
+    let result = rt.block_on(ex.execute(&ToolCall::new("c1", "yes", "{}"), &TurnContext::new(".")));
+    assert!(result.is_ok(), "{result:?}");
+    let spans = recorder.0.lock().unwrap();
+    let index = |name: &str| spans.iter().position(|(n, ..)| n == name).unwrap_or_else(|| panic!("no {name} span"));
+    let call = index("execute_tool") as u64 + 1;
+    for child in ["hook", "permission"] {
+        assert_eq!(spans[index(child)].2, Some(call), "{child} is the call's child");
+    }
+    let permission = index("permission") as u64 + 1;
+    assert_eq!(spans[index("approval")].2, Some(permission), "the wait is the decision's child");
+    assert_eq!(spans[index("hook")].1["otel.name"], "hook PreToolUse pass");
+    assert_eq!(spans[index("permission")].1["toolwright.permission.decision"], "allowed when asked");
+    assert_eq!(spans[index("approval")].1["toolwright.approval.answer"], "allow once");
+    let fields = &spans[index("execute_tool")].1;
+    assert_eq!(fields["gen_ai.tool.call.arguments"], "{}");
+    assert_eq!(fields["gen_ai.tool.call.result"], "yes");
 }
 
 #[test]

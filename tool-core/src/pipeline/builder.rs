@@ -77,6 +77,15 @@ impl ExecutorBuilder {
         self
     }
 
+    /// Whether calls' spans record their arguments and results
+    /// (`gen_ai.tool.call.arguments`, `gen_ai.tool.call.result`; at most 8 KiB
+    /// each). Off unless `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true`:
+    /// they may hold what users would not send to a tracing backend.
+    pub fn capture_content(mut self, yes: bool) -> Self {
+        self.executor.capture_content = yes;
+        self
+    }
+
     /// The executor.
     pub fn build(self) -> Executor {
         self.executor

@@ -7,7 +7,8 @@
 //! Each failure becomes an error result the model can act on, naming the tool and,
 //! where it applies, the field. Panics in tools, hooks and policies are caught; a call
 //! that outlives its timeout or is cancelled is dropped. Every call gets a `tracing`
-//! span (`tool_call`) with the tool, the call id, the outcome and the duration.
+//! span in the OpenTelemetry GenAI conventions (`execute_tool {tool}`, see
+//! [`telemetry`]), with its hooks, permission decision and approval wait as children.
 
 use crate::access::{Access, Accesses};
 use crate::hooks::{HookCall, HookPermission, PostToolHook, PreToolHook, PreToolOutcome};
@@ -33,6 +34,7 @@ use tokio_util::sync::WaitForCancellationFuture;
 use tracing::Instrument;
 
 mod builder;
+pub mod telemetry;
 pub use builder::ExecutorBuilder;
 
 /// How long a call may run when neither the tool nor the executor says otherwise.
@@ -60,6 +62,8 @@ pub struct Executor {
     always_allowed: Mutex<HashSet<String>>,
     /// Tools already warned about being denied for want of an approver.
     unapproved_warned: Mutex<HashSet<String>>,
+    /// Whether spans record calls' arguments and results (opt-in).
+    capture_content: bool,
 }
 
 impl fmt::Debug for Executor {
@@ -118,6 +122,7 @@ impl Executor {
                 grace: DEFAULT_GRACE,
                 always_allowed: Mutex::new(HashSet::new()),
                 unapproved_warned: Mutex::new(HashSet::new()),
+                capture_content: telemetry::capture_from_env(),
             },
         }
     }
@@ -161,16 +166,13 @@ impl Executor {
         pool: Option<&'a ToolPool>,
     ) -> Staged<'a> {
         let start = Instant::now();
-        let span = tracing::info_span!(
-            "tool_call",
-            tool = %call.name,
-            call_id = %call.id,
-            outcome = tracing::field::Empty,
-            duration_us = tracing::field::Empty,
-        );
+        let span = telemetry::tool_span(call);
         let mut progress =
             Learned { tool: None, call_id: None, summary: None, limit: self.default_limit, notes: Vec::new() };
         let ready = self.stage_inner(call, turn, pool, &mut progress);
+        if let Ok(ready) = &ready {
+            telemetry::resolved(&span, ready.resolved.tool().spec(), &ready.access, &ready.input, self.capture_content);
+        }
         Staged { call, start, span, progress, ready }
     }
 
@@ -285,8 +287,7 @@ impl Executor {
             && limit_output(&mut output, progress.limit.bytes(), spill).await;
         output.content.extend(progress.notes.drain(..).map(Content::Text));
         let duration = start.elapsed();
-        span.record("outcome", error.map_or("ok", ErrorKind::label));
-        span.record("duration_us", duration.as_micros() as u64);
+        telemetry::finished(span, error, || output.text_content(), self.capture_content);
         ToolResult { call_id, tool, output, error, summary: progress.summary, truncated, duration }
     }
 
@@ -307,7 +308,10 @@ impl Executor {
         let mut hook_permission = None;
         if !hooks.is_empty() {
             let hook_call = self.hook_call(name, spec, call_id, &input, &access, &cx);
-            let runs = hooks.iter().map(|hook| guarded(&cx, hook.before(&hook_call), None, self.grace, true));
+            let runs = hooks.iter().map(|hook| {
+                let span = telemetry::hook_span("PreToolUse", hook.name());
+                guarded(&cx, hook.before(&hook_call), None, self.grace, true).instrument(span)
+            });
             let outcomes = join_all(runs).await;
             let mut merged: Vec<(&str, PreToolOutcome)> = Vec::new();
             for (hook, outcome) in hooks.iter().zip(outcomes) {
@@ -345,7 +349,20 @@ impl Executor {
             }
             progress.notes.extend(merged.into_iter().filter_map(|(_, o)| o.additional_context));
         }
-        let asked = self.authorize(&cx, spec, &input, flags, &access, pool, progress, hook_permission).await?;
+        let span = telemetry::permission_span(name);
+        let authorize = self.authorize(&cx, spec, &input, flags, &access, pool, progress, hook_permission);
+        // Wrapping the future costs a copy of it; only pay when a subscriber listens.
+        let asked = if span.is_disabled() { authorize.await } else { authorize.instrument(span.clone()).await };
+        telemetry::decided(
+            &span,
+            match &asked {
+                Ok(Asked::No) => "allow",
+                Ok(Asked::Yes) => "allowed when asked",
+                Err(f) if f.kind == ErrorKind::Cancelled => "cancelled",
+                Err(_) => "deny",
+            },
+        );
+        let asked = asked?;
         // The token was looked at before the hooks (here or when staged); look again
         // only if the call waited since.
         let waited = !hooks.is_empty() || asked == Asked::Yes;
@@ -449,7 +466,9 @@ impl Executor {
         let name = hook_call.tool;
         let own = cx.extension::<crate::hooks::TurnHooks>().map_or(&[][..], |h| &h.post[..]);
         for hook in self.post_hooks.iter().chain(own).filter(|h| h.matches_call(name, hook_call.rule_name)) {
+            let span = telemetry::hook_span("PostToolUse", hook.name());
             let outcome = guarded(cx, hook.after(hook_call, &output), None, self.grace, true)
+                .instrument(span)
                 .await
                 .map_err(|e| e.in_hook(name, hook.name()))?
                 .map_err(|e| {
@@ -524,12 +543,23 @@ impl Executor {
                 format!("{name}: this call needs approval ({question}), and no one is there to approve it"),
             ));
         };
-        let approval = guarded(cx, approver.approve(&request, &question), None, self.grace, true).await.map_err(
-            |stop| match stop {
-                Stopped::Panicked(p) => Failure::new(ErrorKind::Denied, format!("{name}: the approver failed: {p}")),
-                _ => Failure::new(ErrorKind::Cancelled, format!("{name}: cancelled while waiting for approval")),
+        let span = telemetry::approval_span(name);
+        let approval =
+            guarded(cx, approver.approve(&request, &question), None, self.grace, true).instrument(span.clone()).await;
+        telemetry::answered(
+            &span,
+            match &approval {
+                Ok(Approval::AllowOnce) => "allow once",
+                Ok(Approval::AlwaysAllow) => "always allow",
+                Ok(Approval::Deny(_)) => "deny",
+                Ok(Approval::Unanswered(_)) => "unanswered",
+                Err(_) => "stopped",
             },
-        )?;
+        );
+        let approval = approval.map_err(|stop| match stop {
+            Stopped::Panicked(p) => Failure::new(ErrorKind::Denied, format!("{name}: the approver failed: {p}")),
+            _ => Failure::new(ErrorKind::Cancelled, format!("{name}: cancelled while waiting for approval")),
+        })?;
         match approval {
             Approval::AllowOnce => Ok(Asked::Yes),
             Approval::AlwaysAllow => {
