@@ -202,3 +202,74 @@ fn a_call_denied_for_want_of_an_approver_tells_the_developer_once_with_the_fixes
     }
     assert_eq!(warnings[0]["tool"], "touch");
 }
+
+#[path = "common/http.rs"]
+#[allow(dead_code)]
+mod http;
+#[path = "common/scripted.rs"]
+mod scripted;
+
+#[test]
+fn an_agent_run_nests_its_requests_its_calls_and_its_subagents() {
+    use scripted::{Reply, sse};
+    use serde_json::json;
+    use toolwright::subagents::{RecordedTree, Subagents};
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("notes.txt"), "the answer is 42\n").unwrap();
+    let session = format!(
+        "--- agent: main\n{}{}--- agent: read the notes\n{}{}",
+        sse(&Reply::calls(vec![("agent", json!({"description": "read the notes", "prompt": "What do they say?"}))])),
+        sse(&Reply::text("They say 42.")),
+        sse(&Reply::calls(vec![("read_file", json!({"path": "notes.txt"}))])),
+        sse(&Reply::text("The notes say 42.")),
+    );
+    let recorder = Recorder::default();
+    let _guard = tracing::subscriber::set_default(recorder.clone());
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let outcome = rt.block_on(async {
+        let registry = Arc::new(toolwright::registry().unwrap());
+        let executor = Executor::builder(Arc::clone(&registry)).policy(AllowAll).build();
+        let orchestrator = Arc::new(toolwright::orchestrate::Orchestrator::new(Arc::new(executor)));
+        let tree = RecordedTree::parse(&session).unwrap();
+        let main: Arc<dyn toolwright::agent::Model> = tree.main();
+        let subagents = Subagents::builder(Arc::clone(&orchestrator), Arc::clone(&main)).models(tree).build();
+        subagents.install(&registry).unwrap();
+        let mut turn =
+            TurnContext::new(dir.path()).with_extensions(subagents.extensions(toolwright::builtin::session()));
+        let agent = toolwright::agent::Agent::new_shared(main, orchestrator);
+        agent.run("Read the notes through a subagent.", &mut turn, &mut ()).await
+    });
+    let outcome = outcome.unwrap();
+    assert_eq!(outcome.text, "They say 42.");
+    let spans = recorder.0.lock().unwrap();
+    let named = |name: &str, key: &str, value: &str| -> Vec<u64> {
+        (0..spans.len())
+            .filter(|&i| spans[i].0 == name && spans[i].1.get(key).is_some_and(|v| v == value))
+            .map(|i| i as u64 + 1)
+            .collect()
+    };
+    let parent = |id: u64| spans[id as usize - 1].2;
+    let main = named("invoke_agent", "gen_ai.agent.name", "main");
+    assert_eq!(main.len(), 1, "{:?}", spans.iter().map(|s| &s.0).collect::<Vec<_>>());
+    let main = main[0];
+    assert_eq!(parent(main), None, "the run is the root");
+    assert_eq!(spans[main as usize - 1].1["gen_ai.usage.output_tokens"], "20");
+    let chats = named("chat", "gen_ai.operation.name", "chat");
+    assert_eq!(chats.len(), 4, "two requests each");
+    assert_eq!(chats.iter().filter(|&&c| parent(c) == Some(main)).count(), 2);
+    let chat = &spans[chats[0] as usize - 1].1;
+    assert_eq!(chat["gen_ai.provider.name"], "anthropic");
+    assert_eq!(chat["gen_ai.usage.input_tokens"], "100");
+    assert_eq!(chat["gen_ai.response.finish_reasons"], "[\"tool_use\"]");
+    // The subagent's run is under the call that started it; its call under its run.
+    let call = named("execute_tool", "gen_ai.tool.name", "agent");
+    assert_eq!(call.len(), 1);
+    assert_eq!(parent(call[0]), Some(main), "calls are the agent's, not the request's");
+    let child = (1..=spans.len() as u64)
+        .find(|&i| spans[i as usize - 1].0 == "invoke_agent" && i != main)
+        .expect("the subagent's run");
+    assert_eq!(parent(child), Some(call[0]));
+    let read = named("execute_tool", "gen_ai.tool.name", "read_file");
+    assert_eq!(read.len(), 1);
+    assert_eq!(parent(read[0]), Some(child));
+}

@@ -24,6 +24,7 @@ mod model;
 mod recorded;
 mod retry;
 mod run;
+mod telemetry;
 
 pub use http::HttpModel;
 pub use model::{Body, Model, ModelError};

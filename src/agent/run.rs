@@ -8,6 +8,7 @@ use std::time::Duration;
 use tokio::sync::mpsc;
 use toolwright_core::orchestrate::{CallEvent, Orchestrator};
 use toolwright_core::{Provider, SchemaError, ToolResult, TurnContext};
+use tracing::Instrument;
 
 /// What the loop reports as it goes. Every method has an empty default; `()`
 /// observes nothing.
@@ -384,6 +385,25 @@ impl Agent {
     /// appended, or a failed run's).
     pub async fn resume(
         &self,
+        conversation: Conversation,
+        turn: &mut TurnContext,
+        observer: &mut dyn AgentObserver,
+    ) -> Result<Outcome, AgentError> {
+        let span = super::telemetry::agent_span(turn, self.model.api(), self.model.name());
+        let run = self.resume_in_span(conversation, turn, observer);
+        let outcome = if span.is_disabled() { run.await } else { run.instrument(span.clone()).await };
+        match &outcome {
+            Ok(outcome) => super::telemetry::usage(&span, &outcome.usage),
+            Err(AgentError::Model { error, .. }) => {
+                super::telemetry::failed(&span, &super::telemetry::error_type(error))
+            }
+            Err(_) => super::telemetry::failed(&span, "agent_error"),
+        }
+        outcome
+    }
+
+    async fn resume_in_span(
+        &self,
         mut conversation: Conversation,
         turn: &mut TurnContext,
         observer: &mut dyn AgentObserver,
@@ -485,6 +505,7 @@ impl Agent {
             let wait = if error.is_retryable() { self.retry.wait(&error, backoff.next()) } else { None };
             let Some(wait) = wait else { return Err((error, attempts)) };
             observe(observer).retrying(attempts, wait, &error);
+            super::telemetry::retrying(attempts, wait, &super::telemetry::error_type(&error));
             let token = turn.cancellation().clone();
             tokio::select! {
                 () = tokio::time::sleep(wait) => {}
@@ -510,7 +531,14 @@ impl Agent {
         observer: &Shared<'_>,
     ) -> Result<Response, ModelError> {
         let api = self.model.api();
-        let mut stream = self.model.send(body).await?;
+        let chat = super::telemetry::chat_span(api, self.model.name(), self.max_tokens);
+        let mut stream = match self.model.send(body).instrument(chat.clone()).await {
+            Ok(stream) => stream,
+            Err(error) => {
+                super::telemetry::failed(&chat, &super::telemetry::error_type(&error));
+                return Err(error);
+            }
+        };
         observe(observer).response_started(n, api);
         let token = turn.cancellation().clone();
         let (events, calls) = mpsc::channel(1024);
@@ -572,8 +600,16 @@ impl Agent {
             drop(events);
             (decoder, outcome, text)
         };
+        // The response's stream is the chat span; the calls it starts are the
+        // agent's (siblings of the request, as the conventions draw them).
+        let reader = reader.instrument(chat.clone());
         let executing = self.orchestrator.run_streaming(calls, turn, pool, |event| observe(observer).call(&event));
         let ((decoder, outcome, text), results) = tokio::join!(reader, executing);
+        super::telemetry::usage(&chat, &decoder.usage());
+        super::telemetry::finish_reason(&chat, decoder.stop_reason());
+        if let Err(error) = &outcome {
+            super::telemetry::failed(&chat, &super::telemetry::error_type(error));
+        }
         let cancelled = turn.cancellation().is_cancelled();
         let interrupted = match outcome {
             Err(error) if results.is_empty() && !cancelled => return Err(error),

@@ -1,0 +1,101 @@
+//! The agent loop's spans in the OpenTelemetry GenAI conventions (v1.41.0, as the
+//! calls' spans in `toolwright_core::pipeline::telemetry`): `invoke_agent {name}`
+//! around a run (a subagent's nests under the call that started it), `chat
+//! {model}` for each model request with the provider, the model, the finish
+//! reason and the tokens, and a `retry` event when a request is tried again.
+
+use super::ModelError;
+use crate::provider::{Api, Usage};
+use toolwright_core::{AgentScope, TurnContext};
+use tracing::Span;
+use tracing::field::Empty;
+
+/// The provider as the conventions name it (`gen_ai.provider.name`).
+fn provider(api: Api) -> &'static str {
+    match api {
+        Api::Anthropic => "anthropic",
+        Api::OpenAiChat | Api::OpenAiResponses => "openai",
+        _ => "unknown",
+    }
+}
+
+/// The span of a run: the subagent's type, or `main` for the main agent.
+pub(super) fn agent_span(turn: &TurnContext, api: Api, model: &str) -> Span {
+    let scope = turn.extensions().get::<AgentScope>();
+    let name = scope.map_or("main", |s| s.agent_type.as_str());
+    tracing::info_span!(
+        "invoke_agent",
+        otel.name = %format_args!("invoke_agent {name}"),
+        otel.kind = "internal",
+        otel.status_code = Empty,
+        gen_ai.operation.name = "invoke_agent",
+        gen_ai.agent.name = name,
+        gen_ai.agent.id = scope.map(|s| s.id.as_str()),
+        gen_ai.provider.name = provider(api),
+        gen_ai.request.model = model,
+        gen_ai.usage.input_tokens = Empty,
+        gen_ai.usage.output_tokens = Empty,
+        error.type = Empty,
+    )
+}
+
+/// The span of one model request.
+pub(super) fn chat_span(api: Api, model: &str, max_tokens: u32) -> Span {
+    tracing::info_span!(
+        "chat",
+        otel.name = %format_args!("chat {model}"),
+        otel.kind = "client",
+        otel.status_code = Empty,
+        gen_ai.operation.name = "chat",
+        gen_ai.provider.name = provider(api),
+        gen_ai.request.model = model,
+        gen_ai.request.max_tokens = max_tokens,
+        gen_ai.response.finish_reasons = Empty,
+        gen_ai.usage.input_tokens = Empty,
+        gen_ai.usage.output_tokens = Empty,
+        error.type = Empty,
+    )
+}
+
+/// Tokens spent, on a chat or agent span (input counts the cache's tokens too).
+pub(super) fn usage(span: &Span, usage: &Usage) {
+    let input = usage.input_tokens + usage.cache_creation_input_tokens + usage.cache_read_input_tokens;
+    span.record("gen_ai.usage.input_tokens", input);
+    span.record("gen_ai.usage.output_tokens", usage.output_tokens);
+}
+
+/// Why the model stopped, as a one-element list (the conventions' array, in the
+/// JSON form exporters take from a string).
+pub(super) fn finish_reason(span: &Span, reason: Option<&str>) {
+    if let Some(reason) = reason {
+        span.record("gen_ai.response.finish_reasons", format!("[\"{reason}\"]").as_str());
+    }
+}
+
+/// A failed request or run: `error.type` and an error status.
+pub(super) fn failed(span: &Span, kind: &str) {
+    span.record("error.type", kind);
+    span.record("otel.status_code", "ERROR");
+}
+
+/// A request about to be tried again, as an event on the current span.
+pub(super) fn retrying(attempt: usize, wait: std::time::Duration, error: &str) {
+    tracing::info!(
+        toolwright.retry.attempt = attempt,
+        toolwright.retry.wait_ms = wait.as_millis() as u64,
+        error.type = error,
+        "retry: the model request is sent again"
+    );
+}
+
+/// A model error's `error.type`: the HTTP status, or what kind of failure.
+pub(super) fn error_type(error: &ModelError) -> String {
+    match error {
+        ModelError::Status { status, .. } => status.to_string(),
+        ModelError::MissingKey { .. } => "missing_key".into(),
+        ModelError::Transport { .. } => "transport".into(),
+        ModelError::Interrupted { .. } => "interrupted".into(),
+        ModelError::Stream(_) => "stream".into(),
+        ModelError::Exhausted { .. } => "exhausted".into(),
+    }
+}
