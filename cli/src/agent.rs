@@ -55,6 +55,9 @@ pub struct AgentArgs {
     /// One JSON object per event instead of the readable trace.
     #[arg(long)]
     json: bool,
+    /// Also write the session as a self-contained HTML timeline to FILE.
+    #[arg(long, value_name = "FILE")]
+    timeline: Option<PathBuf>,
     /// Subagent definitions as Claude Code's `--agents` JSON: {"name": {"description":
     /// ..., "prompt": ..., "tools": [...]}}; `@FILE` reads it from a file. They come
     /// after managed definitions and before the workspace's and the user's.
@@ -98,6 +101,9 @@ pub fn run(args: AgentArgs) -> Result<(), String> {
     let settings = args.trust.load(&workspace)?;
     let trusted = settings.trust().is_trusted();
     let trace = Trace::new(Mode::pick(args.json));
+    if args.timeline.is_some() {
+        trace.keep_events();
+    }
     for warning in settings.warnings() {
         trace.note(&format!("warning: {warning}"));
     }
@@ -168,6 +174,7 @@ pub fn run(args: AgentArgs) -> Result<(), String> {
         Ok(outcome) => outcome,
         Err(error) => {
             trace.summary();
+            crate::timeline::finish(&trace, args.timeline.as_deref())?;
             return Err(error);
         }
     };
@@ -207,6 +214,7 @@ pub fn run(args: AgentArgs) -> Result<(), String> {
         );
     }
     trace.summary();
+    crate::timeline::finish(&trace, args.timeline.as_deref())?;
     Ok(())
 }
 

@@ -22,6 +22,8 @@ mod replay;
 mod sample;
 mod search;
 mod stop;
+mod timeline;
+mod timing;
 mod trace;
 mod turn;
 
@@ -66,6 +68,9 @@ enum Command {
     Agents(agents::AgentsArgs),
     /// List the registered tools with their flags.
     Tools,
+    /// Draw a saved trace (`replay --json` / `agent --json` lines, or an OTLP JSON
+    /// export) as a self-contained HTML timeline.
+    Timeline(timeline::TimelineArgs),
     /// Search the tools as a model's `tool_search` does: the registry's, the
     /// workspace's MCP servers' and saved tool lists; `--explain` says why.
     Search(search::SearchArgs),
@@ -107,6 +112,7 @@ pub fn main() -> ExitCode {
 /// The commands under the name `name`, over the registry `registry` makes.
 pub fn main_with(name: &'static str, registry: fn() -> Result<Registry, RegistryError>) -> ExitCode {
     let _ = REGISTRY.set(registry);
+    crate::timing::install();
     let matches = Cli::command().name(name).bin_name(name).get_matches();
     let cli = match Cli::from_arg_matches(&matches) {
         Ok(cli) => cli,
@@ -149,6 +155,7 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             return Ok(if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE });
         }
         Command::Tools => tools_table(&crate::registry()?),
+        Command::Timeline(args) => return timeline::run(args).map(|()| ExitCode::SUCCESS),
         Command::Search(args) => search::run(args)?,
         Command::Schema { provider, strict, cache_control, pretty, claude_code } => {
             if strict

@@ -29,6 +29,9 @@ pub struct ReplayArgs {
     /// One JSON object per event instead of the readable trace.
     #[arg(long)]
     json: bool,
+    /// Also write the session as a self-contained HTML timeline to FILE.
+    #[arg(long, value_name = "FILE")]
+    timeline: Option<PathBuf>,
     /// Pause between stream events, in milliseconds, to watch calls start while
     /// the model is still "typing".
     #[arg(long, value_name = "MS", default_value_t = 0)]
@@ -77,6 +80,9 @@ pub fn run(args: ReplayArgs) -> Result<(), String> {
     let trust = toolwright::rules::trust::Trust::Trusted;
     let policy = settings::policy_from_files_with(&workspace, &files, trust).map_err(|e| e.to_string())?;
     let trace = Trace::new(Mode::pick(args.json));
+    if args.timeline.is_some() {
+        trace.keep_events();
+    }
     let answer = args.answer.given();
     let registry = Arc::new(crate::registry()?);
     let orchestrator = Arc::new(Orchestrator::new(Arc::new(executor(Arc::clone(&registry), policy, answer, &trace))));
@@ -124,6 +130,7 @@ pub fn run(args: ReplayArgs) -> Result<(), String> {
         Ok(_) => {}
         Err(error) => {
             trace.summary();
+            crate::timeline::finish(&trace, args.timeline.as_deref())?;
             return Err(format!("{name}: {error}"));
         }
     }
@@ -139,6 +146,7 @@ pub fn run(args: ReplayArgs) -> Result<(), String> {
         ));
     }
     trace.summary();
+    crate::timeline::finish(&trace, args.timeline.as_deref())?;
     if args.workspace.is_some() {
         trace.note(&format!("the workspace is kept at {}", workspace.display()));
     }

@@ -44,6 +44,8 @@ struct Stats {
     call_time: Duration,
     /// Time spent waiting for a person's answer, inside calls: not call time.
     waiting: Duration,
+    /// Time the model took, from each request to the end of its stream.
+    model: Duration,
     /// The open batch: the tools of a run of concurrency-safe calls (which the
     /// scheduler lets overlap), or one unsafe call; when it started and when its
     /// last call finished.
@@ -58,6 +60,8 @@ pub struct Trace {
     started: Instant,
     multi: MultiProgress,
     bars: Mutex<HashMap<String, ProgressBar>>,
+    /// Every event, kept for a timeline when one was asked for.
+    kept: Mutex<Option<Vec<Value>>>,
     stats: Mutex<Stats>,
 }
 
@@ -94,6 +98,7 @@ impl Trace {
             started: Instant::now(),
             multi: MultiProgress::with_draw_target(target),
             bars: Mutex::default(),
+            kept: Mutex::default(),
             stats: Mutex::default(),
         })
     }
@@ -113,11 +118,39 @@ impl Trace {
         }
     }
 
-    fn json(&self, value: Value) {
+    /// An event for `--json` and the timeline, stamped with the milliseconds since
+    /// the trace began (`t_ms`).
+    fn json(&self, mut value: Value) {
+        let keeping = lock(&self.kept).is_some();
+        if self.mode != Mode::Json && !keeping {
+            return;
+        }
+        value["t_ms"] = json!((self.started.elapsed().as_secs_f64() * 1e4).round() / 10.0);
         if self.mode == Mode::Json {
             let mut out = std::io::stdout().lock();
             let _ = writeln!(out, "{value}");
         }
+        if let Some(kept) = lock(&self.kept).as_mut() {
+            kept.push(value);
+        }
+    }
+
+    /// Keeps every event from now on, for [`timeline`](Self::timeline).
+    pub fn keep_events(&self) {
+        lock(&self.kept).get_or_insert_with(Vec::new);
+    }
+
+    /// The session so far as a timeline (when events were kept).
+    pub fn timeline(&self) -> Option<crate::timeline::Timeline> {
+        lock(&self.kept).as_deref().map(crate::timeline::Timeline::from_events)
+    }
+
+    /// A wait for a person's answer about call `call_id`, from `asked` until now.
+    pub fn wait(&self, call_id: &str, asked: Instant, answer: &str) {
+        let ms = |t: Instant| (t.saturating_duration_since(self.started).as_secs_f64() * 1e4).round() / 10.0;
+        self.json(json!({
+            "type": "wait", "call_id": call_id, "start_ms": ms(asked), "end_ms": ms(Instant::now()), "answer": answer,
+        }));
     }
 
     pub fn header(&self, what: &str, detail: Value) {
@@ -259,6 +292,11 @@ impl Trace {
         self.json(json!({"type": "note", "text": text}));
     }
 
+    /// Time the model took for one response.
+    pub fn model_time(&self, time: Duration) {
+        lock(&self.stats).model += time;
+    }
+
     /// Time a call spent waiting for a person's answer, left out of call time.
     pub fn waited(&self, time: Duration) {
         lock(&self.stats).waiting += time;
@@ -277,17 +315,26 @@ impl Trace {
         } else {
             String::new()
         };
+        let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+        let hooks = crate::timing::hooks();
         self.line(&format!(
-            "\nsummary: {} in {}, {}; wall {:.0} ms against {:.0} ms of call time{together}",
+            "\nsummary: {} in {}, {}; wall {:.0} ms against {:.0} ms of call time{together}\n\
+             time: model {:.0} ms, tools {:.0} ms, waiting for approval {:.0} ms, hooks {:.0} ms; \
+             parallelism {speedup:.2}x (tool time over wall time)",
             count(stats.calls, "call", "calls"),
             count(stats.batches, "batch", "batches"),
             count(stats.errors, "error", "errors"),
-            wall.as_secs_f64() * 1000.0,
-            sum.as_secs_f64() * 1000.0,
+            ms(wall),
+            ms(sum),
+            ms(stats.model),
+            ms(sum),
+            ms(stats.waiting),
+            ms(hooks),
         ));
         self.json(json!({
             "type": "summary", "calls": stats.calls, "batches": stats.batches, "errors": stats.errors,
-            "wall_ms": wall.as_secs_f64() * 1000.0, "call_time_ms": sum.as_secs_f64() * 1000.0, "speedup": speedup,
+            "wall_ms": ms(wall), "call_time_ms": ms(sum), "speedup": speedup, "model_ms": ms(stats.model),
+            "waiting_ms": ms(stats.waiting), "hooks_ms": ms(hooks), "parallelism": speedup,
         }));
         (stats.calls, stats.errors)
     }
@@ -336,13 +383,16 @@ impl Approver for PromptApprover {
                 }
                 None => question,
             };
+            let asked = Instant::now();
             match self.answer {
                 Some(true) => {
                     self.trace.note(&format!("  ? {question} → yes (--yes)"));
+                    self.trace.wait(request.call_id, asked, "yes (--yes)");
                     Approval::AllowOnce
                 }
                 Some(false) => {
                     self.trace.note(&format!("  ? {question} → no (--deny)"));
+                    self.trace.wait(request.call_id, asked, "no (--deny)");
                     Approval::Unanswered("--deny answers no to every question".into())
                 }
                 None if std::io::stdin().is_terminal() => {
@@ -350,7 +400,6 @@ impl Approver for PromptApprover {
                     // rules it can write), or no.
                     let prompt = format!("  ? {question}\n    {what}\n    allow? [y]es once / [a]lways / [N]o ");
                     let trace = Arc::clone(&self.trace);
-                    let asked = Instant::now();
                     let line = tokio::task::spawn_blocking(move || {
                         trace.multi.suspend(|| {
                             print!("{prompt}");
@@ -363,14 +412,22 @@ impl Approver for PromptApprover {
                     .await
                     .unwrap_or_default();
                     self.trace.waited(asked.elapsed());
-                    match line.trim().to_ascii_lowercase().as_str() {
+                    let answer = match line.trim().to_ascii_lowercase().as_str() {
                         "y" | "yes" => Approval::AllowOnce,
                         "a" | "always" => Approval::AlwaysAllow,
                         _ => Approval::Deny(Some("the user said no".into())),
-                    }
+                    };
+                    let said = match &answer {
+                        Approval::AllowOnce => "yes",
+                        Approval::AlwaysAllow => "always",
+                        _ => "no",
+                    };
+                    self.trace.wait(request.call_id, asked, said);
+                    answer
                 }
                 None => {
                     self.trace.note(&format!("  ? {question} → no (not a terminal; pass --yes or --deny to answer)"));
+                    self.trace.wait(request.call_id, asked, "no (no terminal)");
                     Approval::Unanswered("there is no terminal to ask on (pass --yes to allow)".into())
                 }
             }

@@ -44,6 +44,9 @@ impl AgentObserver for Traced {
             _ => {}
         }
     }
+    fn response_streamed(&mut self, _n: usize, took: Duration) {
+        self.trace.model_time(took);
+    }
     fn response_finished(&mut self, _n: usize, _results: &[ToolResult]) {
         self.trace.end_batch();
     }

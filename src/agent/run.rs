@@ -29,6 +29,11 @@ pub trait AgentObserver: Send {
     fn usage(&mut self, n: usize, usage: &Usage) {
         let _ = (n, usage);
     }
+    /// The model's part of response `n` ended: `took` from sending the request to
+    /// the stream's end (calls may still be running).
+    fn response_streamed(&mut self, n: usize, took: Duration) {
+        let _ = (n, took);
+    }
     /// Response `n` ended; these are its calls' results, in call order.
     fn response_finished(&mut self, n: usize, results: &[ToolResult]) {
         let _ = (n, results);
@@ -532,6 +537,7 @@ impl Agent {
     ) -> Result<Response, ModelError> {
         let api = self.model.api();
         let chat = super::telemetry::chat_span(api, self.model.name(), self.max_tokens);
+        let sent = std::time::Instant::now();
         let mut stream = match self.model.send(body).instrument(chat.clone()).await {
             Ok(stream) => stream,
             Err(error) => {
@@ -597,6 +603,7 @@ impl Agent {
             if !pending.is_empty() {
                 observe(observer).text(&pending);
             }
+            observe(observer).response_streamed(n, sent.elapsed());
             drop(events);
             (decoder, outcome, text)
         };

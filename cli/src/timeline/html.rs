@@ -1,0 +1,215 @@
+//! The timeline as one HTML page with everything inline (no script, no font, no
+//! image from anywhere): lanes are absolutely placed bars in percent of the wall
+//! time, each with a `title` tooltip; subagents are `<details>` groups; every
+//! mark says in text what its colour says.
+//!
+//! The page's structure is the contract a test (or a person's script) can read:
+//! each call is `.call` with `data-call-id`, `data-tool`, `data-start-ms`,
+//! `data-end-ms`, `data-status` (`ok`, `error`, `denied`, `open`) and
+//! `data-batch`; each approval wait `.wait` with `data-call-id` and the times;
+//! each model turn `.turn`.
+
+use super::{Status, Timeline};
+use std::fmt::Write as _;
+
+const STYLE: &str = "
+body{font:13px/1.4 system-ui,sans-serif;margin:16px;color:#1d1d1f;background:#fff}
+h1{font-size:18px;margin:0 0 4px}
+.numbers{margin:0 0 12px;color:#444}
+.axis,.lane{display:grid;grid-template-columns:260px 1fr;align-items:center}
+.axis .track{border-bottom:1px solid #999;height:18px}
+.tick{position:absolute;top:0;font-size:11px;color:#666;border-left:1px solid #bbb;padding-left:2px;height:18px}
+.track{position:relative;height:16px}
+.lane{border-bottom:1px solid #f0f0f0}
+.lane:hover{background:#f6f8ff}
+.label{white-space:nowrap;overflow:hidden;text-overflow:ellipsis;padding-right:8px}
+.bar{position:absolute;top:2px;height:12px;min-width:2px;border-radius:2px}
+.call.ok{background:#3b7dd8}
+.call.error{background:#c62828;background-image:repeating-linear-gradient(45deg,transparent 0 4px,rgba(255,255,255,.45) 4px 6px)}
+.call.denied{background:#8e24aa;background-image:repeating-linear-gradient(-45deg,transparent 0 3px,rgba(255,255,255,.55) 3px 5px)}
+.call.open{background:#9e9e9e}
+.wait{background:#f9a825;top:0;height:16px;opacity:.85;outline:1px dashed #6d4c00}
+.turn{background:#43a047;opacity:.75}
+.status{font-weight:600}
+.status.error{color:#c62828}.status.denied{color:#8e24aa}.status.open{color:#666}
+details{margin:4px 0}summary{cursor:pointer;font-weight:600;padding:2px 0}
+.group{border-left:3px solid #ddd;padding-left:6px}
+.key span{display:inline-block;margin-right:14px}
+.key i{display:inline-block;width:14px;height:10px;margin-right:4px;vertical-align:middle}
+";
+
+pub(super) fn render(timeline: &Timeline) -> String {
+    let wall = timeline.end_ms.max(timeline.calls.iter().map(|c| c.end_ms).fold(0.0, f64::max)).max(1.0);
+    let pct = |ms: f64| (ms / wall * 100.0).clamp(0.0, 100.0);
+    let mut out = String::with_capacity(512 + timeline.calls.len() * 400);
+    let title = if timeline.title.is_empty() { "toolwright session" } else { &timeline.title };
+    let _ = write!(
+        out,
+        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">\
+         <meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'\">\
+         <title>{}</title><style>{STYLE}</style></head><body>",
+        esc(title)
+    );
+    let _ = write!(out, "<h1>{}</h1>{}", esc(title), numbers(timeline, wall));
+    out.push_str(
+        "<p class=\"key\"><span><i class=\"call ok\"></i>call</span><span><i class=\"call error\"></i>failed (✗)</span>\
+         <span><i class=\"call denied\"></i>refused (⛔)</span><span><i class=\"wait\"></i>waiting for approval</span>\
+         <span><i class=\"turn\"></i>model turn</span></p>",
+    );
+    axis(&mut out, wall);
+    // The main agent's lanes first, then each subagent's as a group, in the order
+    // they first appear.
+    let mut groups: Vec<Option<&str>> = Vec::new();
+    for call in &timeline.calls {
+        let agent = call.agent.as_deref();
+        if !groups.contains(&agent) {
+            groups.push(agent);
+        }
+    }
+    if !groups.contains(&None) {
+        groups.insert(0, None);
+    }
+    for group in groups {
+        let mut calls: Vec<&super::Call> = timeline.calls.iter().filter(|c| c.agent.as_deref() == group).collect();
+        calls.sort_by(|a, b| a.start_ms.total_cmp(&b.start_ms));
+        let turns: Vec<&super::Turn> = timeline.turns.iter().filter(|t| t.agent.as_deref() == group).collect();
+        if let Some(agent) = group {
+            let _ = write!(
+                out,
+                "<details open class=\"group\" data-agent=\"{}\"><summary>subagent {} ({} calls)</summary>",
+                esc(agent),
+                esc(agent),
+                calls.len()
+            );
+        } else {
+            out.push_str("<div class=\"group\" data-agent=\"main\">");
+        }
+        if !turns.is_empty() {
+            out.push_str("<div class=\"lane model\"><div class=\"label\">model turns</div><div class=\"track\">");
+            for (i, turn) in turns.iter().enumerate() {
+                let end = turn.end_ms.or_else(|| turns.get(i + 1).map(|t| t.start_ms)).unwrap_or(wall);
+                // The model's part of a turn: until its first call starts, if one does.
+                let first_call =
+                    calls.iter().map(|c| c.start_ms).filter(|&s| s >= turn.start_ms && s <= end).fold(end, f64::min);
+                let _ = write!(
+                    out,
+                    "<div class=\"bar turn\" data-turn=\"{n}\" data-start-ms=\"{s:.1}\" data-end-ms=\"{e:.1}\" \
+                     style=\"left:{l:.3}%;width:{w:.3}%\" title=\"model turn {n}: {ms:.0} ms until its first call\"></div>",
+                    n = turn.n,
+                    s = turn.start_ms,
+                    e = first_call,
+                    l = pct(turn.start_ms),
+                    w = pct(first_call) - pct(turn.start_ms),
+                    ms = first_call - turn.start_ms,
+                );
+            }
+            out.push_str("</div></div>");
+        }
+        for call in calls {
+            lane(&mut out, call, timeline, &pct);
+        }
+        out.push_str(if group.is_some() { "</details>" } else { "</div>" });
+    }
+    out.push_str("</body></html>\n");
+    out
+}
+
+fn lane(out: &mut String, call: &super::Call, timeline: &Timeline, pct: &dyn Fn(f64) -> f64) {
+    let (class, mark) = match &call.status {
+        Status::Ok => ("ok", "✓".to_owned()),
+        Status::Error(kind) => ("error", format!("✗ {kind}")),
+        Status::Denied(kind) => ("denied", format!("⛔ {}", kind.replace('_', " "))),
+        Status::Open => ("open", "… unfinished".to_owned()),
+    };
+    let ms = call.end_ms - call.start_ms;
+    let batch = call.batch.map(|b| b.to_string()).unwrap_or_default();
+    let tip = format!(
+        "{}{}\ninput: {}\nresult: {} ({ms:.0} ms{})",
+        call.tool,
+        call.batch.map(|b| format!(" (batch {b})")).unwrap_or_default(),
+        super::first_line(&call.input),
+        if call.result.is_empty() { mark.clone() } else { call.result.clone() },
+        match &call.status {
+            Status::Ok => String::new(),
+            _ => format!(", {mark}"),
+        },
+    );
+    let _ = write!(
+        out,
+        "<div class=\"lane\"><div class=\"label\"><span class=\"status {class}\">{}</span> {}</div><div class=\"track\">\
+         <div class=\"bar call {class}\" data-call-id=\"{}\" data-tool=\"{}\" data-start-ms=\"{:.1}\" data-end-ms=\"{:.1}\" \
+         data-status=\"{class}\" data-batch=\"{batch}\" style=\"left:{:.3}%;width:{:.3}%\" title=\"{}\"></div>",
+        esc(&mark),
+        esc(&call.tool),
+        esc(&call.id),
+        esc(&call.tool),
+        call.start_ms,
+        call.end_ms,
+        pct(call.start_ms),
+        (pct(call.end_ms) - pct(call.start_ms)).max(0.0),
+        esc(&tip),
+    );
+    for wait in timeline.waits.iter().filter(|w| w.call_id == call.id) {
+        let _ = write!(
+            out,
+            "<div class=\"bar wait\" data-call-id=\"{}\" data-start-ms=\"{:.1}\" data-end-ms=\"{:.1}\" \
+             style=\"left:{:.3}%;width:{:.3}%\" title=\"waiting for approval: {:.0} ms, answered {}\"></div>",
+            esc(&wait.call_id),
+            wait.start_ms,
+            wait.end_ms,
+            pct(wait.start_ms),
+            (pct(wait.end_ms) - pct(wait.start_ms)).max(0.0),
+            wait.end_ms - wait.start_ms,
+            esc(&wait.answer),
+        );
+    }
+    out.push_str("</div></div>");
+}
+
+/// Ticks at a round step, about ten across.
+fn axis(out: &mut String, wall: f64) {
+    let raw = wall / 10.0;
+    let magnitude = 10f64.powf(raw.log10().floor());
+    let step = [1.0, 2.0, 5.0, 10.0].iter().map(|m| m * magnitude).find(|s| *s >= raw).unwrap_or(raw);
+    out.push_str("<div class=\"axis\"><div class=\"label\">time</div><div class=\"track\">");
+    let mut t = 0.0;
+    while t <= wall {
+        let label = if step >= 1000.0 { format!("{:.0} s", t / 1000.0) } else { format!("{t:.0} ms") };
+        let _ = write!(out, "<span class=\"tick\" style=\"left:{:.3}%\">{label}</span>", t / wall * 100.0);
+        t += step;
+    }
+    out.push_str("</div></div>");
+}
+
+/// The numbers at the top: calls, failures, refusals, wall and tool time, waits,
+/// and the parallelism achieved (tool time over wall time).
+fn numbers(timeline: &Timeline, wall: f64) -> String {
+    let calls = timeline.calls.len();
+    let failed = timeline.calls.iter().filter(|c| matches!(c.status, Status::Error(_))).count();
+    let refused = timeline.calls.iter().filter(|c| matches!(c.status, Status::Denied(_))).count();
+    let waiting: f64 = timeline.waits.iter().map(|w| w.end_ms - w.start_ms).sum();
+    let tools: f64 = timeline.calls.iter().map(|c| c.end_ms - c.start_ms).sum::<f64>() - waiting;
+    format!(
+        "<p class=\"numbers\" data-calls=\"{calls}\">{calls} calls, {failed} failed, {refused} refused; wall {wall:.0} ms, \
+         {tools:.0} ms in tools, {waiting:.0} ms waiting for approval; parallelism {:.2}x (tool time over wall time)</p>",
+        tools.max(0.0) / wall
+    )
+}
+
+/// Text for HTML (element content and quoted attributes).
+fn esc(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            '\n' => out.push_str("&#10;"),
+            c if c.is_control() => {}
+            c => out.push(c),
+        }
+    }
+    out
+}

@@ -1,0 +1,261 @@
+//! A session as a timeline a person can read at a glance: one lane per call,
+//! placed by its start and end, batches and overlaps visible, approval waits and
+//! refused calls marked, model turns between them, subagents as collapsible
+//! groups. Made from the trace events `replay`/`agent` record (the `--json`
+//! lines, which carry `t_ms`) or from an OTLP JSON export of toolwright's spans;
+//! drawn as one self-contained HTML file ([`html`]).
+
+mod html;
+mod otlp;
+
+use serde_json::Value;
+
+/// How a call ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Status {
+    Ok,
+    /// Refused by the rules, a hook or the user.
+    Denied(String),
+    /// Any other failure, with its kind.
+    Error(String),
+    /// Still running when the trace ended.
+    Open,
+}
+
+/// One call's lane.
+#[derive(Debug, Clone)]
+pub struct Call {
+    pub id: String,
+    pub tool: String,
+    /// The subagent that made it (`None`: the main agent).
+    pub agent: Option<String>,
+    pub start_ms: f64,
+    pub end_ms: f64,
+    pub status: Status,
+    pub input: String,
+    pub result: String,
+    pub batch: Option<usize>,
+}
+
+/// A wait for someone's approval, inside a call.
+#[derive(Debug, Clone)]
+pub struct Wait {
+    pub call_id: String,
+    pub start_ms: f64,
+    pub end_ms: f64,
+    pub answer: String,
+}
+
+/// A model turn: from its request to the next turn (or the end).
+#[derive(Debug, Clone)]
+pub struct Turn {
+    pub n: usize,
+    pub agent: Option<String>,
+    pub start_ms: f64,
+    pub end_ms: Option<f64>,
+}
+
+/// A whole session.
+#[derive(Debug, Clone, Default)]
+pub struct Timeline {
+    pub title: String,
+    pub calls: Vec<Call>,
+    pub waits: Vec<Wait>,
+    pub turns: Vec<Turn>,
+    /// The wall time of the session.
+    pub end_ms: f64,
+}
+
+/// A file that is neither kind of trace.
+#[derive(Debug, thiserror::Error)]
+pub enum TimelineError {
+    #[error("line {line}: not JSON: {why}")]
+    Json { line: usize, why: String },
+    #[error(
+        "no calls in it: give the JSON lines of `toolwright replay --json` / `agent --json`, or an OTLP JSON export of toolwright's spans"
+    )]
+    Empty,
+}
+
+impl Timeline {
+    /// From a saved trace: JSON lines of trace events, or OTLP JSON (one document,
+    /// or one per line).
+    pub fn parse(text: &str) -> Result<Timeline, TimelineError> {
+        let mut events = Vec::new();
+        let whole = text.trim_start();
+        if whole.starts_with('{')
+            && whole.contains("\"resourceSpans\"")
+            && let Ok(doc) = serde_json::from_str::<Value>(whole)
+        {
+            return non_empty(otlp::timeline(&[doc]));
+        }
+        for (i, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
+            let value: Value =
+                serde_json::from_str(line).map_err(|e| TimelineError::Json { line: i + 1, why: e.to_string() })?;
+            events.push(value);
+        }
+        if events.iter().any(|e| e.get("resourceSpans").is_some()) {
+            return non_empty(otlp::timeline(&events));
+        }
+        non_empty(Timeline::from_events(&events))
+    }
+
+    /// From trace events in order (what `--json` prints).
+    pub fn from_events(events: &[Value]) -> Timeline {
+        let mut timeline = Timeline::default();
+        let mut unbatched: Vec<usize> = Vec::new();
+        let ms = |e: &Value, key: &str| e.get(key).and_then(Value::as_f64);
+        for event in events {
+            let at = ms(event, "t_ms").unwrap_or(timeline.end_ms);
+            timeline.end_ms = timeline.end_ms.max(at);
+            let text = |key: &str| event.get(key).and_then(Value::as_str).unwrap_or_default().to_owned();
+            let agent = event.get("agent").and_then(Value::as_str).map(str::to_owned);
+            match event.get("type").and_then(Value::as_str) {
+                Some("start") => timeline.title = text("what"),
+                Some("turn") => {
+                    if let Some(last) = timeline.turns.iter_mut().rev().find(|t| t.agent == agent && t.end_ms.is_none())
+                    {
+                        last.end_ms = Some(at);
+                    }
+                    let n = event.get("turn").and_then(Value::as_u64).unwrap_or(0) as usize;
+                    timeline.turns.push(Turn { n, agent, start_ms: at, end_ms: None });
+                }
+                Some("started") => {
+                    unbatched.push(timeline.calls.len());
+                    timeline.calls.push(Call {
+                        id: text("call_id"),
+                        tool: text("tool"),
+                        agent,
+                        start_ms: at,
+                        end_ms: at,
+                        status: Status::Open,
+                        input: text("input"),
+                        result: String::new(),
+                        batch: None,
+                    });
+                }
+                Some("finished") => {
+                    let id = text("call_id");
+                    let status =
+                        match (event.get("ok").and_then(Value::as_bool), event.get("error").and_then(Value::as_str)) {
+                            (_, Some(kind)) if is_refusal(kind) => Status::Denied(kind.to_owned()),
+                            (_, Some(kind)) => Status::Error(kind.to_owned()),
+                            (Some(false), None) => Status::Error("failed".into()),
+                            _ => Status::Ok,
+                        };
+                    let result = first_line(&text("result"));
+                    match timeline.calls.iter_mut().rev().find(|c| c.id == id && c.status == Status::Open) {
+                        Some(call) => {
+                            call.end_ms = at;
+                            call.status = status;
+                            call.result = result;
+                        }
+                        // A call refused before it started still has a lane.
+                        None => {
+                            let duration = ms(event, "duration_ms").unwrap_or(0.0);
+                            unbatched.push(timeline.calls.len());
+                            timeline.calls.push(Call {
+                                id,
+                                tool: text("tool"),
+                                agent,
+                                start_ms: (at - duration).max(0.0),
+                                end_ms: at,
+                                status,
+                                input: String::new(),
+                                result,
+                                batch: None,
+                            });
+                        }
+                    }
+                }
+                Some("batch") => {
+                    let n = event.get("batch").and_then(Value::as_u64).map(|n| n as usize);
+                    for i in unbatched.drain(..) {
+                        timeline.calls[i].batch = n;
+                    }
+                }
+                Some("wait") => timeline.waits.push(Wait {
+                    call_id: text("call_id"),
+                    start_ms: ms(event, "start_ms").unwrap_or(at),
+                    end_ms: ms(event, "end_ms").unwrap_or(at),
+                    answer: text("answer"),
+                }),
+                _ => {}
+            }
+        }
+        for call in &mut timeline.calls {
+            if call.status == Status::Open {
+                call.end_ms = timeline.end_ms;
+            }
+        }
+        timeline
+    }
+
+    /// The timeline as one self-contained HTML page.
+    pub fn html(&self) -> String {
+        html::render(self)
+    }
+}
+
+/// `timeline INPUT`: a saved trace drawn as HTML.
+#[derive(clap::Args)]
+pub struct TimelineArgs {
+    /// The JSON lines of `replay --json` / `agent --json`, or an OTLP JSON export of
+    /// toolwright's spans.
+    #[arg(value_name = "TRACE")]
+    input: std::path::PathBuf,
+    /// Where to write the HTML (default: the input's name with `.html`).
+    #[arg(long, short, value_name = "FILE")]
+    output: Option<std::path::PathBuf>,
+}
+
+pub fn run(args: TimelineArgs) -> Result<(), String> {
+    let text = std::fs::read_to_string(&args.input).map_err(|e| format!("{}: {e}", args.input.display()))?;
+    let timeline = Timeline::parse(&text).map_err(|e| format!("{}: {e}", args.input.display()))?;
+    let output = args.output.unwrap_or_else(|| args.input.with_extension("html"));
+    write(&timeline, &output)?;
+    eprintln!("toolwright: timeline of {} calls written to {}", timeline.calls.len(), output.display());
+    Ok(())
+}
+
+/// Writes the HTML of `timeline` to `path` (whole or not at all: a temporary file
+/// renamed into place).
+pub fn write(timeline: &Timeline, path: &std::path::Path) -> Result<(), String> {
+    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
+    let mut file = tempfile::NamedTempFile::new_in(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    std::io::Write::write_all(&mut file, timeline.html().as_bytes()).map_err(|e| format!("{}: {e}", path.display()))?;
+    // A page to attach to a bug report: readable as any file the user makes.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        let _ = file.as_file().set_permissions(std::fs::Permissions::from_mode(0o644));
+    }
+    file.persist(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(())
+}
+
+/// After a `replay` or `agent` run with `--timeline FILE`: the session drawn there.
+pub fn finish(trace: &crate::trace::Trace, path: Option<&std::path::Path>) -> Result<(), String> {
+    let (Some(path), Some(timeline)) = (path, trace.timeline()) else { return Ok(()) };
+    write(&timeline, path)?;
+    trace.note(&format!("timeline of {} calls written to {}", timeline.calls.len(), path.display()));
+    Ok(())
+}
+
+fn non_empty(timeline: Timeline) -> Result<Timeline, TimelineError> {
+    if timeline.calls.is_empty() { Err(TimelineError::Empty) } else { Ok(timeline) }
+}
+
+/// Whether an error kind is a refusal (the rules, a hook or the user said no).
+fn is_refusal(kind: &str) -> bool {
+    matches!(kind, "denied" | "hook_denied" | "rejected")
+}
+
+/// The first line of a text, at most 160 characters.
+pub(crate) fn first_line(text: &str) -> String {
+    let line = text.lines().find(|l| !l.trim().is_empty()).unwrap_or_default().trim();
+    match line.char_indices().nth(160) {
+        Some((i, _)) => format!("{}…", &line[..i]),
+        None => line.to_owned(),
+    }
+}

@@ -1,0 +1,133 @@
+//! A timeline from an OTLP JSON export of toolwright's spans (the conventions'
+//! names: `execute_tool`, `approval`, `chat`, `invoke_agent`).
+
+use super::{Call, Status, Timeline, Turn, Wait};
+use serde_json::Value;
+use std::collections::HashMap;
+
+struct Span<'a> {
+    id: &'a str,
+    parent: &'a str,
+    name: &'a str,
+    start: f64,
+    end: f64,
+    attributes: HashMap<&'a str, String>,
+    failed: bool,
+}
+
+pub(super) fn timeline(documents: &[Value]) -> Timeline {
+    let mut spans = Vec::new();
+    for doc in documents {
+        for resource in doc.get("resourceSpans").and_then(Value::as_array).into_iter().flatten() {
+            for scope in resource.get("scopeSpans").and_then(Value::as_array).into_iter().flatten() {
+                for span in scope.get("spans").and_then(Value::as_array).into_iter().flatten() {
+                    spans.push(read(span));
+                }
+            }
+        }
+    }
+    let origin = spans.iter().map(|s| s.start).fold(f64::INFINITY, f64::min);
+    let by_id: HashMap<&str, &Span> = spans.iter().map(|s| (s.id, s)).collect();
+    // The nearest ancestor named `name`.
+    let ancestor = |span: &Span, name: &str| -> Option<&Span> {
+        let mut at = by_id.get(span.parent).copied();
+        let mut hops = 0;
+        while let Some(s) = at {
+            if s.name == name || hops > 64 {
+                return (s.name == name).then_some(s);
+            }
+            at = by_id.get(s.parent).copied();
+            hops += 1;
+        }
+        None
+    };
+    let agent_of = |span: &Span| -> Option<String> {
+        ancestor(span, "invoke_agent")
+            .and_then(|a| a.attributes.get("gen_ai.agent.name").cloned())
+            .filter(|name| name != "main")
+    };
+    let mut timeline = Timeline { title: "toolwright trace".into(), ..Timeline::default() };
+    let mut turns: HashMap<Option<String>, usize> = HashMap::new();
+    let mut ordered: Vec<&Span> = spans.iter().collect();
+    ordered.sort_by(|a, b| a.start.total_cmp(&b.start));
+    for span in ordered {
+        let (start, end) = (span.start - origin, span.end - origin);
+        timeline.end_ms = timeline.end_ms.max(end);
+        match span.name {
+            "execute_tool" => {
+                let kind = span.attributes.get("error.type").cloned();
+                let status = match kind {
+                    Some(kind) if super::is_refusal(&kind) => Status::Denied(kind),
+                    Some(kind) => Status::Error(kind),
+                    None if span.failed => Status::Error("failed".into()),
+                    None => Status::Ok,
+                };
+                let attr = |key: &str| span.attributes.get(key).cloned().unwrap_or_default();
+                timeline.calls.push(Call {
+                    id: attr("gen_ai.tool.call.id"),
+                    tool: attr("gen_ai.tool.name"),
+                    agent: agent_of(span),
+                    start_ms: start,
+                    end_ms: end,
+                    status,
+                    input: attr("gen_ai.tool.call.arguments"),
+                    result: super::first_line(&attr("gen_ai.tool.call.result")),
+                    batch: None,
+                });
+            }
+            "approval" => {
+                let call_id = ancestor(span, "execute_tool")
+                    .and_then(|c| c.attributes.get("gen_ai.tool.call.id").cloned())
+                    .unwrap_or_default();
+                let answer = span.attributes.get("toolwright.approval.answer").cloned().unwrap_or_default();
+                timeline.waits.push(Wait { call_id, start_ms: start, end_ms: end, answer });
+            }
+            "chat" => {
+                let agent = agent_of(span);
+                let n = turns.entry(agent.clone()).or_default();
+                *n += 1;
+                timeline.turns.push(Turn { n: *n, agent, start_ms: start, end_ms: Some(end) });
+            }
+            _ => {}
+        }
+    }
+    timeline
+}
+
+fn read(span: &Value) -> Span<'_> {
+    let text = |key: &str| span.get(key).and_then(Value::as_str).unwrap_or_default();
+    // OTLP JSON writes 64-bit integers as strings; nanoseconds to milliseconds.
+    let nanos = |key: &str| match span.get(key) {
+        Some(Value::String(s)) => s.parse::<f64>().unwrap_or(0.0),
+        Some(v) => v.as_f64().unwrap_or(0.0),
+        None => 0.0,
+    } / 1e6;
+    let mut attributes = HashMap::new();
+    for attribute in span.get("attributes").and_then(Value::as_array).into_iter().flatten() {
+        let Some(key) = attribute.get("key").and_then(Value::as_str) else { continue };
+        let value = attribute.get("value").and_then(|v| {
+            v.get("stringValue")
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+                .or_else(|| v.get("intValue").map(|i| i.to_string().trim_matches('"').to_owned()))
+                .or_else(|| v.get("boolValue").map(Value::to_string))
+                .or_else(|| v.get("doubleValue").map(Value::to_string))
+        });
+        if let Some(value) = value {
+            attributes.insert(key, value);
+        }
+    }
+    // The span's name is the conventions' `{operation} {target}`; the operation is the key.
+    let name = text("name");
+    let name = name.split(' ').next().unwrap_or(name);
+    let failed = span.get("status").and_then(|s| s.get("code")).is_some_and(|c| c == 2 || c == "STATUS_CODE_ERROR");
+    Span {
+        id: text("spanId"),
+        parent: text("parentSpanId"),
+        name,
+        start: nanos("startTimeUnixNano"),
+        end: nanos("endTimeUnixNano"),
+        attributes,
+        failed,
+    }
+}

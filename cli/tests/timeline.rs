@@ -1,0 +1,234 @@
+//! The session timeline: `replay --timeline`, and `toolwright timeline` over the
+//! `--json` lines or an OTLP JSON export. Structure, not pixels: the bars and
+//! their data attributes, the marks, and nothing fetched from anywhere.
+
+#[path = "../../tests/common/mod.rs"]
+mod common;
+
+use serde_json::json;
+use std::path::Path;
+use std::process::Command;
+
+fn toolwright(dir: &Path, args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_toolwright")).args(args).current_dir(dir).env("HOME", dir).output().unwrap()
+}
+
+/// Each call bar's (call id, status, start, end, batch), in page order.
+fn bars(html: &str) -> Vec<(String, String, f64, f64, String)> {
+    let attr = |tag: &str, name: &str| -> String {
+        let key = format!("{name}=\"");
+        let at = tag.find(&key).map(|i| i + key.len()).unwrap_or(tag.len());
+        tag[at..].split('"').next().unwrap_or_default().to_owned()
+    };
+    html.split("<div class=\"bar call ")
+        .skip(1)
+        .map(|rest| {
+            let tag = rest.split('>').next().unwrap();
+            (
+                attr(tag, "data-call-id"),
+                attr(tag, "data-status"),
+                attr(tag, "data-start-ms").parse().unwrap(),
+                attr(tag, "data-end-ms").parse().unwrap(),
+                attr(tag, "data-batch"),
+            )
+        })
+        .collect()
+}
+
+/// Nothing in the page may load from anywhere.
+fn self_contained(html: &str) {
+    for banned in ["<script", "src=", "href=", "url(", "@import", "http://", "https://"] {
+        assert!(!html.contains(banned), "the page has `{banned}`");
+    }
+    assert!(html.contains("default-src 'none'"), "a CSP that forbids loading");
+}
+
+#[test]
+fn a_replay_writes_its_calls_refusals_and_waits_as_a_timeline() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = toolwright(dir.path(), &["replay", "trouble", "--deny", "--timeline", "t.html"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let html = std::fs::read_to_string(dir.path().join("t.html")).unwrap();
+    self_contained(&html);
+    let bars = bars(&html);
+    assert_eq!(bars.len(), 5, "one bar per call");
+    assert!(bars.windows(2).all(|w| w[0].2 <= w[1].2), "in start order");
+    let denied: Vec<_> = bars.iter().filter(|b| b.1 == "denied").collect();
+    assert_eq!(denied.len(), 2, "{bars:?}");
+    // Refusals say so in text, not in colour alone; the wait for an answer is marked
+    // on the call it was about.
+    assert!(html.matches("⛔ denied").count() >= 2);
+    let wait = html.split("class=\"bar wait\" data-call-id=\"").nth(1).expect("a wait mark");
+    let waited_on = wait.split('"').next().unwrap();
+    assert!(bars.iter().any(|b| b.0 == waited_on), "the wait is on a call of the session");
+    assert!(html.contains("data-calls=\"5\""), "the numbers at the top");
+}
+
+#[test]
+fn the_json_lines_of_a_replay_draw_the_same_calls_and_overlaps_show() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = toolwright(dir.path(), &["replay", "explore", "--json"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let lines = String::from_utf8(out.stdout).unwrap();
+    assert!(lines.lines().all(|l| l.contains("\"t_ms\"")), "every event has its time");
+    std::fs::write(dir.path().join("trace.jsonl"), &lines).unwrap();
+    let out = toolwright(dir.path(), &["timeline", "trace.jsonl"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let html = std::fs::read_to_string(dir.path().join("trace.html")).unwrap();
+    self_contained(&html);
+    let bars = bars(&html);
+    let started = lines.lines().filter(|l| l.contains("\"type\":\"started\"")).count();
+    assert_eq!(bars.len(), started);
+    // The explore session reads several files together: some bars overlap, in one batch.
+    let overlapping = bars
+        .iter()
+        .enumerate()
+        .any(|(i, a)| bars.iter().skip(i + 1).any(|b| a.2 < b.3 && b.2 < a.3 && !a.4.is_empty() && a.4 == b.4));
+    assert!(overlapping, "{bars:?}");
+}
+
+#[test]
+fn two_thousand_calls_make_one_page_of_bounded_size() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut lines = vec![json!({"type": "start", "what": "a long session", "t_ms": 0.0}).to_string()];
+    for i in 0..2000 {
+        let start = i as f64 * 3.0;
+        lines.push(
+            json!({"type": "started", "call_id": format!("c{i}"), "tool": "read_file",
+            "input": format!("{{\"path\": \"src/file{i}.rs\"}}"), "t_ms": start})
+            .to_string(),
+        );
+        let error = (i % 97 == 0).then_some("failed");
+        lines.push(
+            json!({"type": "finished", "call_id": format!("c{i}"), "tool": "read_file", "ok": error.is_none(),
+            "error": error, "duration_ms": 5.0, "summary": "read", "result": "ok <b>&amp;</b>", "t_ms": start + 5.0})
+            .to_string(),
+        );
+    }
+    std::fs::write(dir.path().join("long.jsonl"), lines.join("\n")).unwrap();
+    let out = toolwright(dir.path(), &["timeline", "long.jsonl", "-o", "long.html"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let html = std::fs::read_to_string(dir.path().join("long.html")).unwrap();
+    assert_eq!(bars(&html).len(), 2000);
+    assert_eq!(bars(&html).iter().filter(|b| b.1 == "error").count(), 21);
+    assert!(html.len() < 2_000_000, "{} bytes", html.len());
+    // Text from the session is escaped, never markup.
+    assert!(!html.contains("<b>&amp;</b>") && html.contains("&lt;b&gt;"));
+}
+
+#[test]
+fn an_otlp_export_of_the_spans_draws_subagents_as_groups() {
+    let dir = tempfile::tempdir().unwrap();
+    let attr = |k: &str, v: &str| json!({"key": k, "value": {"stringValue": v}});
+    let span = |id: &str, parent: &str, name: &str, start: u64, end: u64, attrs: Vec<serde_json::Value>| {
+        json!({"traceId": "t", "spanId": id, "parentSpanId": parent, "name": name,
+            "startTimeUnixNano": (1_700_000_000_000_000_000u64 + start * 1_000_000).to_string(),
+            "endTimeUnixNano": (1_700_000_000_000_000_000u64 + end * 1_000_000).to_string(), "attributes": attrs})
+    };
+    let spans = vec![
+        span("a", "", "invoke_agent main", 0, 100, vec![attr("gen_ai.agent.name", "main")]),
+        span("m1", "a", "chat claude", 0, 10, vec![]),
+        span(
+            "c1",
+            "a",
+            "execute_tool agent",
+            10,
+            90,
+            vec![attr("gen_ai.tool.name", "agent"), attr("gen_ai.tool.call.id", "call-1")],
+        ),
+        span("s", "c1", "invoke_agent Explore", 11, 89, vec![attr("gen_ai.agent.name", "Explore")]),
+        span(
+            "c2",
+            "s",
+            "execute_tool read_file",
+            20,
+            30,
+            vec![attr("gen_ai.tool.name", "read_file"), attr("gen_ai.tool.call.id", "call-2")],
+        ),
+        span(
+            "c3",
+            "s",
+            "execute_tool shell",
+            31,
+            60,
+            vec![
+                attr("gen_ai.tool.name", "shell"),
+                attr("gen_ai.tool.call.id", "call-3"),
+                attr("error.type", "denied"),
+            ],
+        ),
+        span("p", "c3", "permission shell", 31, 59, vec![]),
+        span("w", "p", "approval shell", 32, 58, vec![attr("toolwright.approval.answer", "deny")]),
+    ];
+    let export = json!({"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]});
+    std::fs::write(dir.path().join("otlp.json"), export.to_string()).unwrap();
+    let out = toolwright(dir.path(), &["timeline", "otlp.json", "-o", "otlp.html"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let html = std::fs::read_to_string(dir.path().join("otlp.html")).unwrap();
+    self_contained(&html);
+    let bars = bars(&html);
+    assert_eq!(bars.len(), 3);
+    assert!(html.contains("<details open class=\"group\" data-agent=\"Explore\">"), "the subagent's group");
+    assert!(html.contains("class=\"bar wait\" data-call-id=\"call-3\""), "the wait on its call");
+    assert!(bars.iter().any(|b| b.0 == "call-3" && b.1 == "denied"));
+    assert!(html.contains("class=\"bar turn\""), "the model turn");
+}
+
+#[test]
+fn a_file_that_is_no_trace_is_an_error_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("bad.jsonl"), "{\"type\":\"start\"}\nnot json\n").unwrap();
+    let out = toolwright(dir.path(), &["timeline", "bad.jsonl"]);
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("bad.jsonl") && stderr.contains("line 2"), "{stderr}");
+    std::fs::write(dir.path().join("empty.jsonl"), "{\"type\":\"start\"}\n").unwrap();
+    let out = toolwright(dir.path(), &["timeline", "empty.jsonl"]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no calls"), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(!dir.path().join("empty.html").exists());
+}
+
+#[test]
+fn the_summary_names_the_time_in_the_model_the_tools_approval_and_hooks() {
+    use common::scripted::{Reply, serve};
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("notes.txt"), "the answer is 42\n").unwrap();
+    std::fs::create_dir_all(dir.path().join(".claude")).unwrap();
+    let hooks =
+        json!({"hooks": {"PreToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": "sleep 0.2"}]}]}});
+    std::fs::write(dir.path().join(".claude/settings.json"), hooks.to_string()).unwrap();
+    // The model takes 300 ms over its first response, then answers.
+    let (url, _log) = serve(|logged| {
+        if logged.results().is_empty() {
+            Reply::calls(vec![("read_file", json!({"path": "notes.txt"}))]).after(std::time::Duration::from_millis(300))
+        } else {
+            Reply::text("42.")
+        }
+    });
+    let out = Command::new(env!("CARGO_BIN_EXE_toolwright"))
+        .args(["agent", "--provider", "anthropic", "--yes", "--json", "--timeline", "agent.html", "--workspace"])
+        .arg(dir.path())
+        .arg("What do the notes say?")
+        .current_dir(dir.path())
+        .env("ANTHROPIC_API_KEY", "test-key")
+        .env("ANTHROPIC_BASE_URL", &url)
+        .env("HOME", dir.path())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(out.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    let summary = stdout.lines().rev().find(|l| l.contains("\"type\":\"summary\"")).unwrap();
+    let summary: serde_json::Value = serde_json::from_str(summary).unwrap();
+    let at_least = |key: &str, ms: f64| assert!(summary[key].as_f64().unwrap() >= ms, "{key}: {summary}");
+    at_least("model_ms", 300.0);
+    at_least("hooks_ms", 180.0);
+    at_least("call_time_ms", 180.0);
+    for key in ["waiting_ms", "wall_ms", "parallelism"] {
+        assert!(summary[key].as_f64().is_some(), "{key}: {summary}");
+    }
+    // The agent's timeline has its call and its model turns.
+    let html = std::fs::read_to_string(dir.path().join("agent.html")).unwrap();
+    self_contained(&html);
+    assert_eq!(bars(&html).len(), 1);
+    assert_eq!(html.matches("class=\"bar turn\"").count(), 2);
+}
