@@ -14,7 +14,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-target/bench-report}
 runs=${RUNS:-3}
-benches=${BENCHES:-"foundation pipeline orchestration builtin_tools permissions confined_open validation sandbox mcp mcp_http bounded tool_search"}
+benches=${BENCHES:-"foundation pipeline orchestration builtin_tools permissions confined_open validation sandbox mcp mcp_http spans bounded tool_search"}
 rm -rf "$out"
 for run in $(seq 1 "$runs"); do
     dir="$out/run$run"

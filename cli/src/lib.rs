@@ -18,6 +18,7 @@ mod check;
 mod children;
 #[cfg(feature = "mcp")]
 mod mounts;
+mod otel;
 mod replay;
 mod sample;
 mod search;
@@ -112,8 +113,8 @@ pub fn main() -> ExitCode {
 /// The commands under the name `name`, over the registry `registry` makes.
 pub fn main_with(name: &'static str, registry: fn() -> Result<Registry, RegistryError>) -> ExitCode {
     let _ = REGISTRY.set(registry);
-    crate::timing::install();
     let matches = Cli::command().name(name).bin_name(name).get_matches();
+    let export = crate::timing::install();
     let cli = match Cli::from_arg_matches(&matches) {
         Ok(cli) => cli,
         Err(e) => e.exit(),
@@ -127,6 +128,9 @@ pub fn main_with(name: &'static str, registry: fn() -> Result<Registry, Registry
     };
     // Nothing the tools started outlives us, whatever way the command ended.
     toolwright::leftovers::clean_up();
+    if let Some(export) = export {
+        export.shutdown();
+    }
     stop::exit_status().map_or(code, ExitCode::from)
 }
 

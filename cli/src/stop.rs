@@ -47,6 +47,7 @@ pub fn watch() -> Result<(), String> {
                 TOKEN.cancel();
             } else {
                 toolwright::leftovers::clean_up();
+                crate::otel::flush();
                 std::process::exit(128 + signo);
             }
         }

@@ -1,13 +1,15 @@
-//! How long the command hooks took, for the summary: a `tracing` subscriber that
-//! listens to the pipeline's `hook` spans and nothing else (every other callsite
-//! is never enabled, so costs nothing), and sums the time each was open.
+//! The commands' `tracing` subscriber: a layer that times the pipeline's `hook`
+//! spans for the summary and, when the OpenTelemetry variables ask for it, the
+//! OTLP export of every span ([`crate::otel`]). Without the export, every callsite
+//! but the hooks' is never enabled, so the rest costs nothing.
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
-use tracing::span::{Attributes, Id, Record};
+use tracing::span::{Attributes, Id};
 use tracing::subscriber::Interest;
-use tracing::{Event, Metadata, Subscriber};
+use tracing::{Metadata, Subscriber};
+use tracing_subscriber::layer::{Context, Layer};
+use tracing_subscriber::registry::LookupSpan;
 
 static HOOK_NANOS: AtomicU64 = AtomicU64::new(0);
 
@@ -16,44 +18,52 @@ pub fn hooks() -> Duration {
     Duration::from_nanos(HOOK_NANOS.load(Ordering::Relaxed))
 }
 
-/// Listens from now on (the first call wins; a subscriber already set stays).
-pub fn install() {
-    let _ = tracing::subscriber::set_global_default(HookTimer::default());
+/// Sets the process's subscriber (the first call wins); `Some` while spans are
+/// exported, to be shut down (flushed) before the process exits.
+pub fn install() -> Option<crate::otel::Export> {
+    use tracing_subscriber::layer::SubscriberExt as _;
+    let export = crate::otel::Export::from_env();
+    let timing = HookTimer { alone: export.is_none() };
+    let layer = export.as_ref().map(crate::otel::Export::layer);
+    let subscriber = tracing_subscriber::registry().with(layer).with(timing);
+    let _ = tracing::subscriber::set_global_default(subscriber);
+    export
 }
 
-#[derive(Default)]
+/// Times `hook` spans from creation to close.
 struct HookTimer {
-    next: AtomicU64,
-    open: Mutex<Vec<(u64, Instant)>>,
+    /// No other layer wants spans: the others are disabled outright.
+    alone: bool,
 }
 
-fn wanted(metadata: &Metadata<'_>) -> bool {
+fn is_hook(metadata: &Metadata<'_>) -> bool {
     metadata.is_span() && metadata.name() == "hook"
 }
 
-impl Subscriber for HookTimer {
+struct Opened(Instant);
+
+impl<S: Subscriber + for<'a> LookupSpan<'a>> Layer<S> for HookTimer {
     fn register_callsite(&self, metadata: &'static Metadata<'static>) -> Interest {
-        if wanted(metadata) { Interest::always() } else { Interest::never() }
+        if is_hook(metadata) || !self.alone { Interest::always() } else { Interest::never() }
     }
-    fn enabled(&self, metadata: &Metadata<'_>) -> bool {
-        wanted(metadata)
+
+    fn enabled(&self, metadata: &Metadata<'_>, _: Context<'_, S>) -> bool {
+        is_hook(metadata) || !self.alone
     }
-    fn new_span(&self, _: &Attributes<'_>) -> Id {
-        let id = self.next.fetch_add(1, Ordering::Relaxed) + 1;
-        self.open.lock().unwrap_or_else(PoisonError::into_inner).push((id, Instant::now()));
-        Id::from_u64(id)
-    }
-    fn record(&self, _: &Id, _: &Record<'_>) {}
-    fn record_follows_from(&self, _: &Id, _: &Id) {}
-    fn event(&self, _: &Event<'_>) {}
-    fn enter(&self, _: &Id) {}
-    fn exit(&self, _: &Id) {}
-    fn try_close(&self, id: Id) -> bool {
-        let mut open = self.open.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(at) = open.iter().position(|(i, _)| *i == id.into_u64()) {
-            let (_, started) = open.swap_remove(at);
-            HOOK_NANOS.fetch_add(started.elapsed().as_nanos() as u64, Ordering::Relaxed);
+
+    fn on_new_span(&self, attrs: &Attributes<'_>, id: &Id, cx: Context<'_, S>) {
+        if is_hook(attrs.metadata())
+            && let Some(span) = cx.span(id)
+        {
+            span.extensions_mut().insert(Opened(Instant::now()));
         }
-        true
+    }
+
+    fn on_close(&self, id: Id, cx: Context<'_, S>) {
+        if let Some(span) = cx.span(&id)
+            && let Some(Opened(at)) = span.extensions().get::<Opened>()
+        {
+            HOOK_NANOS.fetch_add(at.elapsed().as_nanos() as u64, Ordering::Relaxed);
+        }
     }
 }

@@ -1,0 +1,94 @@
+//! OTLP export of toolwright's spans (the OpenTelemetry GenAI conventions; see
+//! docs/running.md), when the standard variables ask for it:
+//! `OTEL_EXPORTER_OTLP_ENDPOINT` or `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` set, and
+//! neither `OTEL_SDK_DISABLED=true` nor `OTEL_TRACES_EXPORTER=none`. HTTP only:
+//! `http/protobuf` (the default) or `http/json` from `OTEL_EXPORTER_OTLP_PROTOCOL`
+//! (or its `_TRACES_` form); `OTEL_EXPORTER_OTLP_HEADERS`, `OTEL_SERVICE_NAME`
+//! (default `toolwright`) and `OTEL_RESOURCE_ATTRIBUTES` are read as the SDK
+//! reads them. Spans are batched and flushed when the command ends, by a signal
+//! too.
+
+use opentelemetry::trace::TracerProvider as _;
+use opentelemetry_otlp::{Protocol, WithExportConfig as _};
+use opentelemetry_sdk::trace::SdkTracerProvider;
+use std::sync::OnceLock;
+use std::time::Duration;
+
+/// The provider, for a flush from the signal handler.
+static PROVIDER: OnceLock<SdkTracerProvider> = OnceLock::new();
+
+/// Spans going out over OTLP.
+pub struct Export {
+    provider: SdkTracerProvider,
+}
+
+fn var(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.trim().is_empty())
+}
+
+impl Export {
+    /// The export the environment asks for, if any. A setting that cannot be
+    /// honoured is a warning on stderr, never a failure of the command.
+    pub fn from_env() -> Option<Export> {
+        let wanted =
+            var("OTEL_EXPORTER_OTLP_ENDPOINT").is_some() || var("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT").is_some();
+        let disabled = var("OTEL_SDK_DISABLED").is_some_and(|v| v.eq_ignore_ascii_case("true"))
+            || var("OTEL_TRACES_EXPORTER").is_some_and(|v| v.eq_ignore_ascii_case("none"));
+        if !wanted || disabled {
+            return None;
+        }
+        let protocol = var("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL").or_else(|| var("OTEL_EXPORTER_OTLP_PROTOCOL"));
+        let protocol = match protocol.as_deref().map(str::trim) {
+            None | Some("http/protobuf") => Protocol::HttpBinary,
+            Some("http/json") => Protocol::HttpJson,
+            Some(other) => {
+                eprintln!(
+                    "toolwright: warning: OTEL_EXPORTER_OTLP_PROTOCOL={other} is not supported (this build exports \
+                     over http/protobuf or http/json); sending http/protobuf"
+                );
+                Protocol::HttpBinary
+            }
+        };
+        // reqwest's rustls (an https endpoint) needs a process-wide provider.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let exporter = match opentelemetry_otlp::SpanExporter::builder().with_http().with_protocol(protocol).build() {
+            Ok(exporter) => exporter,
+            Err(e) => {
+                eprintln!("toolwright: warning: the OTLP span exporter cannot start: {e}; no spans are exported");
+                return None;
+            }
+        };
+        let mut resource = opentelemetry_sdk::Resource::builder();
+        let named = var("OTEL_SERVICE_NAME").is_some()
+            || var("OTEL_RESOURCE_ATTRIBUTES").is_some_and(|a| a.contains("service.name="));
+        if !named {
+            resource = resource.with_service_name("toolwright");
+        }
+        let provider =
+            SdkTracerProvider::builder().with_batch_exporter(exporter).with_resource(resource.build()).build();
+        let _ = PROVIDER.set(provider.clone());
+        Some(Export { provider })
+    }
+
+    /// The layer that hands spans to the exporter.
+    pub fn layer<S>(&self) -> impl tracing_subscriber::Layer<S> + use<S>
+    where
+        S: tracing::Subscriber + for<'a> tracing_subscriber::registry::LookupSpan<'a>,
+    {
+        tracing_opentelemetry::layer().with_tracer(self.provider.tracer("toolwright"))
+    }
+
+    /// Sends what is batched and stops (at most a few seconds).
+    pub fn shutdown(self) {
+        if let Err(e) = self.provider.shutdown_with_timeout(Duration::from_secs(5)) {
+            eprintln!("toolwright: warning: exporting the last spans: {e}");
+        }
+    }
+}
+
+/// From the signal handler before an immediate exit: the batched spans go out.
+pub fn flush() {
+    if let Some(provider) = PROVIDER.get() {
+        let _ = provider.force_flush();
+    }
+}
