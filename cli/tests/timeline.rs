@@ -88,6 +88,25 @@ fn the_json_lines_of_a_replay_draw_the_same_calls_and_overlaps_show() {
 }
 
 #[test]
+fn subagents_calls_are_bars_in_collapsible_groups() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = toolwright(dir.path(), &["replay", "delegate", "--yes", "--json", "--timeline", "d.html"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let lines = String::from_utf8(out.stdout).unwrap();
+    let html = std::fs::read_to_string(dir.path().join("d.html")).unwrap();
+    self_contained(&html);
+    // Every call of the session, the subagents' too, is a bar.
+    let calls = lines
+        .lines()
+        .filter(|l| l.contains("\"type\":\"started\"") || l.contains("\"type\":\"subagent_call_started\""))
+        .count();
+    assert_eq!(bars(&html).len(), calls, "{lines}");
+    let children = lines.lines().filter(|l| l.contains("\"type\":\"subagent_started\"")).count();
+    assert!(children >= 2);
+    assert_eq!(html.matches("<details open class=\"group\"").count(), children, "one group per subagent");
+}
+
+#[test]
 fn two_thousand_calls_make_one_page_of_bounded_size() {
     let dir = tempfile::tempdir().unwrap();
     let mut lines = vec![json!({"type": "start", "what": "a long session", "t_ms": 0.0}).to_string()];
@@ -168,7 +187,7 @@ fn an_otlp_export_of_the_spans_draws_subagents_as_groups() {
     self_contained(&html);
     let bars = bars(&html);
     assert_eq!(bars.len(), 3);
-    assert!(html.contains("<details open class=\"group\" data-agent=\"Explore\">"), "the subagent's group");
+    assert!(html.contains("<details open class=\"group\" data-agent=\"Explore\""), "the subagent's group");
     assert!(html.contains("class=\"bar wait\" data-call-id=\"call-3\""), "the wait on its call");
     assert!(bars.iter().any(|b| b.0 == "call-3" && b.1 == "denied"));
     assert!(html.contains("class=\"bar turn\""), "the model turn");

@@ -57,61 +57,83 @@ pub(super) fn render(timeline: &Timeline) -> String {
          <span><i class=\"turn\"></i>model turn</span></p>",
     );
     axis(&mut out, wall);
-    // The main agent's lanes first, then each subagent's as a group, in the order
-    // they first appear.
-    let mut groups: Vec<Option<&str>> = Vec::new();
-    for call in &timeline.calls {
-        let agent = call.agent.as_deref();
-        if !groups.contains(&agent) {
-            groups.push(agent);
-        }
-    }
-    if !groups.contains(&None) {
-        groups.insert(0, None);
-    }
-    for group in groups {
-        let mut calls: Vec<&super::Call> = timeline.calls.iter().filter(|c| c.agent.as_deref() == group).collect();
-        calls.sort_by(|a, b| a.start_ms.total_cmp(&b.start_ms));
-        let turns: Vec<&super::Turn> = timeline.turns.iter().filter(|t| t.agent.as_deref() == group).collect();
-        if let Some(agent) = group {
-            let _ = write!(
-                out,
-                "<details open class=\"group\" data-agent=\"{}\"><summary>subagent {} ({} calls)</summary>",
-                esc(agent),
-                esc(agent),
-                calls.len()
-            );
-        } else {
-            out.push_str("<div class=\"group\" data-agent=\"main\">");
-        }
-        if !turns.is_empty() {
-            out.push_str("<div class=\"lane model\"><div class=\"label\">model turns</div><div class=\"track\">");
-            for (i, turn) in turns.iter().enumerate() {
-                let end = turn.end_ms.or_else(|| turns.get(i + 1).map(|t| t.start_ms)).unwrap_or(wall);
-                // The model's part of a turn: until its first call starts, if one does.
-                let first_call =
-                    calls.iter().map(|c| c.start_ms).filter(|&s| s >= turn.start_ms && s <= end).fold(end, f64::min);
-                let _ = write!(
-                    out,
-                    "<div class=\"bar turn\" data-turn=\"{n}\" data-start-ms=\"{s:.1}\" data-end-ms=\"{e:.1}\" \
-                     style=\"left:{l:.3}%;width:{w:.3}%\" title=\"model turn {n}: {ms:.0} ms until its first call\"></div>",
-                    n = turn.n,
-                    s = turn.start_ms,
-                    e = first_call,
-                    l = pct(turn.start_ms),
-                    w = pct(first_call) - pct(turn.start_ms),
-                    ms = first_call - turn.start_ms,
-                );
-            }
-            out.push_str("</div></div>");
-        }
-        for call in calls {
-            lane(&mut out, call, timeline, &pct);
-        }
-        out.push_str(if group.is_some() { "</details>" } else { "</div>" });
-    }
+    // The main agent's lanes, each subagent's as a group inside the group of the
+    // agent that started it.
+    group(&mut out, timeline, None, &pct, wall);
     out.push_str("</body></html>\n");
     out
+}
+
+/// The lanes of agent `id` (`None`: the main agent), then its children's groups.
+fn group(out: &mut String, timeline: &Timeline, id: Option<&str>, pct: &dyn Fn(f64) -> f64, wall: f64) {
+    let mut calls: Vec<&super::Call> = timeline.calls.iter().filter(|c| c.agent.as_deref() == id).collect();
+    calls.sort_by(|a, b| a.start_ms.total_cmp(&b.start_ms));
+    let turns: Vec<&super::Turn> = timeline.turns.iter().filter(|t| t.agent.as_deref() == id).collect();
+    let agent = id.and_then(|id| timeline.agents.iter().find(|a| a.id == id));
+    match (id, agent) {
+        (Some(id), agent) => {
+            let name = agent.map_or("agent", |a| a.name.as_str());
+            let _ = write!(
+                out,
+                "<details open class=\"group\" data-agent=\"{}\" data-agent-id=\"{}\"><summary>subagent {} {} ({} calls)</summary>",
+                esc(name),
+                esc(id),
+                esc(name),
+                esc(id),
+                calls.len()
+            );
+        }
+        (None, _) => out.push_str("<div class=\"group\" data-agent=\"main\">"),
+    }
+    if !turns.is_empty() {
+        out.push_str("<div class=\"lane model\"><div class=\"label\">model turns</div><div class=\"track\">");
+        for (i, turn) in turns.iter().enumerate() {
+            let end = turn.end_ms.or_else(|| turns.get(i + 1).map(|t| t.start_ms)).unwrap_or(wall);
+            // The model's part of a turn: until its first call starts, if one does.
+            let first_call =
+                calls.iter().map(|c| c.start_ms).filter(|&s| s >= turn.start_ms && s <= end).fold(end, f64::min);
+            let _ = write!(
+                out,
+                "<div class=\"bar turn\" data-turn=\"{n}\" data-start-ms=\"{s:.1}\" data-end-ms=\"{e:.1}\" \
+                 style=\"left:{l:.3}%;width:{w:.3}%\" title=\"model turn {n}: {ms:.0} ms until its first call\"></div>",
+                n = turn.n,
+                s = turn.start_ms,
+                e = first_call,
+                l = pct(turn.start_ms),
+                w = pct(first_call) - pct(turn.start_ms),
+                ms = first_call - turn.start_ms,
+            );
+        }
+        out.push_str("</div></div>");
+    }
+    for call in calls {
+        lane(out, call, timeline, pct);
+    }
+    // Children: the agents this one started, and any whose parent is not known.
+    let known = |parent: &Option<String>| parent.as_deref().is_some_and(|p| timeline.agents.iter().any(|a| a.id == p));
+    for child in timeline
+        .agents
+        .iter()
+        .filter(|a| a.parent.as_deref() == id || (id.is_none() && !known(&a.parent) && a.parent.is_some()))
+    {
+        group(out, timeline, Some(&child.id), pct, wall);
+    }
+    // Calls of agents that never said they started.
+    if id.is_none() {
+        let mut strays: Vec<&str> = Vec::new();
+        for call in &timeline.calls {
+            if let Some(agent) = call.agent.as_deref()
+                && !timeline.agents.iter().any(|a| a.id == agent)
+                && !strays.contains(&agent)
+            {
+                strays.push(agent);
+            }
+        }
+        for stray in strays {
+            group(out, timeline, Some(stray), pct, wall);
+        }
+    }
+    out.push_str(if id.is_some() { "</details>" } else { "</div>" });
 }
 
 fn lane(out: &mut String, call: &super::Call, timeline: &Timeline, pct: &dyn Fn(f64) -> f64) {

@@ -27,7 +27,7 @@ pub enum Status {
 pub struct Call {
     pub id: String,
     pub tool: String,
-    /// The subagent that made it (`None`: the main agent).
+    /// The id of the subagent that made it (`None`: the main agent).
     pub agent: Option<String>,
     pub start_ms: f64,
     pub end_ms: f64,
@@ -55,10 +55,21 @@ pub struct Turn {
     pub end_ms: Option<f64>,
 }
 
+/// A subagent: its id, its type, and the agent that started it (`None`: the main
+/// agent).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Agent {
+    pub id: String,
+    pub name: String,
+    pub parent: Option<String>,
+}
+
 /// A whole session.
 #[derive(Debug, Clone, Default)]
 pub struct Timeline {
     pub title: String,
+    /// The subagents, in the order they started.
+    pub agents: Vec<Agent>,
     pub calls: Vec<Call>,
     pub waits: Vec<Wait>,
     pub turns: Vec<Turn>,
@@ -109,8 +120,19 @@ impl Timeline {
             let at = ms(event, "t_ms").unwrap_or(timeline.end_ms);
             timeline.end_ms = timeline.end_ms.max(at);
             let text = |key: &str| event.get(key).and_then(Value::as_str).unwrap_or_default().to_owned();
-            let agent = event.get("agent").and_then(Value::as_str).map(str::to_owned);
-            match event.get("type").and_then(Value::as_str) {
+            // A subagent's events carry its id, type and parent.
+            let agent = event.get("agent_id").and_then(Value::as_str).map(str::to_owned);
+            if let Some(id) = &agent
+                && !timeline.agents.iter().any(|a| &a.id == id)
+            {
+                timeline.agents.push(Agent {
+                    id: id.clone(),
+                    name: text("agent_type"),
+                    parent: event.get("parent_id").and_then(Value::as_str).map(str::to_owned),
+                });
+            }
+            let kind = event.get("type").and_then(Value::as_str).map(|k| k.strip_prefix("subagent_call_").unwrap_or(k));
+            match kind {
                 Some("start") => timeline.title = text("what"),
                 Some("turn") => {
                     if let Some(last) = timeline.turns.iter_mut().rev().find(|t| t.agent == agent && t.end_ms.is_none())

@@ -1,7 +1,7 @@
 //! A timeline from an OTLP JSON export of toolwright's spans (the conventions'
 //! names: `execute_tool`, `approval`, `chat`, `invoke_agent`).
 
-use super::{Call, Status, Timeline, Turn, Wait};
+use super::{Agent, Call, Status, Timeline, Turn, Wait};
 use serde_json::Value;
 use std::collections::HashMap;
 
@@ -41,11 +41,13 @@ pub(super) fn timeline(documents: &[Value]) -> Timeline {
         }
         None
     };
-    let agent_of = |span: &Span| -> Option<String> {
-        ancestor(span, "invoke_agent")
-            .and_then(|a| a.attributes.get("gen_ai.agent.name").cloned())
-            .filter(|name| name != "main")
+    // A subagent's run by its id (`gen_ai.agent.id`, else its span's), `None` for the main agent's.
+    let run_id = |run: &Span| -> Option<String> {
+        let name = run.attributes.get("gen_ai.agent.name").map(String::as_str);
+        (name != Some("main") && !run.parent.is_empty())
+            .then(|| run.attributes.get("gen_ai.agent.id").cloned().unwrap_or_else(|| run.id.to_owned()))
     };
+    let agent_of = |span: &Span| -> Option<String> { ancestor(span, "invoke_agent").and_then(run_id) };
     let mut timeline = Timeline { title: "toolwright trace".into(), ..Timeline::default() };
     let mut turns: HashMap<Option<String>, usize> = HashMap::new();
     let mut ordered: Vec<&Span> = spans.iter().collect();
@@ -54,6 +56,12 @@ pub(super) fn timeline(documents: &[Value]) -> Timeline {
         let (start, end) = (span.start - origin, span.end - origin);
         timeline.end_ms = timeline.end_ms.max(end);
         match span.name {
+            "invoke_agent" => {
+                if let Some(id) = run_id(span) {
+                    let name = span.attributes.get("gen_ai.agent.name").cloned().unwrap_or_else(|| "agent".into());
+                    timeline.agents.push(Agent { id, name, parent: agent_of(span) });
+                }
+            }
             "execute_tool" => {
                 let kind = span.attributes.get("error.type").cloned();
                 let status = match kind {
