@@ -57,11 +57,12 @@ fn a_replay_writes_its_calls_refusals_and_waits_as_a_timeline() {
     assert_eq!(denied.len(), 2, "{bars:?}");
     // Refusals say so in text, not in colour alone; the wait for an answer is marked
     // on the call it was about.
-    assert!(html.matches("⛔ denied").count() >= 2);
+    assert!(html.matches("⊘ denied").count() >= 2);
     let wait = html.split("class=\"bar wait\" data-call-id=\"").nth(1).expect("a wait mark");
     let waited_on = wait.split('"').next().unwrap();
     assert!(bars.iter().any(|b| b.0 == waited_on), "the wait is on a call of the session");
     assert!(html.contains("data-calls=\"5\""), "the numbers at the top");
+    assert!(!html.contains("-0 ms"), "no negative zero");
 }
 
 #[test]

@@ -53,7 +53,7 @@ pub(super) fn render(timeline: &Timeline) -> String {
     let _ = write!(out, "<h1>{}</h1>{}", esc(title), numbers(timeline, wall));
     out.push_str(
         "<p class=\"key\"><span><i class=\"call ok\"></i>call</span><span><i class=\"call error\"></i>failed (✗)</span>\
-         <span><i class=\"call denied\"></i>refused (⛔)</span><span><i class=\"wait\"></i>waiting for approval</span>\
+         <span><i class=\"call denied\"></i>refused (⊘)</span><span><i class=\"wait\"></i>waiting for approval</span>\
          <span><i class=\"turn\"></i>model turn</span></p>",
     );
     axis(&mut out, wall);
@@ -140,7 +140,7 @@ fn lane(out: &mut String, call: &super::Call, timeline: &Timeline, pct: &dyn Fn(
     let (class, mark) = match &call.status {
         Status::Ok => ("ok", "✓".to_owned()),
         Status::Error(kind) => ("error", format!("✗ {kind}")),
-        Status::Denied(kind) => ("denied", format!("⛔ {}", kind.replace('_', " "))),
+        Status::Denied(kind) => ("denied", format!("⊘ {}", kind.replace('_', " "))),
         Status::Open => ("open", "… unfinished".to_owned()),
     };
     let ms = call.end_ms - call.start_ms;
@@ -195,7 +195,8 @@ fn axis(out: &mut String, wall: f64) {
     let step = [1.0, 2.0, 5.0, 10.0].iter().map(|m| m * magnitude).find(|s| *s >= raw).unwrap_or(raw);
     out.push_str("<div class=\"axis\"><div class=\"label\">time</div><div class=\"track\">");
     let mut t = 0.0;
-    while t <= wall {
+    // The last tick stays clear of the right edge, where its label would wrap.
+    while t <= wall * 0.94 || t == 0.0 {
         let label = if step >= 1000.0 { format!("{:.0} s", t / 1000.0) } else { format!("{t:.0} ms") };
         let _ = write!(out, "<span class=\"tick\" style=\"left:{:.3}%\">{label}</span>", t / wall * 100.0);
         t += step;
@@ -209,11 +210,13 @@ fn numbers(timeline: &Timeline, wall: f64) -> String {
     let calls = timeline.calls.len();
     let failed = timeline.calls.iter().filter(|c| matches!(c.status, Status::Error(_))).count();
     let refused = timeline.calls.iter().filter(|c| matches!(c.status, Status::Denied(_))).count();
-    let waiting: f64 = timeline.waits.iter().map(|w| w.end_ms - w.start_ms).sum();
-    let tools: f64 = timeline.calls.iter().map(|c| c.end_ms - c.start_ms).sum::<f64>() - waiting;
+    // Folded from +0.0: an empty f64 sum is -0.0, which prints as "-0".
+    let waiting = timeline.waits.iter().map(|w| (w.end_ms - w.start_ms).max(0.0)).fold(0.0, |a, b| a + b);
+    let tools = timeline.calls.iter().map(|c| c.end_ms - c.start_ms).fold(0.0, |a, b| a + b) - waiting;
     format!(
         "<p class=\"numbers\" data-calls=\"{calls}\">{calls} calls, {failed} failed, {refused} refused; wall {wall:.0} ms, \
-         {tools:.0} ms in tools, {waiting:.0} ms waiting for approval; parallelism {:.2}x (tool time over wall time)</p>",
+         {:.0} ms in tools, {waiting:.0} ms waiting for approval; parallelism {:.2}x (tool time over wall time)</p>",
+        tools.max(0.0),
         tools.max(0.0) / wall
     )
 }
