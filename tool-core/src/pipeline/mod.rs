@@ -90,6 +90,12 @@ impl Failure {
     }
 }
 
+impl telemetry::HasKind for Failure {
+    fn kind(&self) -> ErrorKind {
+        self.kind
+    }
+}
+
 /// What the attempt learned that the result needs.
 struct Learned {
     tool: Option<Arc<str>>,
@@ -248,8 +254,8 @@ impl Executor {
             Err(failure) => Err(failure),
             // Wrapping the (large) attempt future costs a copy of it; only pay when a
             // subscriber is listening.
-            Ok(ready) if span.is_disabled() => self.attempt(ready, &mut progress, recheck).await,
-            Ok(ready) => self.attempt(ready, &mut progress, recheck).instrument(span.clone()).await,
+            Ok(ready) if span.is_disabled() => self.attempt(ready, &mut progress, recheck, false).await,
+            Ok(ready) => self.attempt(ready, &mut progress, recheck, true).instrument(span.clone()).await,
         };
         self.result(call, start, &span, progress, attempt).await
     }
@@ -291,7 +297,14 @@ impl Executor {
         ToolResult { call_id, tool, output, error, summary: progress.summary, truncated, duration }
     }
 
-    async fn attempt(&self, ready: Ready<'_>, progress: &mut Learned, recheck: bool) -> Result<ToolOutput, Failure> {
+    /// `traced`: the call's span is listened to (its steps then get spans too).
+    async fn attempt(
+        &self,
+        ready: Ready<'_>,
+        progress: &mut Learned,
+        recheck: bool,
+        traced: bool,
+    ) -> Result<ToolOutput, Failure> {
         let Ready { resolved, cx, mut input, mut prepared, mut flags, mut access, pool } = ready;
         let tool = resolved.tool();
         let spec = tool.spec();
@@ -349,20 +362,18 @@ impl Executor {
             }
             progress.notes.extend(merged.into_iter().filter_map(|(_, o)| o.additional_context));
         }
-        let span = telemetry::permission_span(name);
-        let authorize = self.authorize(&cx, spec, &input, flags, &access, pool, progress, hook_permission);
-        // Wrapping the future costs a copy of it; only pay when a subscriber listens.
-        let asked = if span.is_disabled() { authorize.await } else { authorize.instrument(span.clone()).await };
-        telemetry::decided(
-            &span,
-            match &asked {
-                Ok(Asked::No) => "allow",
-                Ok(Asked::Yes) => "allowed when asked",
-                Err(f) if f.kind == ErrorKind::Cancelled => "cancelled",
-                Err(_) => "deny",
-            },
-        );
-        let asked = asked?;
+        // Wrapping the future costs a copy of it: only when a subscriber listens.
+        let asked = if !traced {
+            self.authorize(&cx, spec, &input, flags, &access, pool, progress, hook_permission).await?
+        } else {
+            let span = telemetry::permission_span(name);
+            let asked = self
+                .authorize(&cx, spec, &input, flags, &access, pool, progress, hook_permission)
+                .instrument(span.clone())
+                .await;
+            telemetry::decided(&span, &asked);
+            asked?
+        };
         // The token was looked at before the hooks (here or when staged); look again
         // only if the call waited since.
         let waited = !hooks.is_empty() || asked == Asked::Yes;

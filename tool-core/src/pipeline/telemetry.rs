@@ -95,9 +95,20 @@ pub(crate) fn permission_span(tool: &str) -> Span {
     )
 }
 
-/// Records the decision (`allow`, `deny`, `ask`, and after an ask the answer).
-pub(crate) fn decided(span: &Span, decision: &str) {
+/// Records the decision: `allow`, `allowed when asked`, `deny` or `cancelled`.
+pub(super) fn decided<E: HasKind>(span: &Span, asked: &Result<super::Asked, E>) {
+    let decision = match asked {
+        Ok(super::Asked::No) => "allow",
+        Ok(super::Asked::Yes) => "allowed when asked",
+        Err(e) if e.kind() == ErrorKind::Cancelled => "cancelled",
+        Err(_) => "deny",
+    };
     span.record("toolwright.permission.decision", decision);
+}
+
+/// What failed, for [`decided`].
+pub(super) trait HasKind {
+    fn kind(&self) -> ErrorKind;
 }
 
 /// The span of a wait for someone's approval; [`answered`] records the answer.
