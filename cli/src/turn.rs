@@ -51,7 +51,11 @@ impl AgentObserver for Traced {
         self.trace.end_batch();
     }
     fn retrying(&mut self, attempt: usize, wait: Duration, error: &ModelError) {
-        self.trace.note(&format!("attempt {attempt} failed: {error}; retrying in {:.1} s", wait.as_secs_f64()));
+        let text = format!("attempt {attempt} failed: {error}; retrying in {:.1} s", wait.as_secs_f64());
+        let event = serde_json::json!({
+            "type": "retry", "attempt": attempt, "wait_ms": wait.as_secs_f64() * 1000.0, "error": error.to_string(),
+        });
+        self.trace.event(Some(&text), event);
     }
     fn interrupted(&mut self, error: &ModelError) {
         self.trace.note(&format!("{error}; its calls are answered and the model asked again"));

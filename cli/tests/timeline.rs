@@ -86,6 +86,7 @@ fn the_json_lines_of_a_replay_draw_the_same_calls_and_overlaps_show() {
         .enumerate()
         .any(|(i, a)| bars.iter().skip(i + 1).any(|b| a.2 < b.3 && b.2 < a.3 && !a.4.is_empty() && a.4 == b.4));
     assert!(overlapping, "{bars:?}");
+    assert!(html.contains("· batch 1"), "batches are labelled");
 }
 
 #[test]
@@ -146,7 +147,13 @@ fn an_otlp_export_of_the_spans_draws_subagents_as_groups() {
             "endTimeUnixNano": (1_700_000_000_000_000_000u64 + end * 1_000_000).to_string(), "attributes": attrs})
     };
     let spans = vec![
-        span("a", "", "invoke_agent main", 0, 100, vec![attr("gen_ai.agent.name", "main")]),
+        {
+            let mut run = span("a", "", "invoke_agent main", 0, 100, vec![attr("gen_ai.agent.name", "main")]);
+            run["events"] = json!([{"timeUnixNano": "1700000000005000000", "name": "retry: the model request is sent again",
+                "attributes": [{"key": "toolwright.retry.attempt", "value": {"intValue": "1"}},
+                               {"key": "error.type", "value": {"stringValue": "529"}}]}]);
+            run
+        },
         span("m1", "a", "chat claude", 0, 10, vec![]),
         span(
             "c1",
@@ -192,6 +199,8 @@ fn an_otlp_export_of_the_spans_draws_subagents_as_groups() {
     assert!(html.contains("class=\"bar wait\" data-call-id=\"call-3\""), "the wait on its call");
     assert!(bars.iter().any(|b| b.0 == "call-3" && b.1 == "denied"));
     assert!(html.contains("class=\"bar turn\""), "the model turn");
+    assert!(html.contains("class=\"bar retry\" data-attempt=\"1\" data-at-ms=\"5.0\""), "the retry, at 5 ms");
+    assert!(html.contains("retry after attempt 1: 529"));
 }
 
 #[test]

@@ -30,7 +30,9 @@ h1{font-size:18px;margin:0 0 4px}
 .call.open{background:#9e9e9e}
 .wait{background:#f9a825;top:0;height:16px;opacity:.85;outline:1px dashed #6d4c00}
 .turn{background:#43a047;opacity:.75}
+.retry{background:none;color:#e65100;font-weight:700;top:-2px;height:auto;font-size:12px}
 .status{font-weight:600}
+.batch{color:#888;font-size:11px}
 .status.error{color:#c62828}.status.denied{color:#8e24aa}.status.open{color:#666}
 details{margin:4px 0}summary{cursor:pointer;font-weight:600;padding:2px 0}
 .group{border-left:3px solid #ddd;padding-left:6px}
@@ -54,7 +56,7 @@ pub(super) fn render(timeline: &Timeline) -> String {
     out.push_str(
         "<p class=\"key\"><span><i class=\"call ok\"></i>call</span><span><i class=\"call error\"></i>failed (✗)</span>\
          <span><i class=\"call denied\"></i>refused (⊘)</span><span><i class=\"wait\"></i>waiting for approval</span>\
-         <span><i class=\"turn\"></i>model turn</span></p>",
+         <span><i class=\"turn\"></i>model turn</span><span>↻ model request retried</span></p>",
     );
     axis(&mut out, wall);
     // The main agent's lanes, each subagent's as a group inside the group of the
@@ -85,8 +87,21 @@ fn group(out: &mut String, timeline: &Timeline, id: Option<&str>, pct: &dyn Fn(f
         }
         (None, _) => out.push_str("<div class=\"group\" data-agent=\"main\">"),
     }
-    if !turns.is_empty() {
+    let retries: Vec<&super::Retry> = timeline.retries.iter().filter(|r| r.agent.as_deref() == id).collect();
+    if !turns.is_empty() || !retries.is_empty() {
         out.push_str("<div class=\"lane model\"><div class=\"label\">model turns</div><div class=\"track\">");
+        for retry in &retries {
+            let _ = write!(
+                out,
+                "<div class=\"bar retry\" data-attempt=\"{}\" data-at-ms=\"{:.1}\" style=\"left:{:.3}%\" \
+                 title=\"retry after attempt {}: {}\">↻</div>",
+                retry.attempt,
+                retry.at_ms,
+                pct(retry.at_ms),
+                retry.attempt,
+                esc(&retry.error),
+            );
+        }
         for (i, turn) in turns.iter().enumerate() {
             let end = turn.end_ms.or_else(|| turns.get(i + 1).map(|t| t.start_ms)).unwrap_or(wall);
             // The model's part of a turn: until its first call starts, if one does.
@@ -158,11 +173,12 @@ fn lane(out: &mut String, call: &super::Call, timeline: &Timeline, pct: &dyn Fn(
     );
     let _ = write!(
         out,
-        "<div class=\"lane\"><div class=\"label\"><span class=\"status {class}\">{}</span> {}</div><div class=\"track\">\
+        "<div class=\"lane\"><div class=\"label\"><span class=\"status {class}\">{}</span> {}{}</div><div class=\"track\">\
          <div class=\"bar call {class}\" data-call-id=\"{}\" data-tool=\"{}\" data-start-ms=\"{:.1}\" data-end-ms=\"{:.1}\" \
          data-status=\"{class}\" data-batch=\"{batch}\" style=\"left:{:.3}%;width:{:.3}%\" title=\"{}\"></div>",
         esc(&mark),
         esc(&call.tool),
+        call.batch.map(|b| format!(" <span class=\"batch\">· batch {b}</span>")).unwrap_or_default(),
         esc(&call.id),
         esc(&call.tool),
         call.start_ms,

@@ -64,9 +64,20 @@ pub struct Agent {
     pub parent: Option<String>,
 }
 
+/// A model request tried again: when, after which attempt, and why.
+#[derive(Debug, Clone)]
+pub struct Retry {
+    pub agent: Option<String>,
+    pub at_ms: f64,
+    pub attempt: usize,
+    pub error: String,
+}
+
 /// A whole session.
 #[derive(Debug, Clone, Default)]
 pub struct Timeline {
+    /// Model requests tried again.
+    pub retries: Vec<Retry>,
     pub title: String,
     /// The subagents, in the order they started.
     pub agents: Vec<Agent>,
@@ -196,6 +207,12 @@ impl Timeline {
                         timeline.calls[i].batch = n;
                     }
                 }
+                Some("retry") => timeline.retries.push(Retry {
+                    agent,
+                    at_ms: at,
+                    attempt: event.get("attempt").and_then(Value::as_u64).unwrap_or(0) as usize,
+                    error: first_line(&text("error")),
+                }),
                 Some("wait") => timeline.waits.push(Wait {
                     call_id: text("call_id"),
                     start_ms: ms(event, "start_ms").unwrap_or(at),

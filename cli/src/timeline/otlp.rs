@@ -1,7 +1,7 @@
 //! A timeline from an OTLP JSON export of toolwright's spans (the conventions'
 //! names: `execute_tool`, `approval`, `chat`, `invoke_agent`).
 
-use super::{Agent, Call, Status, Timeline, Turn, Wait};
+use super::{Agent, Call, Retry, Status, Timeline, Turn, Wait};
 use serde_json::Value;
 use std::collections::HashMap;
 
@@ -13,6 +13,8 @@ struct Span<'a> {
     end: f64,
     attributes: HashMap<&'a str, String>,
     failed: bool,
+    /// `retry` events: when, which attempt, why.
+    retries: Vec<(f64, usize, String)>,
 }
 
 pub(super) fn timeline(documents: &[Value]) -> Timeline {
@@ -55,6 +57,12 @@ pub(super) fn timeline(documents: &[Value]) -> Timeline {
     for span in ordered {
         let (start, end) = (span.start - origin, span.end - origin);
         timeline.end_ms = timeline.end_ms.max(end);
+        // A retry is an event on the run that retried.
+        let owner = if span.name == "invoke_agent" { run_id(span) } else { agent_of(span) };
+        for (at, attempt, error) in &span.retries {
+            let error = error.clone();
+            timeline.retries.push(Retry { agent: owner.clone(), at_ms: at - origin, attempt: *attempt, error });
+        }
         match span.name {
             "invoke_agent" => {
                 if let Some(id) = run_id(span) {
@@ -129,6 +137,28 @@ fn read(span: &Value) -> Span<'_> {
     let name = text("name");
     let name = name.split(' ').next().unwrap_or(name);
     let failed = span.get("status").and_then(|s| s.get("code")).is_some_and(|c| c == 2 || c == "STATUS_CODE_ERROR");
+    let mut retries = Vec::new();
+    for event in span.get("events").and_then(Value::as_array).into_iter().flatten() {
+        let name = event.get("name").and_then(Value::as_str).unwrap_or_default();
+        if !name.starts_with("retry") {
+            continue;
+        }
+        let field = |key: &str| {
+            event.get("attributes").and_then(Value::as_array).into_iter().flatten().find(|a| a["key"] == key).map(|a| {
+                let v = &a["value"];
+                v.get("stringValue").and_then(Value::as_str).map(str::to_owned).unwrap_or_else(|| {
+                    v.get("intValue").map(|i| i.to_string().trim_matches('"').to_owned()).unwrap_or_default()
+                })
+            })
+        };
+        let at = match event.get("timeUnixNano") {
+            Some(Value::String(s)) => s.parse::<f64>().unwrap_or(0.0),
+            Some(v) => v.as_f64().unwrap_or(0.0),
+            None => 0.0,
+        } / 1e6;
+        let attempt = field("toolwright.retry.attempt").and_then(|a| a.parse().ok()).unwrap_or(0);
+        retries.push((at, attempt, field("error.type").unwrap_or_default()));
+    }
     Span {
         id: text("spanId"),
         parent: text("parentSpanId"),
@@ -137,5 +167,6 @@ fn read(span: &Value) -> Span<'_> {
         end: nanos("endTimeUnixNano"),
         attributes,
         failed,
+        retries,
     }
 }
