@@ -171,7 +171,7 @@ ROWS = [
     ("38", "the same load: resident memory at peak (before the server started next)", "cargo bench --bench mcp_http", "mcp_http",
      grab(r"mcp_http/load: .*?resident memory ([\d.]+) MB before, ([\d.]+) MB at peak", 2, 1), (lambda x: f"{x:.3g} MB",) * 2 + (times,),
      "before", "", None),
-    ("39", "a call's spans exported through tracing-opentelemetry, against no subscriber, alternating blocks", "cargo bench --bench spans", "spans",
+    ("39", "a call's spans and duration metric through tracing-opentelemetry as the CLI composes it, against no subscriber, alternating blocks", "cargo bench --bench spans", "spans",
      grab(r"spans/interleaved: no subscriber ([\d.]+) ns/call, with the OpenTelemetry layer ([\d.]+) ns/call, \+(-?[\d.]+) ns", 2, 1, 3),
      (ns, ns, lambda x: f"+{x:.0f} ns"), "no subscriber (spans never enabled)", "", None),
     ("7, 38", "MCP call, 150 tools, the same", "cargo bench --bench mcp", "mcp",

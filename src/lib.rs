@@ -142,8 +142,9 @@ pub mod context {
 }
 
 /// The executor's defaults: how long a call may run, how much output reaches the
-/// model, and how long a cancelled call has to stop.
+/// model, and how long a cancelled call has to stop; and its spans' conventions.
 pub mod pipeline {
+    pub use toolwright_core::telemetry;
     pub use toolwright_core::{DEFAULT_GRACE, DEFAULT_OUTPUT_LIMIT, DEFAULT_TIMEOUT};
 }
 /// Permission rules compatible with Claude Code's settings: [`rules::RulePolicy`].

@@ -6,20 +6,23 @@
 //! (or its `_TRACES_` form); `OTEL_EXPORTER_OTLP_HEADERS`, `OTEL_SERVICE_NAME`
 //! (default `toolwright`) and `OTEL_RESOURCE_ATTRIBUTES` are read as the SDK
 //! reads them. Spans are batched and flushed when the command ends, by a signal
-//! too.
+//! too; the `gen_ai.client.operation.duration` histogram (calls and model requests)
+//! goes to `/v1/metrics` the same way.
 
 use opentelemetry::trace::TracerProvider as _;
 use opentelemetry_otlp::{Protocol, WithExportConfig as _};
+use opentelemetry_sdk::metrics::SdkMeterProvider;
 use opentelemetry_sdk::trace::SdkTracerProvider;
 use std::sync::OnceLock;
 use std::time::Duration;
 
-/// The provider, for a flush from the signal handler.
-static PROVIDER: OnceLock<SdkTracerProvider> = OnceLock::new();
+/// The providers, for a flush from the signal handler.
+static PROVIDER: OnceLock<(SdkTracerProvider, SdkMeterProvider)> = OnceLock::new();
 
-/// Spans going out over OTLP.
+/// Spans (and the duration metric) going out over OTLP.
 pub struct Export {
     provider: SdkTracerProvider,
+    meters: SdkMeterProvider,
 }
 
 fn var(name: &str) -> Option<String> {
@@ -58,16 +61,29 @@ impl Export {
                 return None;
             }
         };
+        let metrics = match opentelemetry_otlp::MetricExporter::builder().with_http().with_protocol(protocol).build() {
+            Ok(exporter) => Some(exporter),
+            Err(e) => {
+                eprintln!("toolwright: warning: the OTLP metric exporter cannot start: {e}; no metrics are exported");
+                None
+            }
+        };
         let mut resource = opentelemetry_sdk::Resource::builder();
         let named = var("OTEL_SERVICE_NAME").is_some()
             || var("OTEL_RESOURCE_ATTRIBUTES").is_some_and(|a| a.contains("service.name="));
         if !named {
             resource = resource.with_service_name("toolwright");
         }
+        let resource = resource.build();
         let provider =
-            SdkTracerProvider::builder().with_batch_exporter(exporter).with_resource(resource.build()).build();
-        let _ = PROVIDER.set(provider.clone());
-        Some(Export { provider })
+            SdkTracerProvider::builder().with_batch_exporter(exporter).with_resource(resource.clone()).build();
+        let mut meters = SdkMeterProvider::builder().with_resource(resource);
+        if let Some(metrics) = metrics {
+            meters = meters.with_periodic_exporter(metrics);
+        }
+        let meters = meters.build();
+        let _ = PROVIDER.set((provider.clone(), meters.clone()));
+        Some(Export { provider, meters })
     }
 
     /// The layer that hands spans to the exporter.
@@ -75,7 +91,13 @@ impl Export {
     where
         S: tracing::Subscriber + for<'a> tracing_subscriber::registry::LookupSpan<'a>,
     {
-        tracing_opentelemetry::layer().with_tracer(self.provider.tracer("toolwright"))
+        use tracing_subscriber::Layer as _;
+        // The metric events are the metrics layer's, not events of the spans.
+        let suffix = toolwright::pipeline::telemetry::METRICS_TARGET_SUFFIX;
+        let spans = tracing_opentelemetry::layer()
+            .with_tracer(self.provider.tracer("toolwright"))
+            .with_filter(tracing_subscriber::filter::filter_fn(move |m| !m.target().ends_with(suffix)));
+        spans.and_then(tracing_opentelemetry::MetricsLayer::new(self.meters.clone()))
     }
 
     /// Sends what is batched and stops (at most a few seconds).
@@ -83,12 +105,16 @@ impl Export {
         if let Err(e) = self.provider.shutdown_with_timeout(Duration::from_secs(5)) {
             eprintln!("toolwright: warning: exporting the last spans: {e}");
         }
+        if let Err(e) = self.meters.shutdown_with_timeout(Duration::from_secs(5)) {
+            eprintln!("toolwright: warning: exporting the metrics: {e}");
+        }
     }
 }
 
-/// From the signal handler before an immediate exit: the batched spans go out.
+/// From the signal handler before an immediate exit: what is batched goes out.
 pub fn flush() {
-    if let Some(provider) = PROVIDER.get() {
+    if let Some((provider, meters)) = PROVIDER.get() {
         let _ = provider.force_flush();
+        let _ = meters.force_flush();
     }
 }

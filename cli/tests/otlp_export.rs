@@ -62,16 +62,20 @@ fn spans_go_to_the_otlp_endpoint_in_the_genai_conventions() {
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let bodies = got.lock().unwrap().clone();
-    assert!(!bodies.is_empty(), "nothing exported");
-    assert!(
-        bodies.iter().all(|(path, _)| path == "/v1/traces"),
-        "{:?}",
-        bodies.iter().map(|b| &b.0).collect::<Vec<_>>()
-    );
+    let all = got.lock().unwrap().clone();
+    let bodies: Vec<(String, Value)> = all.iter().filter(|(path, _)| path == "/v1/traces").cloned().collect();
+    assert!(!bodies.is_empty(), "no spans exported: {:?}", all.iter().map(|b| &b.0).collect::<Vec<_>>());
+    // The conventions' duration metric, per operation.
+    let metrics: Vec<&Value> = all.iter().filter(|(path, _)| path == "/v1/metrics").map(|(_, b)| b).collect();
+    let text = serde_json::to_string(&metrics).unwrap();
+    assert!(text.contains("\"gen_ai.client.operation.duration\""), "{text}");
+    for operation in ["execute_tool", "chat"] {
+        assert!(text.contains(&format!("{{\"stringValue\":\"{operation}\"}}")), "{operation}: {text}");
+    }
     let resource = &bodies[0].1["resourceSpans"][0]["resource"];
     assert!(resource.to_string().contains("\"toolwright\""), "service.name: {resource}");
     let spans = spans(&bodies);
+    assert!(!serde_json::to_string(&spans).unwrap().contains("histogram"), "metric events are not span events");
     let run = spans.iter().find(|s| s["name"] == "invoke_agent main").expect("the run's span");
     let calls: Vec<&Value> = spans
         .iter()

@@ -603,20 +603,23 @@ impl Agent {
             if !pending.is_empty() {
                 observe(observer).text(&pending);
             }
-            observe(observer).response_streamed(n, sent.elapsed());
+            let streamed = sent.elapsed();
+            observe(observer).response_streamed(n, streamed);
             drop(events);
-            (decoder, outcome, text)
+            (decoder, outcome, text, streamed)
         };
         // The response's stream is the chat span; the calls it starts are the
         // agent's (siblings of the request, as the conventions draw them).
         let reader = reader.instrument(chat.clone());
         let executing = self.orchestrator.run_streaming(calls, turn, pool, |event| observe(observer).call(&event));
-        let ((decoder, outcome, text), results) = tokio::join!(reader, executing);
+        let ((decoder, outcome, text, streamed), results) = tokio::join!(reader, executing);
         super::telemetry::usage(&chat, &decoder.usage());
         super::telemetry::finish_reason(&chat, decoder.stop_reason());
-        if let Err(error) = &outcome {
-            super::telemetry::failed(&chat, &super::telemetry::error_type(error));
+        let error = outcome.as_ref().err().map(super::telemetry::error_type);
+        if let Some(kind) = &error {
+            super::telemetry::failed(&chat, kind);
         }
+        super::telemetry::chat_duration(&chat, api, self.model.name(), streamed, error.as_deref());
         let cancelled = turn.cancellation().is_cancelled();
         let interrupted = match outcome {
             Err(error) if results.is_empty() && !cancelled => return Err(error),

@@ -99,3 +99,44 @@ pub(super) fn error_type(error: &ModelError) -> String {
         ModelError::Exhausted { .. } => "exhausted".into(),
     }
 }
+
+/// A model request's duration (to the end of its stream) as the conventions'
+/// `gen_ai.client.operation.duration` histogram, in seconds.
+pub(super) fn chat_duration(span: &Span, api: Api, model: &str, took: std::time::Duration, error: Option<&str>) {
+    if !span.is_disabled() {
+        gen_ai_metrics::chat_duration(span, provider(api), model, took, error);
+    }
+}
+
+/// The metric events (their target ends in `::gen_ai_metrics`, which a span
+/// exporter leaves out).
+mod gen_ai_metrics {
+    use tracing::Span;
+
+    pub(super) fn chat_duration(
+        span: &Span,
+        provider: &str,
+        model: &str,
+        took: std::time::Duration,
+        error: Option<&str>,
+    ) {
+        let seconds = took.as_secs_f64();
+        match error {
+            None => tracing::info!(
+                parent: span,
+                histogram.gen_ai.client.operation.duration = seconds,
+                gen_ai.operation.name = "chat",
+                gen_ai.provider.name = provider,
+                gen_ai.request.model = model,
+            ),
+            Some(kind) => tracing::info!(
+                parent: span,
+                histogram.gen_ai.client.operation.duration = seconds,
+                gen_ai.operation.name = "chat",
+                gen_ai.provider.name = provider,
+                gen_ai.request.model = model,
+                error.type = kind,
+            ),
+        }
+    }
+}

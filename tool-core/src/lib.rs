@@ -63,6 +63,8 @@ pub mod truncate;
 pub mod __private;
 
 pub use orchestrate::{CallEvent, Orchestrator};
+/// The spans' names and keys: the OpenTelemetry GenAI conventions.
+pub use pipeline::telemetry;
 pub use pipeline::{DEFAULT_GRACE, DEFAULT_OUTPUT_LIMIT, DEFAULT_TIMEOUT, Executor, ExecutorBuilder};
 pub use registry::{
     OverlayStats, Presentation, Profile, Registry, RegistryBuilder, Resolved, ToolDescriptor, ToolPattern, ToolPool,

@@ -293,7 +293,7 @@ impl Executor {
             && limit_output(&mut output, progress.limit.bytes(), spill).await;
         output.content.extend(progress.notes.drain(..).map(Content::Text));
         let duration = start.elapsed();
-        telemetry::finished(span, error, || output.text_content(), self.capture_content);
+        telemetry::finished(span, &tool, duration, error, || output.text_content(), self.capture_content);
         ToolResult { call_id, tool, output, error, summary: progress.summary, truncated, duration }
     }
 

@@ -15,6 +15,10 @@ use crate::{ErrorKind, ToolCall, ToolSpec};
 use tracing::Span;
 use tracing::field::Empty;
 
+/// How the targets of the events that carry metrics (`histogram.` fields) end: a
+/// subscriber that exports spans leaves them out of the spans' events.
+pub const METRICS_TARGET_SUFFIX: &str = "::gen_ai_metrics";
+
 /// The variable the GenAI instrumentations read to record message content.
 pub const CAPTURE_CONTENT_ENV: &str = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT";
 
@@ -60,11 +64,21 @@ pub(crate) fn resolved(span: &Span, spec: &ToolSpec, access: &Accesses, input: &
 }
 
 /// How the call ended: `error.type` and an error status on failure; the result
-/// text when content is captured.
-pub(crate) fn finished(span: &Span, error: Option<ErrorKind>, result: impl FnOnce() -> String, capture: bool) {
+/// text when content is captured; and the call's duration as the conventions'
+/// `gen_ai.client.operation.duration` histogram (seconds; a `histogram.` event that
+/// `tracing-opentelemetry`'s `MetricsLayer` turns into the metric).
+pub(crate) fn finished(
+    span: &Span,
+    tool: &str,
+    duration: std::time::Duration,
+    error: Option<ErrorKind>,
+    result: impl FnOnce() -> String,
+    capture: bool,
+) {
     if span.is_disabled() {
         return;
     }
+    gen_ai_metrics::tool_duration(span, tool, duration, error);
     if let Some(kind) = error {
         span.record("error.type", kind.label());
         span.record("otel.status_code", "ERROR");
@@ -135,4 +149,30 @@ fn bounded(text: &str) -> std::borrow::Cow<'_, str> {
         end -= 1;
     }
     std::borrow::Cow::Owned(format!("{}... [{} more bytes]", &text[..end], text.len() - end))
+}
+
+/// The metric events (their target ends in [`METRICS_TARGET_SUFFIX`]).
+mod gen_ai_metrics {
+    use crate::ErrorKind;
+    use tracing::Span;
+
+    /// A call's duration as `gen_ai.client.operation.duration`, in seconds.
+    pub(super) fn tool_duration(span: &Span, tool: &str, duration: std::time::Duration, error: Option<ErrorKind>) {
+        let seconds = duration.as_secs_f64();
+        match error {
+            None => tracing::info!(
+                parent: span,
+                histogram.gen_ai.client.operation.duration = seconds,
+                gen_ai.operation.name = "execute_tool",
+                gen_ai.tool.name = tool,
+            ),
+            Some(kind) => tracing::info!(
+                parent: span,
+                histogram.gen_ai.client.operation.duration = seconds,
+                gen_ai.operation.name = "execute_tool",
+                gen_ai.tool.name = tool,
+                error.type = kind.label(),
+            ),
+        }
+    }
 }
