@@ -185,6 +185,7 @@ fn an_otlp_export_of_the_spans_draws_subagents_as_groups() {
             ],
         ),
         span("p", "c3", "permission shell", 31, 59, vec![]),
+        span("h", "c2", "hook PreToolUse audit", 20, 24, vec![]),
         span("w", "p", "approval shell", 32, 58, vec![attr("toolwright.approval.answer", "deny")]),
     ];
     let export = json!({"resourceSpans": [{"scopeSpans": [{"spans": spans}]}]});
@@ -201,6 +202,10 @@ fn an_otlp_export_of_the_spans_draws_subagents_as_groups() {
     assert!(html.contains("class=\"bar turn\""), "the model turn");
     assert!(html.contains("class=\"bar retry\" data-attempt=\"1\" data-at-ms=\"5.0\""), "the retry, at 5 ms");
     assert!(html.contains("retry after attempt 1: 529"));
+    assert!(
+        html.contains("class=\"bar hook\" data-call-id=\"call-2\" data-hook=\"PreToolUse audit\""),
+        "the hook on its call"
+    );
 }
 
 #[test]
@@ -260,4 +265,14 @@ fn the_summary_names_the_time_in_the_model_the_tools_approval_and_hooks() {
     self_contained(&html);
     assert_eq!(bars(&html).len(), 1);
     assert_eq!(html.matches("class=\"bar turn\"").count(), 2);
+    // The hook's run is marked on the call it ran on, as long as it took.
+    let call_id = &bars(&html)[0].0;
+    let hook =
+        html.split(&format!("class=\"bar hook\" data-call-id=\"{call_id}\" data-hook=\"")).nth(1).expect("a hook mark");
+    assert!(hook.starts_with("PreToolUse"), "{hook}");
+    let attr = |name: &str| -> f64 {
+        let at = hook.find(&format!("{name}=\"")).unwrap() + name.len() + 2;
+        hook[at..].split('"').next().unwrap().parse().unwrap()
+    };
+    assert!(attr("data-end-ms") - attr("data-start-ms") >= 180.0, "{hook}");
 }

@@ -28,6 +28,7 @@ h1{font-size:18px;margin:0 0 4px}
 .call.error{background:#c62828;background-image:repeating-linear-gradient(45deg,transparent 0 4px,rgba(255,255,255,.45) 4px 6px)}
 .call.denied{background:#8e24aa;background-image:repeating-linear-gradient(-45deg,transparent 0 3px,rgba(255,255,255,.55) 3px 5px)}
 .call.open{background:#9e9e9e}
+.hook{background:#00897b;top:0;height:5px;opacity:.9}
 .wait{background:#f9a825;top:0;height:16px;opacity:.85;outline:1px dashed #6d4c00}
 .turn{background:#43a047;opacity:.75}
 .retry{background:none;color:#e65100;font-weight:700;top:-2px;height:auto;font-size:12px}
@@ -55,7 +56,7 @@ pub(super) fn render(timeline: &Timeline) -> String {
     let _ = write!(out, "<h1>{}</h1>{}", esc(title), numbers(timeline, wall));
     out.push_str(
         "<p class=\"key\"><span><i class=\"call ok\"></i>call</span><span><i class=\"call error\"></i>failed (✗)</span>\
-         <span><i class=\"call denied\"></i>refused (⊘)</span><span><i class=\"wait\"></i>waiting for approval</span>\
+         <span><i class=\"call denied\"></i>refused (⊘)</span><span><i class=\"wait\"></i>waiting for approval</span><span><i class=\"hook\"></i>hook</span>\
          <span><i class=\"turn\"></i>model turn</span><span>↻ model request retried</span></p>",
     );
     axis(&mut out, wall);
@@ -187,21 +188,38 @@ fn lane(out: &mut String, call: &super::Call, timeline: &Timeline, pct: &dyn Fn(
         (pct(call.end_ms) - pct(call.start_ms)).max(0.0),
         esc(&tip),
     );
+    for hook in timeline.hooks.iter().filter(|h| h.call_id == call.id) {
+        let title = format!("hook {}: {:.0} ms", hook.what, hook.end_ms - hook.start_ms);
+        let extra = format!(" data-hook=\"{}\"", esc(&hook.what));
+        lane_mark(out, "hook", &call.id, &extra, (hook.start_ms, hook.end_ms), &title, pct);
+    }
     for wait in timeline.waits.iter().filter(|w| w.call_id == call.id) {
-        let _ = write!(
-            out,
-            "<div class=\"bar wait\" data-call-id=\"{}\" data-start-ms=\"{:.1}\" data-end-ms=\"{:.1}\" \
-             style=\"left:{:.3}%;width:{:.3}%\" title=\"waiting for approval: {:.0} ms, answered {}\"></div>",
-            esc(&wait.call_id),
-            wait.start_ms,
-            wait.end_ms,
-            pct(wait.start_ms),
-            (pct(wait.end_ms) - pct(wait.start_ms)).max(0.0),
-            wait.end_ms - wait.start_ms,
-            esc(&wait.answer),
-        );
+        let title = format!("waiting for approval: {:.0} ms, answered {}", wait.end_ms - wait.start_ms, wait.answer);
+        lane_mark(out, "wait", &call.id, "", (wait.start_ms, wait.end_ms), &title, pct);
     }
     out.push_str("</div></div>");
+}
+
+/// A mark on a call's lane (a hook's run, a wait for approval): its class, the
+/// call's id, more attributes (escaped already), its times and its tooltip.
+fn lane_mark(
+    out: &mut String,
+    class: &str,
+    call_id: &str,
+    extra: &str,
+    (start, end): (f64, f64),
+    title: &str,
+    pct: &dyn Fn(f64) -> f64,
+) {
+    let _ = write!(
+        out,
+        "<div class=\"bar {class}\" data-call-id=\"{}\"{extra} data-start-ms=\"{start:.1}\" data-end-ms=\"{end:.1}\" \
+         style=\"left:{:.3}%;width:{:.3}%\" title=\"{}\"></div>",
+        esc(call_id),
+        pct(start),
+        (pct(end) - pct(start)).max(0.0),
+        esc(title),
+    );
 }
 
 /// Ticks at a round step, about ten across.

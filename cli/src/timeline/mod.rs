@@ -64,6 +64,16 @@ pub struct Agent {
     pub parent: Option<String>,
 }
 
+/// A hook that ran on a call.
+#[derive(Debug, Clone)]
+pub struct Hook {
+    pub call_id: String,
+    /// `PreToolUse {name}`.
+    pub what: String,
+    pub start_ms: f64,
+    pub end_ms: f64,
+}
+
 /// A model request tried again: when, after which attempt, and why.
 #[derive(Debug, Clone)]
 pub struct Retry {
@@ -78,6 +88,8 @@ pub struct Retry {
 pub struct Timeline {
     /// Model requests tried again.
     pub retries: Vec<Retry>,
+    /// Hooks that ran on calls.
+    pub hooks: Vec<Hook>,
     pub title: String,
     /// The subagents, in the order they started.
     pub agents: Vec<Agent>,

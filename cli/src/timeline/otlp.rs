@@ -1,7 +1,7 @@
 //! A timeline from an OTLP JSON export of toolwright's spans (the conventions'
 //! names: `execute_tool`, `approval`, `chat`, `invoke_agent`).
 
-use super::{Agent, Call, Retry, Status, Timeline, Turn, Wait};
+use super::{Agent, Call, Hook, Retry, Status, Timeline, Turn, Wait};
 use serde_json::Value;
 use std::collections::HashMap;
 
@@ -9,6 +9,7 @@ struct Span<'a> {
     id: &'a str,
     parent: &'a str,
     name: &'a str,
+    full_name: &'a str,
     start: f64,
     end: f64,
     attributes: HashMap<&'a str, String>,
@@ -91,6 +92,13 @@ pub(super) fn timeline(documents: &[Value]) -> Timeline {
                     batch: None,
                 });
             }
+            "hook" => {
+                let call_id = ancestor(span, "execute_tool")
+                    .and_then(|c| c.attributes.get("gen_ai.tool.call.id").cloned())
+                    .unwrap_or_default();
+                let what = span.full_name.trim_start_matches("hook ").to_owned();
+                timeline.hooks.push(Hook { call_id, what, start_ms: start, end_ms: end });
+            }
             "approval" => {
                 let call_id = ancestor(span, "execute_tool")
                     .and_then(|c| c.attributes.get("gen_ai.tool.call.id").cloned())
@@ -134,8 +142,8 @@ fn read(span: &Value) -> Span<'_> {
         }
     }
     // The span's name is the conventions' `{operation} {target}`; the operation is the key.
-    let name = text("name");
-    let name = name.split(' ').next().unwrap_or(name);
+    let full_name = text("name");
+    let name = full_name.split(' ').next().unwrap_or(full_name);
     let failed = span.get("status").and_then(|s| s.get("code")).is_some_and(|c| c == 2 || c == "STATUS_CODE_ERROR");
     let mut retries = Vec::new();
     for event in span.get("events").and_then(Value::as_array).into_iter().flatten() {
@@ -163,6 +171,7 @@ fn read(span: &Value) -> Span<'_> {
         id: text("spanId"),
         parent: text("parentSpanId"),
         name,
+        full_name,
         start: nanos("startTimeUnixNano"),
         end: nanos("endTimeUnixNano"),
         attributes,
