@@ -53,21 +53,32 @@ impl Tasks {
     /// through `ct` by `tasks/cancel`), and `done` sees its result when it ends.
     pub(crate) async fn run(
         &self,
-        mut run: JoinHandle<ToolResult>,
+        run: JoinHandle<ToolResult>,
         ct: CancellationToken,
         request: &CancellationToken,
         caller: Option<String>,
         summary: String,
         done: impl FnOnce(&ToolResult) + Send + 'static,
     ) -> Ran {
+        // Until it is a task, the call is its request's: a client that goes away
+        // takes it with it, as a call outside a task would go.
+        let mut guard = AbortOnDrop(Some(run));
+        let Some(running) = guard.0.as_mut() else { return Ran::Early(Err("the call is gone".into())) };
         tokio::select! {
-            finished = &mut run => return Ran::Early(finished.map_err(|e| format!("the call failed: {e}"))),
+            finished = running => {
+                guard.0 = None;
+                return Ran::Early(finished.map_err(|e| format!("the call failed: {e}")));
+            }
             () = request.cancelled() => {
                 ct.cancel();
-                return Ran::Early(run.await.map_err(|e| format!("the call failed: {e}")));
+                return match guard.0.take() {
+                    Some(run) => Ran::Early(run.await.map_err(|e| format!("the call failed: {e}"))),
+                    None => Ran::Early(Err("the call is gone".into())),
+                };
             }
             () = tokio::time::sleep(self.after) => {}
         }
+        let Some(mut run) = guard.0.take() else { return Ran::Early(Err("the call is gone".into())) };
         let options = TaskOptions::new().with_status_message(format!("running: {summary}"));
         let task = self.manager.spawn(options, move |context| {
             Box::pin(async move {
@@ -121,6 +132,17 @@ impl Tasks {
             Some(owner) if owner.as_deref() == caller => Ok(()),
             // Another caller's task looks like no task at all.
             _ => Err(ErrorData::invalid_params(format!("no task `{id}`"), None)),
+        }
+    }
+}
+
+/// Aborts the call's task when dropped while it still holds it.
+struct AbortOnDrop(Option<JoinHandle<ToolResult>>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        if let Some(run) = self.0.take() {
+            run.abort();
         }
     }
 }
