@@ -464,7 +464,7 @@ impl McpServer {
         }
         let loaded_before = self.session.as_ref().map(|s| s.loaded().len());
         // A client that takes tasks gets one for a call that outgrows a short wait.
-        if context.client_capabilities().is_some_and(|c| c.supports_tasks()) {
+        if takes_tasks(&context, stateless) {
             let ct = tokio_util::sync::CancellationToken::new();
             let turn = TurnContext::from_parts(PathBuf::clone(&self.cwd), ct.clone(), extensions, None, None);
             let executor = Arc::clone(&self.executor);
@@ -582,6 +582,16 @@ impl McpServer {
             let _ = peer.notify_tool_list_changed().await;
         }
     }
+}
+
+/// Whether the client declared the tasks extension: in a stateless request's
+/// `_meta`, else in what it said at `initialize` (read in place: no copy of its
+/// capabilities per call).
+fn takes_tasks(context: &RequestContext<RoleServer>, stateless: bool) -> bool {
+    if stateless {
+        return context.meta.client_capabilities().is_some_and(|c| c.supports_tasks());
+    }
+    context.peer.peer_info().is_some_and(|info| info.capabilities.supports_tasks())
 }
 
 /// Tells `audit` of a finished call.
