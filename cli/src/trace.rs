@@ -140,18 +140,14 @@ impl Trace {
         lock(&self.kept).get_or_insert_with(Vec::new);
     }
 
-    /// The session so far as a timeline (when events were kept), with the hooks
-    /// that ran on its calls.
-    pub fn timeline(&self) -> Option<crate::timeline::Timeline> {
-        let mut timeline = lock(&self.kept).as_deref().map(crate::timeline::Timeline::from_events)?;
-        let ms = |t: Instant| (t.saturating_duration_since(self.started).as_secs_f64() * 1e4).round() / 10.0;
-        for run in crate::timing::hook_runs() {
-            if run.start >= self.started {
-                let (start_ms, end_ms) = (ms(run.start), ms(run.end));
-                timeline.hooks.push(crate::timeline::Hook { call_id: run.call_id, what: run.what, start_ms, end_ms });
-            }
-        }
-        Some(timeline)
+    /// The events kept so far (when [`keep_events`](Self::keep_events) was called).
+    pub fn kept_events(&self) -> Option<Vec<Value>> {
+        lock(&self.kept).clone()
+    }
+
+    /// When the trace began (events' `t_ms` count from it).
+    pub fn began(&self) -> Instant {
+        self.started
     }
 
     /// A wait for a person's answer about call `call_id`, from `asked` until now.

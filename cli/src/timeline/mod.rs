@@ -287,7 +287,15 @@ pub fn write(timeline: &Timeline, path: &std::path::Path) -> Result<(), String> 
 
 /// After a `replay` or `agent` run with `--timeline FILE`: the session drawn there.
 pub fn finish(trace: &crate::trace::Trace, path: Option<&std::path::Path>) -> Result<(), String> {
-    let (Some(path), Some(timeline)) = (path, trace.timeline()) else { return Ok(()) };
+    let (Some(path), Some(events)) = (path, trace.kept_events()) else { return Ok(()) };
+    let mut timeline = Timeline::from_events(&events);
+    // The hooks that ran on its calls, from the command's subscriber.
+    let started = trace.began();
+    let ms = |t: std::time::Instant| (t.saturating_duration_since(started).as_secs_f64() * 1e4).round() / 10.0;
+    for run in crate::timing::hook_runs().into_iter().filter(|r| r.start >= started) {
+        let (start_ms, end_ms) = (ms(run.start), ms(run.end));
+        timeline.hooks.push(Hook { call_id: run.call_id, what: run.what, start_ms, end_ms });
+    }
     write(&timeline, path)?;
     trace.note(&format!("timeline of {} calls written to {}", timeline.calls.len(), path.display()));
     Ok(())

@@ -12,13 +12,13 @@
 
 use crate::access::{Access, Accesses};
 use crate::hooks::{HookCall, HookPermission, PostToolHook, PreToolHook, PreToolOutcome};
-use crate::permission::{Approval, Approver, DefaultPolicy, PermissionDecision, PermissionPolicy, PermissionRequest};
+use crate::permission::{Approver, DefaultPolicy, PermissionPolicy};
 use crate::registry::{Registry, Resolved, ToolPool};
 use crate::truncate::{Spill, limit_output, needs_limit};
 use crate::{BoxFuture, DynTool, PreparedCall};
 use crate::{Content, ToolOutput};
 use crate::{ErrorKind, ToolCall, ToolResult};
-use crate::{Flags, OutputLimit, ToolSpec};
+use crate::{Flags, OutputLimit};
 use crate::{ToolContext, TurnContext};
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
@@ -27,12 +27,13 @@ use std::future::Future;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::PathBuf;
 use std::pin::Pin;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 use tokio_util::sync::WaitForCancellationFuture;
 use tracing::Instrument;
 
+mod authorize;
 mod builder;
 pub mod telemetry;
 pub use builder::ExecutorBuilder;
@@ -425,22 +426,6 @@ impl Executor {
         Err(Failure::new(failure.kind, seen.text_content()))
     }
 
-    /// Tells the developer, once per tool, why its calls are denied when nothing can
-    /// approve them, and the three ways out.
-    fn warn_unapproved(&self, tool: &str) {
-        let first = self.unapproved_warned.lock().unwrap_or_else(PoisonError::into_inner).insert(tool.to_owned());
-        if first {
-            tracing::warn!(
-                tool,
-                "calls of `{tool}` need approval and this executor has no approver, so every one is denied. \
-                 Mark the tool `pure` if it touches nothing outside the process, declare what it touches \
-                 (`#[access(read)]` on a path field, or `PreparedCall::access`) so the policy can allow it, \
-                 or give the executor a policy that allows it or an approver (`ExecutorBuilder::policy`, \
-                 `ExecutorBuilder::approver`)"
-            );
-        }
-    }
-
     /// Whether any post-tool hook may see this call's output: the executor's, or the
     /// turn's own ([`crate::hooks::TurnHooks`]).
     fn has_post_hooks(&self, cx: &ToolContext) -> bool {
@@ -493,101 +478,6 @@ impl Executor {
             }
         }
         Ok(output)
-    }
-
-    /// The permission step: plan mode, the policy, and the approver for asks; says
-    /// whether someone was asked (the call then waited).
-    #[allow(clippy::too_many_arguments)]
-    async fn authorize(
-        &self,
-        cx: &ToolContext,
-        spec: &ToolSpec,
-        input: &str,
-        flags: Flags,
-        access: &Accesses,
-        pool: Option<&ToolPool>,
-        progress: &Learned,
-        hook: Option<HookPermission>,
-    ) -> Result<Asked, Failure> {
-        let name = cx.tool_name();
-        if pool.is_some_and(ToolPool::read_only_only) && !flags.read_only {
-            return Err(Failure::new(
-                ErrorKind::Denied,
-                format!("{name}: plan mode allows only read-only calls, and this call could change things"),
-            ));
-        }
-        let request = PermissionRequest {
-            tool: name,
-            rule_name: spec.rule_name.as_deref(),
-            access,
-            invoked_name: cx.invoked_name(),
-            call_id: cx.call_id(),
-            input,
-            flags,
-            cwd: cx.cwd(),
-            own_summary: progress.summary.as_deref(),
-            extensions: cx.extensions(),
-        };
-        let decision = catch_unwind(AssertUnwindSafe(|| self.policy.check(&request))).map_err(|p| {
-            Failure::new(ErrorKind::Denied, format!("{name}: the permission policy failed: {}", panic_message(&p)))
-        })?;
-        // A hook's allow skips the mode's question, never a deny nor an ask rule's
-        // question; a hook's ask asks.
-        let (question, forced) = match (decision, hook) {
-            (PermissionDecision::Deny(reason), _) => {
-                return Err(Failure::new(ErrorKind::Denied, format!("{name}: permission denied: {reason}")));
-            }
-            (PermissionDecision::AskRule(question), _) => (question, true),
-            (_, Some(HookPermission::Ask(why))) => (why, false),
-            (PermissionDecision::Allow, _) | (PermissionDecision::Ask(_), Some(HookPermission::Allow)) => {
-                return Ok(Asked::No);
-            }
-            (PermissionDecision::Ask(question), None) => (question, false),
-        };
-        if !forced && self.always_allowed.lock().unwrap_or_else(PoisonError::into_inner).contains(name) {
-            return Ok(Asked::No);
-        }
-        let Some(approver) = &self.approver else {
-            self.warn_unapproved(name);
-            return Err(Failure::new(
-                ErrorKind::Denied,
-                format!("{name}: this call needs approval ({question}), and no one is there to approve it"),
-            ));
-        };
-        let span = telemetry::approval_span(name);
-        let approval =
-            guarded(cx, approver.approve(&request, &question), None, self.grace, true).instrument(span.clone()).await;
-        telemetry::answered(
-            &span,
-            match &approval {
-                Ok(Approval::AllowOnce) => "allow once",
-                Ok(Approval::AlwaysAllow) => "always allow",
-                Ok(Approval::Deny(_)) => "deny",
-                Ok(Approval::Unanswered(_)) => "unanswered",
-                Err(_) => "stopped",
-            },
-        );
-        let approval = approval.map_err(|stop| match stop {
-            Stopped::Panicked(p) => Failure::new(ErrorKind::Denied, format!("{name}: the approver failed: {p}")),
-            _ => Failure::new(ErrorKind::Cancelled, format!("{name}: cancelled while waiting for approval")),
-        })?;
-        match approval {
-            Approval::AllowOnce => Ok(Asked::Yes),
-            Approval::AlwaysAllow => {
-                if !self.policy.remember(&request) {
-                    self.always_allowed.lock().unwrap_or_else(PoisonError::into_inner).insert(name.to_owned());
-                }
-                Ok(Asked::Yes)
-            }
-            Approval::Unanswered(why) => Err(Failure::new(
-                ErrorKind::Denied,
-                format!("{name}: this call needs approval ({question}), and no one could be asked: {why}"),
-            )),
-            Approval::Deny(reason) => {
-                let why = reason.map(|r| format!(": {r}")).unwrap_or_default();
-                Err(Failure::new(ErrorKind::Denied, format!("{name}: the user denied this call{why}")))
-            }
-        }
     }
 }
 
