@@ -112,3 +112,30 @@ fn a_client_that_hangs_up_does_not_free_its_calls_place() {
     let free = post(&serve.addr, "/mcp", &serve.addr, &headers, r#"{"jsonrpc":"2.0","id":5,"method":"tools/list"}"#);
     assert_eq!(status(&free), 200, "{free}");
 }
+
+#[test]
+fn a_session_the_client_ends_gets_200_and_is_gone() {
+    use std::io::{Read, Write};
+    let (ws, home) = common::workspace();
+    let serve = HttpServe::start(ws.path(), home.path(), &[]);
+    let id = open_session(&serve);
+    let mut stream = std::net::TcpStream::connect(&serve.addr).unwrap();
+    stream.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    write!(
+        stream,
+        "DELETE /mcp HTTP/1.1\r\nHost: {}\r\nMcp-Session-Id: {id}\r\nMcp-Protocol-Version: 2025-06-18\r\nConnection: close\r\n\r\n",
+        serve.addr
+    )
+    .unwrap();
+    let mut response = String::new();
+    let _ = stream.read_to_string(&mut response);
+    assert_eq!(status(&response), 200, "{response}");
+    let after = post(
+        &serve.addr,
+        "/mcp",
+        &serve.addr,
+        &[("Mcp-Session-Id", &id), ("Mcp-Protocol-Version", "2025-06-18")],
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/list"}"#,
+    );
+    assert_eq!(status(&after), 404, "{after}");
+}

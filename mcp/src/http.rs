@@ -72,7 +72,16 @@ pub(crate) async fn serve(
                     }
                     Ok::<_, Infallible>(match admit(request, limits, &authentication, gates.read()).await {
                         Ok(request) => match gate(&request, &gates, &manager, &flight).await {
-                            Ok(()) => as_jsonrpc_refusal(service.handle(request).await).await,
+                            Ok(()) => {
+                                let deleting = request.method() == http::Method::DELETE;
+                                let mut response = as_jsonrpc_refusal(service.handle(request).await).await;
+                                // A session closed on request: 200, which clients
+                                // (the Python SDK) take as done; rmcp answers 202.
+                                if deleting && response.status() == http::StatusCode::ACCEPTED {
+                                    *response.status_mut() = http::StatusCode::OK;
+                                }
+                                response
+                            }
                             Err(refusal) => refusal,
                         },
                         Err(refusal) => refusal,
