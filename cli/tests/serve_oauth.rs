@@ -52,7 +52,14 @@ fn jwt_access_tokens_are_checked_as_the_authorization_spec_asks() {
         assert_eq!(doc["resource"], audience);
         assert_eq!(doc["authorization_servers"], json!([issuer.url]));
         assert_eq!(doc["scopes_supported"], json!(["mcp:tools"]));
+        assert!(doc.get("resource_signing_alg_values_supported").is_none(), "{doc}");
     }
+    // Not for another resource's path, and MCP only at its endpoint.
+    let response = get(&serve.addr, "/.well-known/oauth-protected-resource/other");
+    assert_eq!(status(&response), 404, "{response}");
+    let response = initialize(&serve.addr, "/other", "127.0.0.1", &[]);
+    assert_eq!(status(&response), 404, "{response}");
+    assert!(response.contains("/mcp"), "{response}");
 
     // No token: 401 pointing at the metadata, with the scope to ask for.
     let response = initialize(&serve.addr, "/mcp", "127.0.0.1", &[]);

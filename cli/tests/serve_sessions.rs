@@ -139,3 +139,18 @@ fn a_session_the_client_ends_gets_200_and_is_gone() {
     );
     assert_eq!(status(&after), 404, "{after}");
 }
+
+#[test]
+fn mcp_is_served_at_its_endpoint_only() {
+    let (ws, home) = common::workspace();
+    let serve = HttpServe::start(ws.path(), home.path(), &[]);
+    for path in ["/", "/mcpx", "/mcp/extra", "/other"] {
+        let response = initialize(&serve.addr, path, &serve.addr, &[]);
+        assert_eq!(status(&response), 404, "{path}: {response}");
+        assert!(response.contains("there is no MCP endpoint") && response.contains("/mcp"), "{response}");
+    }
+    for path in ["/mcp", "/mcp/"] {
+        let response = initialize(&serve.addr, path, &serve.addr, &[]);
+        assert_eq!(status(&response), 200, "{path}: {response}");
+    }
+}

@@ -16,6 +16,29 @@ use std::sync::Arc;
 
 type Response = http::Response<BoxBody<Bytes, Infallible>>;
 
+/// The path MCP is served at.
+const ENDPOINT: &str = "/mcp";
+
+/// Whether `path` is the MCP endpoint: `/mcp`, or the path of the canonical URL an
+/// OAuth server was given (a proxy in front may keep its public path).
+fn is_endpoint(path: &str, authentication: &Authentication) -> bool {
+    let path = path.strip_suffix('/').filter(|p| !p.is_empty()).unwrap_or(path);
+    path == ENDPOINT
+        || matches!(authentication, Authentication::OAuth(verifier)
+            if verifier.resource().path().trim_end_matches('/') == path)
+}
+
+/// Any other path: `404` with a JSON-RPC error naming the endpoint.
+fn not_found(path: &str) -> Response {
+    let message = format!("there is no MCP endpoint at {path:?}; it is {ENDPOINT}");
+    let error = serde_json::json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32600, "message": message}});
+    http::Response::builder()
+        .status(http::StatusCode::NOT_FOUND)
+        .header(http::header::CONTENT_TYPE, "application/json")
+        .body(Full::new(Bytes::from(error.to_string())).boxed())
+        .unwrap_or_else(|_| plain(http::StatusCode::NOT_FOUND, message))
+}
+
 pub(crate) async fn serve(
     server: McpServer,
     listener: tokio::net::TcpListener,
@@ -126,9 +149,17 @@ async fn admit(
     // has any (a client that sees it would try OAuth).
     if super::oauth::is_metadata_path(parts.uri.path()) {
         return Err(match authentication {
-            Authentication::OAuth(verifier) => metadata_answer(&parts, verifier.resource()),
+            Authentication::OAuth(verifier) if verifier.resource().serves_metadata_at(ENDPOINT, parts.uri.path()) => {
+                metadata_answer(&parts, verifier.resource())
+            }
+            Authentication::OAuth(_) => {
+                plain(http::StatusCode::NOT_FOUND, format!("no resource metadata here; it is for {ENDPOINT}"))
+            }
             _ => plain(http::StatusCode::NOT_FOUND, "this server publishes no OAuth metadata".into()),
         });
+    }
+    if !is_endpoint(parts.uri.path(), authentication) {
+        return Err(not_found(parts.uri.path()));
     }
     // Who is asking comes before reading what they ask.
     match authentication {

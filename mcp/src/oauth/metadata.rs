@@ -20,10 +20,20 @@ pub(super) fn metadata_url(resource: &url::Url) -> String {
     inserted(resource, RESOURCE_WELL_KNOWN).to_string()
 }
 
-/// Whether a request path asks for the protected resource metadata: the inserted
-/// form, or the bare well-known name that clients also try.
+/// Whether a request path is under the protected resource metadata's well-known
+/// name (answered there, with the document or a 404, never as MCP).
 pub(crate) fn is_metadata_path(path: &str) -> bool {
     path == RESOURCE_WELL_KNOWN || path.starts_with(&format!("{RESOURCE_WELL_KNOWN}/"))
+}
+
+/// Whether this resource's document is at `path`: the well-known name inserted
+/// before the resource's path, before the endpoint's own path `served` (the two
+/// differ behind a proxy that maps paths), or the bare name that clients also try.
+/// Another resource's path gets a 404: a client checks that the document's
+/// `resource` is the one it asked about (RFC 9728 3.3), so a wrong one helps no one.
+pub(super) fn serves_at(resource: &url::Url, served: &str, path: &str) -> bool {
+    let local = format!("{RESOURCE_WELL_KNOWN}{}", served.trim_end_matches('/'));
+    path == RESOURCE_WELL_KNOWN || path == inserted(resource, RESOURCE_WELL_KNOWN).path() || path == local
 }
 
 pub(super) fn document(resource: &OAuthResource) -> Value {
@@ -33,12 +43,10 @@ pub(super) fn document(resource: &OAuthResource) -> Value {
         "bearer_methods_supported": ["header"],
         "resource_name": "toolwright",
     });
+    // Not `resource_signing_alg_values_supported`: RFC 9728 means the algorithms
+    // this server signs its responses with, and it signs none.
     if !resource.scopes_supported.is_empty() {
         doc["scopes_supported"] = json!(resource.scopes_supported);
-    }
-    if resource.introspection.is_none() {
-        let algorithms: Vec<String> = resource.algorithms.iter().map(|a| format!("{a:?}")).collect();
-        doc["resource_signing_alg_values_supported"] = json!(algorithms);
     }
     doc
 }

@@ -189,6 +189,16 @@ impl OAuthResource {
         metadata::metadata_url(&self.resource)
     }
 
+    /// The canonical URL's path.
+    pub(crate) fn path(&self) -> &str {
+        self.resource.path()
+    }
+
+    /// Whether the metadata is served at `path` for an endpoint at `served`.
+    pub(crate) fn serves_metadata_at(&self, served: &str, path: &str) -> bool {
+        metadata::serves_at(&self.resource, served, path)
+    }
+
     /// The protected resource metadata document (RFC 9728 2).
     pub fn metadata(&self) -> serde_json::Value {
         metadata::document(self)

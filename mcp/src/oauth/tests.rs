@@ -26,7 +26,23 @@ fn the_metadata_names_the_resource_its_issuer_and_scopes() {
     assert_eq!(doc["authorization_servers"], serde_json::json!(["http://127.0.0.1:9000"]));
     assert_eq!(doc["scopes_supported"], serde_json::json!(["mcp:tools"]));
     assert_eq!(doc["bearer_methods_supported"], serde_json::json!(["header"]));
-    assert!(doc["resource_signing_alg_values_supported"].as_array().unwrap().iter().all(|a| a != "HS256"));
+    // That field names algorithms this server would sign its responses with.
+    assert!(doc.get("resource_signing_alg_values_supported").is_none(), "{doc}");
+}
+
+#[test]
+fn the_metadata_is_served_for_this_resource_only() {
+    let r = resource();
+    for path in ["/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-protected-resource"] {
+        assert!(r.serves_metadata_at("/mcp", path), "{path}");
+    }
+    for path in ["/.well-known/oauth-protected-resource/other", "/.well-known/oauth-protected-resource/mcp/x"] {
+        assert!(!r.serves_metadata_at("/mcp", path), "{path}");
+    }
+    // Behind a proxy that keeps its public path, both names answer.
+    let public = OAuthResource::new("https://tools.example.com/team/mcp", "https://auth.example.com").unwrap();
+    assert!(public.serves_metadata_at("/mcp", "/.well-known/oauth-protected-resource/team/mcp"));
+    assert!(public.serves_metadata_at("/mcp", "/.well-known/oauth-protected-resource/mcp"));
 }
 
 #[test]
