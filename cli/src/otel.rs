@@ -1,9 +1,10 @@
 //! OTLP export of toolwright's spans (the OpenTelemetry GenAI conventions; see
 //! docs/running.md), when the standard variables ask for it:
 //! `OTEL_EXPORTER_OTLP_ENDPOINT` or `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` set, and
-//! neither `OTEL_SDK_DISABLED=true` nor `OTEL_TRACES_EXPORTER=none`. HTTP only:
-//! `http/protobuf` (the default) or `http/json` from `OTEL_EXPORTER_OTLP_PROTOCOL`
-//! (or its `_TRACES_` form); `OTEL_EXPORTER_OTLP_HEADERS`, `OTEL_SERVICE_NAME`
+//! neither `OTEL_SDK_DISABLED=true` nor `OTEL_TRACES_EXPORTER=none`. The protocol
+//! is `http/protobuf` (the default), `http/json` or `grpc`, from
+//! `OTEL_EXPORTER_OTLP_PROTOCOL` (or its `_TRACES_` form; gRPC runs on a small
+//! runtime of its own, as tonic needs one); `OTEL_EXPORTER_OTLP_HEADERS`, `OTEL_SERVICE_NAME`
 //! (default `toolwright`) and `OTEL_RESOURCE_ATTRIBUTES` are read as the SDK
 //! reads them. Spans are batched and flushed when the command ends, by a signal
 //! too; the `gen_ai.client.operation.duration` histogram (calls and model requests)
@@ -23,6 +24,15 @@ static PROVIDER: OnceLock<(SdkTracerProvider, SdkMeterProvider)> = OnceLock::new
 pub struct Export {
     provider: SdkTracerProvider,
     meters: SdkMeterProvider,
+    /// gRPC's connections run here (tonic spawns onto the runtime it is built in).
+    grpc: Option<tokio::runtime::Runtime>,
+}
+
+/// The wire an exporter speaks.
+#[derive(Clone, Copy)]
+enum Wire {
+    Http(Protocol),
+    Grpc,
 }
 
 fn var(name: &str) -> Option<String> {
@@ -41,27 +51,56 @@ impl Export {
             return None;
         }
         let protocol = var("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL").or_else(|| var("OTEL_EXPORTER_OTLP_PROTOCOL"));
-        let protocol = match protocol.as_deref().map(str::trim) {
-            None | Some("http/protobuf") => Protocol::HttpBinary,
-            Some("http/json") => Protocol::HttpJson,
+        let wire = match protocol.as_deref().map(str::trim) {
+            None | Some("http/protobuf") => Wire::Http(Protocol::HttpBinary),
+            Some("http/json") => Wire::Http(Protocol::HttpJson),
+            Some("grpc") => Wire::Grpc,
             Some(other) => {
                 eprintln!(
-                    "toolwright: warning: OTEL_EXPORTER_OTLP_PROTOCOL={other} is not supported (this build exports \
-                     over http/protobuf or http/json); sending http/protobuf"
+                    "toolwright: warning: OTEL_EXPORTER_OTLP_PROTOCOL={other} is not an OTLP protocol (grpc, \
+                     http/protobuf or http/json); sending http/protobuf"
                 );
-                Protocol::HttpBinary
+                Wire::Http(Protocol::HttpBinary)
             }
         };
-        // reqwest's rustls (an https endpoint) needs a process-wide provider.
+        // reqwest's and tonic's rustls (an https endpoint) need a process-wide provider.
         let _ = rustls::crypto::ring::default_provider().install_default();
-        let exporter = match opentelemetry_otlp::SpanExporter::builder().with_http().with_protocol(protocol).build() {
+        let grpc = match wire {
+            Wire::Grpc => match tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(1)
+                .thread_name("toolwright-otlp")
+                .enable_all()
+                .build()
+            {
+                Ok(runtime) => Some(runtime),
+                Err(e) => {
+                    eprintln!("toolwright: warning: the OTLP gRPC exporter cannot start: {e}; no spans are exported");
+                    return None;
+                }
+            },
+            Wire::Http(_) => None,
+        };
+        let entered = grpc.as_ref().map(tokio::runtime::Runtime::enter);
+        let exporter = match wire {
+            Wire::Http(protocol) => {
+                opentelemetry_otlp::SpanExporter::builder().with_http().with_protocol(protocol).build()
+            }
+            Wire::Grpc => opentelemetry_otlp::SpanExporter::builder().with_tonic().build(),
+        };
+        let exporter = match exporter {
             Ok(exporter) => exporter,
             Err(e) => {
                 eprintln!("toolwright: warning: the OTLP span exporter cannot start: {e}; no spans are exported");
                 return None;
             }
         };
-        let metrics = match opentelemetry_otlp::MetricExporter::builder().with_http().with_protocol(protocol).build() {
+        let metrics = match wire {
+            Wire::Http(protocol) => {
+                opentelemetry_otlp::MetricExporter::builder().with_http().with_protocol(protocol).build()
+            }
+            Wire::Grpc => opentelemetry_otlp::MetricExporter::builder().with_tonic().build(),
+        };
+        let metrics = match metrics {
             Ok(exporter) => Some(exporter),
             Err(e) => {
                 eprintln!("toolwright: warning: the OTLP metric exporter cannot start: {e}; no metrics are exported");
@@ -83,7 +122,8 @@ impl Export {
         }
         let meters = meters.build();
         let _ = PROVIDER.set((provider.clone(), meters.clone()));
-        Some(Export { provider, meters })
+        drop(entered);
+        Some(Export { provider, meters, grpc })
     }
 
     /// The layer that hands spans to the exporter.
@@ -107,6 +147,11 @@ impl Export {
         }
         if let Err(e) = self.meters.shutdown_with_timeout(Duration::from_secs(5)) {
             eprintln!("toolwright: warning: exporting the metrics: {e}");
+        }
+        // What was to be sent is sent; the background form never blocks or panics
+        // in an async context.
+        if let Some(runtime) = self.grpc {
+            runtime.shutdown_background();
         }
     }
 }

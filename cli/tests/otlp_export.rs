@@ -2,13 +2,15 @@
 //! standard variables say where: names, attributes and parent links as the GenAI
 //! conventions draw them, and the export drawn again as a timeline.
 
+#[path = "otlp_export/grpc.rs"]
+mod grpc;
 #[path = "../../tests/common/http.rs"]
 mod http;
 
 use serde_json::Value;
 use std::io::Write;
 use std::net::TcpListener;
-use std::process::Command;
+use std::process::{Command, Output};
 use std::sync::{Arc, Mutex};
 
 /// Each export received: its path and its JSON body.
@@ -36,6 +38,55 @@ fn receiver() -> (String, Received) {
     (url, got)
 }
 
+/// `replay trouble --deny` (five calls, two denied) exporting to `url`.
+fn replay_exporting(dir: &std::path::Path, url: &str, protocol: &str) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_toolwright"))
+        .args(["replay", "trouble", "--deny"])
+        .current_dir(dir)
+        .env("HOME", dir)
+        .env("OTEL_EXPORTER_OTLP_ENDPOINT", url)
+        .env("OTEL_EXPORTER_OTLP_PROTOCOL", protocol)
+        .output()
+        .unwrap()
+}
+
+/// `replay --pace 200` exporting to `url`, stopped by SIGTERM while it runs; its
+/// exit status.
+fn replay_stopped(dir: &std::path::Path, url: &str, protocol: &str) -> std::process::ExitStatus {
+    use std::io::BufRead as _;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_toolwright"))
+        .args(["replay", "--pace", "200"])
+        .current_dir(dir)
+        .env("HOME", dir)
+        .env("OTEL_EXPORTER_OTLP_ENDPOINT", url)
+        .env("OTEL_EXPORTER_OTLP_PROTOCOL", protocol)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    // The first batch has run and ended; the replay is far from done.
+    let mut line = String::new();
+    while !line.contains("batch 1:") {
+        line.clear();
+        assert!(stdout.read_line(&mut line).unwrap() > 0, "the replay ended before its first batch");
+    }
+    let killed = Command::new("kill").args(["-s", "TERM", &child.id().to_string()]).status().unwrap();
+    assert!(killed.success());
+    std::thread::spawn(move || std::io::copy(&mut stdout, &mut std::io::sink()));
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status;
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("replay did not exit within 10 s of SIGTERM");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
 fn spans(bodies: &[(String, Value)]) -> Vec<Value> {
     bodies
         .iter()
@@ -53,14 +104,7 @@ fn attr<'a>(span: &'a Value, key: &str) -> Option<&'a Value> {
 fn spans_go_to_the_otlp_endpoint_in_the_genai_conventions() {
     let (url, got) = receiver();
     let dir = tempfile::tempdir().unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_toolwright"))
-        .args(["replay", "trouble", "--deny"])
-        .current_dir(dir.path())
-        .env("HOME", dir.path())
-        .env("OTEL_EXPORTER_OTLP_ENDPOINT", &url)
-        .env("OTEL_EXPORTER_OTLP_PROTOCOL", "http/json")
-        .output()
-        .unwrap();
+    let out = replay_exporting(dir.path(), &url, "http/json");
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let all = got.lock().unwrap().clone();
     let bodies: Vec<(String, Value)> = all.iter().filter(|(path, _)| path == "/v1/traces").cloned().collect();
@@ -109,4 +153,19 @@ fn spans_go_to_the_otlp_endpoint_in_the_genai_conventions() {
     let html = std::fs::read_to_string(dir.path().join("export.html")).unwrap();
     assert_eq!(html.matches("class=\"bar call ").count(), 5);
     assert_eq!(html.matches("data-status=\"denied\"").count(), 2);
+}
+
+#[test]
+fn a_stop_signal_still_sends_the_spans_so_far() {
+    let (url, got) = receiver();
+    let dir = tempfile::tempdir().unwrap();
+    let status = replay_stopped(dir.path(), &url, "http/json");
+    assert_eq!(status.code(), Some(143), "{status:?}");
+    let bodies: Vec<(String, Value)> =
+        got.lock().unwrap().iter().filter(|(path, _)| path == "/v1/traces").cloned().collect();
+    let spans = spans(&bodies);
+    assert!(
+        spans.iter().any(|s| s["name"].as_str().is_some_and(|n| n.starts_with("execute_tool "))),
+        "no call spans sent before exiting: {spans:?}"
+    );
 }
