@@ -22,10 +22,14 @@ const ENDPOINT: &str = "/mcp";
 /// Whether `path` is the MCP endpoint: `/mcp`, or the path of the canonical URL an
 /// OAuth server was given (a proxy in front may keep its public path).
 fn is_endpoint(path: &str, authentication: &Authentication) -> bool {
-    let path = path.strip_suffix('/').filter(|p| !p.is_empty()).unwrap_or(path);
+    // `/mcp/` is `/mcp`; `/` stays `/`.
+    let bare = |p: &str| -> String {
+        let p = p.trim_end_matches('/');
+        if p.is_empty() { "/".into() } else { p.into() }
+    };
+    let path = bare(path);
     path == ENDPOINT
-        || matches!(authentication, Authentication::OAuth(verifier)
-            if verifier.resource().path().trim_end_matches('/') == path)
+        || matches!(authentication, Authentication::OAuth(verifier) if bare(verifier.resource().path()) == path)
 }
 
 /// Any other path: `404` with a JSON-RPC error naming the endpoint.
@@ -357,4 +361,27 @@ fn busy(status: http::StatusCode, id: serde_json::Value, message: String) -> Res
         .header(http::header::CONTENT_TYPE, "application/json")
         .body(Full::new(Bytes::from(error.to_string())).boxed())
         .unwrap_or_else(|_| plain(status, "busy".into()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Authentication, is_endpoint};
+    use crate::oauth::{OAuthResource, Verifier};
+    use std::sync::Arc;
+
+    fn oauth(resource: &str) -> Authentication {
+        let resource = OAuthResource::new(resource, "https://auth.example.com").unwrap();
+        Authentication::OAuth(Arc::new(Verifier::new(resource)))
+    }
+
+    #[test]
+    fn the_endpoint_is_mcp_or_the_canonical_urls_path() {
+        let open = Authentication::Open;
+        assert!(is_endpoint("/mcp", &open) && is_endpoint("/mcp/", &open));
+        assert!(!is_endpoint("/", &open) && !is_endpoint("/mcpx", &open) && !is_endpoint("/mcp/x", &open));
+        let root = oauth("https://tools.example.com/");
+        assert!(is_endpoint("/", &root) && is_endpoint("/mcp", &root) && !is_endpoint("/x", &root));
+        let team = oauth("https://tools.example.com/team/mcp");
+        assert!(is_endpoint("/team/mcp", &team) && is_endpoint("/team/mcp/", &team) && !is_endpoint("/team", &team));
+    }
 }
