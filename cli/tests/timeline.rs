@@ -66,6 +66,20 @@ fn a_replay_writes_its_calls_refusals_and_waits_as_a_timeline() {
 }
 
 #[test]
+fn a_tooltip_gives_the_line_that_says_what_happened() {
+    // The default session's first call runs failing tests: unittest prints a rule
+    // of `=` before the error, which says nothing.
+    let dir = tempfile::tempdir().unwrap();
+    let out = toolwright(dir.path(), &["replay", "--timeline", "t.html"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let html = std::fs::read_to_string(dir.path().join("t.html")).unwrap();
+    let first = html.split("class=\"bar call ").nth(1).expect("a call bar");
+    let title = first.split("title=\"").nth(1).unwrap().split('"').next().unwrap();
+    let result = title.split("&#10;").find(|l| l.starts_with("result: ")).expect(title);
+    assert!(result.starts_with("result: ERROR: test_mean_of_one"), "{title}");
+}
+
+#[test]
 fn the_json_lines_of_a_replay_draw_the_same_calls_and_overlaps_show() {
     let dir = tempfile::tempdir().unwrap();
     let out = toolwright(dir.path(), &["replay", "explore", "--json"]);

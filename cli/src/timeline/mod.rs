@@ -310,9 +310,12 @@ fn is_refusal(kind: &str) -> bool {
     matches!(kind, "denied" | "hook_denied" | "rejected")
 }
 
-/// The first line of a text, at most 160 characters.
+/// The first line of a text that says something (not a rule of `=` or `-`, as
+/// test runners print before the failure), at most 160 characters.
 pub(crate) fn first_line(text: &str) -> String {
-    let line = text.lines().find(|l| !l.trim().is_empty()).unwrap_or_default().trim();
+    let says = |l: &&str| l.chars().any(char::is_alphanumeric);
+    let line =
+        text.lines().find(says).or_else(|| text.lines().find(|l| !l.trim().is_empty())).unwrap_or_default().trim();
     match line.char_indices().nth(160) {
         Some((i, _)) => format!("{}…", &line[..i]),
         None => line.to_owned(),
