@@ -140,6 +140,14 @@ fn spans_go_to_the_otlp_endpoint_in_the_genai_conventions() {
     assert!(denied.iter().all(|c| c["status"]["code"] == 2), "an error status");
     let chats: Vec<_> = spans.iter().filter(|s| s["name"].as_str().is_some_and(|n| n.starts_with("chat "))).collect();
     assert!(!chats.is_empty() && chats.iter().all(|c| c["parentSpanId"] == run["spanId"] && c["kind"] == 3));
+    // Counts are the conventions' ints, not their text.
+    for span in chats.iter().copied().chain([run]) {
+        for key in ["gen_ai.usage.input_tokens", "gen_ai.usage.output_tokens"] {
+            let value = attr(span, key).unwrap_or_else(|| panic!("{key} on {}", span["name"]));
+            assert!(value["intValue"].as_str().is_some_and(|n| n.parse::<i64>().is_ok()), "{key}: {value}");
+        }
+    }
+    assert!(chats.iter().all(|c| attr(c, "gen_ai.request.max_tokens").is_some_and(|v| v.get("intValue").is_some())));
 
     // The export is a trace `toolwright timeline` draws.
     let export = serde_json::json!({"resourceSpans": bodies.iter().flat_map(|(_, b)| b["resourceSpans"].as_array().cloned().unwrap_or_default()).collect::<Vec<_>>()});

@@ -49,7 +49,7 @@ pub(super) fn chat_span(api: Api, model: &str, max_tokens: u32) -> Span {
         gen_ai.operation.name = "chat",
         gen_ai.provider.name = provider(api),
         gen_ai.request.model = model,
-        gen_ai.request.max_tokens = max_tokens,
+        gen_ai.request.max_tokens = i64::from(max_tokens),
         gen_ai.response.finish_reasons = Empty,
         gen_ai.usage.input_tokens = Empty,
         gen_ai.usage.output_tokens = Empty,
@@ -57,11 +57,17 @@ pub(super) fn chat_span(api: Api, model: &str, max_tokens: u32) -> Span {
     )
 }
 
+/// A count as the conventions' `int`: tracing-opentelemetry turns an `i64` into
+/// an integer attribute but a `u64` into its debug text, a string.
+fn int(n: impl TryInto<i64>) -> i64 {
+    n.try_into().unwrap_or(i64::MAX)
+}
+
 /// Tokens spent, on a chat or agent span (input counts the cache's tokens too).
 pub(super) fn usage(span: &Span, usage: &Usage) {
     let input = usage.input_tokens + usage.cache_creation_input_tokens + usage.cache_read_input_tokens;
-    span.record("gen_ai.usage.input_tokens", input);
-    span.record("gen_ai.usage.output_tokens", usage.output_tokens);
+    span.record("gen_ai.usage.input_tokens", int(input));
+    span.record("gen_ai.usage.output_tokens", int(usage.output_tokens));
 }
 
 /// Why the model stopped, as a one-element list (the conventions' array, in the
@@ -81,8 +87,8 @@ pub(super) fn failed(span: &Span, kind: &str) {
 /// A request about to be tried again, as an event on the current span.
 pub(super) fn retrying(attempt: usize, wait: std::time::Duration, error: &str) {
     tracing::info!(
-        toolwright.retry.attempt = attempt,
-        toolwright.retry.wait_ms = wait.as_millis() as u64,
+        toolwright.retry.attempt = int(attempt),
+        toolwright.retry.wait_ms = int(wait.as_millis()),
         error.type = error,
         "retry: the model request is sent again"
     );
