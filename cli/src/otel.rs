@@ -132,11 +132,12 @@ impl Export {
         S: tracing::Subscriber + for<'a> tracing_subscriber::registry::LookupSpan<'a>,
     {
         use tracing_subscriber::Layer as _;
-        // The metric events are the metrics layer's, not events of the spans.
-        let suffix = toolwright::pipeline::telemetry::METRICS_TARGET_SUFFIX;
+        // Busy and idle time, and the tracing target, are no convention's attributes.
         let spans = tracing_opentelemetry::layer()
             .with_tracer(self.provider.tracer("toolwright"))
-            .with_filter(tracing_subscriber::filter::filter_fn(move |m| !m.target().ends_with(suffix)));
+            .with_tracked_inactivity(false)
+            .with_target(false)
+            .with_filter(tracing_subscriber::filter::filter_fn(exported));
         spans.and_then(tracing_opentelemetry::MetricsLayer::new(self.meters.clone()))
     }
 
@@ -154,6 +155,16 @@ impl Export {
             runtime.shutdown_background();
         }
     }
+}
+
+/// What goes to the span exporter: toolwright's own spans and events at `INFO` and
+/// above. Not the metric events (the metrics layer's), and not other crates' debug
+/// events, which would become span events carrying what they saw (a shell parser's
+/// tokens are the command: content the conventions export only when asked).
+fn exported(metadata: &tracing::Metadata<'_>) -> bool {
+    let suffix = toolwright::pipeline::telemetry::METRICS_TARGET_SUFFIX;
+    let target = metadata.target();
+    *metadata.level() <= tracing::Level::INFO && target.starts_with("toolwright") && !target.ends_with(suffix)
 }
 
 /// From the signal handler before an immediate exit: what is batched goes out.

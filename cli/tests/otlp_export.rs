@@ -119,7 +119,12 @@ fn spans_go_to_the_otlp_endpoint_in_the_genai_conventions() {
     let resource = &bodies[0].1["resourceSpans"][0]["resource"];
     assert!(resource.to_string().contains("\"toolwright\""), "service.name: {resource}");
     let spans = spans(&bodies);
-    assert!(!serde_json::to_string(&spans).unwrap().contains("histogram"), "metric events are not span events");
+    let text = serde_json::to_string(&spans).unwrap();
+    assert!(!text.contains("histogram"), "metric events are not span events");
+    // No content without opting in, not even through another crate's debug events
+    // (the shell parser's tokens of `rm -rf build`).
+    assert!(!text.contains("-rf"), "a command reached the export: {text}");
+    assert!(!text.contains("busy_ns"), "no attributes outside the conventions");
     let run = spans.iter().find(|s| s["name"] == "invoke_agent main").expect("the run's span");
     let calls: Vec<&Value> = spans
         .iter()
