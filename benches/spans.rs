@@ -1,7 +1,8 @@
 //! What the calls' spans cost: `Executor::execute` of the no-op with no `tracing`
 //! subscriber installed (the spans' callsites are never enabled: the pipeline as if
 //! it had none), against the same with a subscriber that exports them through
-//! `tracing-opentelemetry` (a batch processor to an exporter that drops them, so
+//! `tracing-opentelemetry` as cli/src/otel.rs composes it, with the metrics layer
+//! (a batch processor to an exporter that drops them, so
 //! what is measured is building and handing over the spans, not a network), in
 //! blocks that alternate in one loop.
 //!
@@ -21,7 +22,7 @@ use std::time::Instant;
 use toolwright::permission::AllowAll;
 use toolwright::prelude::*;
 use toolwright::{Executor, ToolCall, TurnContext};
-use tracing_subscriber::layer::SubscriberExt as _;
+use tracing_subscriber::{Layer as _, layer::SubscriberExt as _};
 
 /// Counts the spans it is given and drops them.
 #[derive(Debug, Clone, Default)]
@@ -31,6 +32,25 @@ impl SpanExporter for Drop {
     async fn export(&self, batch: Vec<SpanData>) -> OTelSdkResult {
         self.0.fetch_add(batch.len(), Ordering::Relaxed);
         Ok(())
+    }
+}
+
+/// Takes the metrics and drops them.
+#[derive(Debug)]
+struct DropMetrics;
+
+impl opentelemetry_sdk::metrics::exporter::PushMetricExporter for DropMetrics {
+    async fn export(&self, _: &opentelemetry_sdk::metrics::data::ResourceMetrics) -> OTelSdkResult {
+        Ok(())
+    }
+    fn force_flush(&self) -> OTelSdkResult {
+        Ok(())
+    }
+    fn shutdown_with_timeout(&self, _: std::time::Duration) -> OTelSdkResult {
+        Ok(())
+    }
+    fn temporality(&self) -> opentelemetry_sdk::metrics::Temporality {
+        opentelemetry_sdk::metrics::Temporality::Cumulative
     }
 }
 
@@ -44,8 +64,20 @@ fn main() {
     let call = ToolCall::new("c1", "noop", INPUT);
     let exported = Drop::default();
     let provider = SdkTracerProvider::builder().with_batch_exporter(exported.clone()).build();
+    // As cli/src/otel.rs composes it: the span layer on toolwright's targets at INFO
+    // and above without the metric events, and the metrics layer beside it (read
+    // by an exporter that drops them).
+    let meters = opentelemetry_sdk::metrics::SdkMeterProvider::builder().with_periodic_exporter(DropMetrics).build();
+    let suffix = toolwright::pipeline::telemetry::METRICS_TARGET_SUFFIX;
+    let spans = tracing_opentelemetry::layer()
+        .with_tracer(provider.tracer("toolwright"))
+        .with_tracked_inactivity(false)
+        .with_target(false)
+        .with_filter(tracing_subscriber::filter::filter_fn(move |m| {
+            m.target().starts_with("toolwright") && *m.level() <= tracing::Level::INFO && !m.target().ends_with(suffix)
+        }));
     let subscriber =
-        tracing_subscriber::registry().with(tracing_opentelemetry::layer().with_tracer(provider.tracer("toolwright")));
+        tracing_subscriber::registry().with(spans).with(tracing_opentelemetry::MetricsLayer::new(meters.clone()));
     let dispatch = tracing::Dispatch::new(subscriber);
     // One traced call first: a callsite first reached with no subscriber in scope
     // is cached as never wanted (tracing's single-dispatcher fast path).
@@ -89,4 +121,5 @@ fn main() {
         t / p
     );
     let _ = provider.shutdown();
+    let _ = meters.shutdown();
 }
