@@ -116,7 +116,7 @@ impl Export {
         let resource = resource.build();
         let provider =
             SdkTracerProvider::builder().with_batch_exporter(exporter).with_resource(resource.clone()).build();
-        let mut meters = SdkMeterProvider::builder().with_resource(resource);
+        let mut meters = SdkMeterProvider::builder().with_resource(resource).with_view(duration_view);
         if let Some(metrics) = metrics {
             meters = meters.with_periodic_exporter(metrics);
         }
@@ -155,6 +155,25 @@ impl Export {
             runtime.shutdown_background();
         }
     }
+}
+
+/// The duration metric as the conventions define it: unit `s`, its description, and
+/// the bucket boundaries they advise (`tracing-opentelemetry` makes a histogram of
+/// a name only).
+fn duration_view(instrument: &opentelemetry_sdk::metrics::Instrument) -> Option<opentelemetry_sdk::metrics::Stream> {
+    if instrument.name() != "gen_ai.client.operation.duration" {
+        return None;
+    }
+    let boundaries = vec![0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92];
+    opentelemetry_sdk::metrics::Stream::builder()
+        .with_unit("s")
+        .with_description("GenAI operation duration.")
+        .with_aggregation(opentelemetry_sdk::metrics::Aggregation::ExplicitBucketHistogram {
+            boundaries,
+            record_min_max: true,
+        })
+        .build()
+        .ok()
 }
 
 /// What goes to the span exporter: toolwright's own spans and events at `INFO` and

@@ -113,6 +113,18 @@ fn spans_go_to_the_otlp_endpoint_in_the_genai_conventions() {
     let metrics: Vec<&Value> = all.iter().filter(|(path, _)| path == "/v1/metrics").map(|(_, b)| b).collect();
     let text = serde_json::to_string(&metrics).unwrap();
     assert!(text.contains("\"gen_ai.client.operation.duration\""), "{text}");
+    // Its unit and the buckets the conventions advise.
+    let duration = metrics
+        .iter()
+        .flat_map(|b| b["resourceMetrics"].as_array().cloned().unwrap_or_default())
+        .flat_map(|r| r["scopeMetrics"].as_array().cloned().unwrap_or_default())
+        .flat_map(|s| s["metrics"].as_array().cloned().unwrap_or_default())
+        .find(|m| m["name"] == "gen_ai.client.operation.duration")
+        .unwrap();
+    assert_eq!(duration["unit"], "s", "{duration}");
+    let bounds = &duration["histogram"]["dataPoints"][0]["explicitBounds"];
+    assert_eq!(bounds[0], 0.01, "{duration}");
+    assert_eq!(bounds[13], 81.92, "{duration}");
     for operation in ["execute_tool", "chat"] {
         assert!(text.contains(&format!("{{\"stringValue\":\"{operation}\"}}")), "{operation}: {text}");
     }
