@@ -234,6 +234,40 @@ fn a_file_that_is_no_trace_is_an_error_naming_it() {
     let out = toolwright(dir.path(), &["timeline", "empty.jsonl"]);
     assert!(String::from_utf8_lossy(&out.stderr).contains("no calls"), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(!dir.path().join("empty.html").exists());
+    // Fields of the wrong kind: the line and the field, and no page.
+    let start = r#"{"type":"start"}"#;
+    for (line, field) in [
+        (r#"{"type":"started","call_id":5,"tool":"x","t_ms":1}"#, "call_id"),
+        (r#"{"type":"started","call_id":"a","tool":["x"],"t_ms":1}"#, "tool"),
+        (r#"{"type":"finished","call_id":"a","t_ms":"soon"}"#, "t_ms"),
+        (r#"{"type":"started","call_id":"a","tool":"x","t_ms":-3}"#, "t_ms"),
+        ("[1, 2]", "event"),
+    ] {
+        std::fs::write(dir.path().join("odd.jsonl"), format!("{start}\n{line}\n")).unwrap();
+        let out = toolwright(dir.path(), &["timeline", "odd.jsonl"]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{line}: {stderr}");
+        assert!(stderr.contains("line 2") && stderr.contains(&format!("`{field}`")), "{line}: {stderr}");
+        assert!(!dir.path().join("odd.html").exists());
+    }
+}
+
+#[test]
+fn an_otlp_span_that_ends_before_it_starts_is_an_instant_named_by_its_span() {
+    let dir = tempfile::tempdir().unwrap();
+    let doc = serde_json::json!({"resourceSpans": [{"scopeSpans": [{"spans": [
+        {"traceId": "t", "spanId": "a", "name": "execute_tool grep",
+         "startTimeUnixNano": "2000000000", "endTimeUnixNano": "1000000000"}]}]}]});
+    std::fs::write(dir.path().join("back.json"), doc.to_string()).unwrap();
+    let out = toolwright(dir.path(), &["timeline", "back.json"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success() && stderr.contains("timeline of 1 call written"), "{stderr}");
+    let html = std::fs::read_to_string(dir.path().join("back.html")).unwrap();
+    let bars = bars(&html);
+    assert_eq!(bars.len(), 1);
+    assert!(bars[0].3 >= bars[0].2, "{bars:?}");
+    assert!(html.contains("data-tool=\"grep\""), "the tool named by the span's name");
+    assert!(!html.contains("-1000"), "no negative duration");
 }
 
 #[test]

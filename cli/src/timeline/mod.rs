@@ -105,6 +105,8 @@ pub struct Timeline {
 pub enum TimelineError {
     #[error("line {line}: not JSON: {why}")]
     Json { line: usize, why: String },
+    #[error("line {line}: `{field}` {why}")]
+    Field { line: usize, field: &'static str, why: &'static str },
     #[error(
         "no calls in it: give the JSON lines of `toolwright replay --json` / `agent --json`, or an OTLP JSON export of toolwright's spans"
     )]
@@ -126,6 +128,9 @@ impl Timeline {
         for (i, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
             let value: Value =
                 serde_json::from_str(line).map_err(|e| TimelineError::Json { line: i + 1, why: e.to_string() })?;
+            if value.get("resourceSpans").is_none() {
+                checked(i + 1, &value)?;
+            }
             events.push(value);
         }
         if events.iter().any(|e| e.get("resourceSpans").is_some()) {
@@ -265,7 +270,7 @@ pub fn run(args: TimelineArgs) -> Result<(), String> {
     let timeline = Timeline::parse(&text).map_err(|e| format!("{}: {e}", args.input.display()))?;
     let output = args.output.unwrap_or_else(|| args.input.with_extension("html"));
     write(&timeline, &output)?;
-    eprintln!("toolwright: timeline of {} calls written to {}", timeline.calls.len(), output.display());
+    eprintln!("toolwright: timeline of {} written to {}", calls(timeline.calls.len()), output.display());
     Ok(())
 }
 
@@ -297,12 +302,41 @@ pub fn finish(trace: &crate::trace::Trace, path: Option<&std::path::Path>) -> Re
         timeline.hooks.push(Hook { call_id: run.call_id, what: run.what, start_ms, end_ms });
     }
     write(&timeline, path)?;
-    trace.note(&format!("timeline of {} calls written to {}", timeline.calls.len(), path.display()));
+    trace.note(&format!("timeline of {} written to {}", calls(timeline.calls.len()), path.display()));
     Ok(())
 }
 
 fn non_empty(timeline: Timeline) -> Result<Timeline, TimelineError> {
     if timeline.calls.is_empty() { Err(TimelineError::Empty) } else { Ok(timeline) }
+}
+
+/// `1 call`, `2 calls`.
+fn calls(n: usize) -> String {
+    if n == 1 { "1 call".into() } else { format!("{n} calls") }
+}
+
+/// A trace event's fields of the right kinds: an object, its time a number of
+/// milliseconds from the start, and a call's id and tool strings.
+fn checked(line: usize, event: &Value) -> Result<(), TimelineError> {
+    let wrong = |field, why| Err(TimelineError::Field { line, field, why });
+    let Some(fields) = event.as_object() else {
+        return wrong("event", "is not a JSON object");
+    };
+    if let Some(t) = fields.get("t_ms")
+        && !t.as_f64().is_some_and(|t| t.is_finite() && t >= 0.0)
+    {
+        return wrong("t_ms", "is not a number of milliseconds (0 or more)");
+    }
+    let kind = fields.get("type").and_then(Value::as_str).unwrap_or_default();
+    if matches!(kind.strip_prefix("subagent_call_").unwrap_or(kind), "started" | "finished") {
+        if !fields.get("call_id").is_some_and(Value::is_string) {
+            return wrong("call_id", "is missing or not a string");
+        }
+        if fields.get("tool").is_some_and(|t| !t.is_string()) {
+            return wrong("tool", "is not a string");
+        }
+    }
+    Ok(())
 }
 
 /// Whether an error kind is a refusal (the rules, a hook or the user said no).

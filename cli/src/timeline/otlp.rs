@@ -56,7 +56,9 @@ pub(super) fn timeline(documents: &[Value]) -> Timeline {
     let mut ordered: Vec<&Span> = spans.iter().collect();
     ordered.sort_by(|a, b| a.start.total_cmp(&b.start));
     for span in ordered {
-        let (start, end) = (span.start - origin, span.end - origin);
+        // A span that ends before it starts (a clock step, a hand-edited file) is drawn
+        // as an instant.
+        let (start, end) = (span.start - origin, span.end.max(span.start) - origin);
         timeline.end_ms = timeline.end_ms.max(end);
         // A retry is an event on the run that retried.
         let owner = if span.name == "invoke_agent" { run_id(span) } else { agent_of(span) };
@@ -82,7 +84,12 @@ pub(super) fn timeline(documents: &[Value]) -> Timeline {
                 let attr = |key: &str| span.attributes.get(key).cloned().unwrap_or_default();
                 timeline.calls.push(Call {
                     id: attr("gen_ai.tool.call.id"),
-                    tool: attr("gen_ai.tool.name"),
+                    // The name is also the span's: `execute_tool {name}`.
+                    tool: span
+                        .attributes
+                        .get("gen_ai.tool.name")
+                        .cloned()
+                        .unwrap_or_else(|| span.full_name.trim_start_matches("execute_tool").trim().to_owned()),
                     agent: agent_of(span),
                     start_ms: start,
                     end_ms: end,
