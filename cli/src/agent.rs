@@ -101,7 +101,8 @@ pub fn run(args: AgentArgs) -> Result<(), String> {
     let settings = args.trust.load(&workspace)?;
     let trusted = settings.trust().is_trusted();
     let trace = Trace::new(Mode::pick(args.json));
-    if args.timeline.is_some() {
+    if let Some(path) = &args.timeline {
+        crate::timeline::can_write(path)?;
         trace.keep_events();
     }
     for warning in settings.warnings() {

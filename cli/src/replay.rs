@@ -80,7 +80,8 @@ pub fn run(args: ReplayArgs) -> Result<(), String> {
     let trust = toolwright::rules::trust::Trust::Trusted;
     let policy = settings::policy_from_files_with(&workspace, &files, trust).map_err(|e| e.to_string())?;
     let trace = Trace::new(Mode::pick(args.json));
-    if args.timeline.is_some() {
+    if let Some(path) = &args.timeline {
+        crate::timeline::can_write(path)?;
         trace.keep_events();
     }
     let answer = args.answer.given();

@@ -324,3 +324,16 @@ fn the_summary_names_the_time_in_the_model_the_tools_approval_and_hooks() {
     };
     assert!(attr("data-end-ms") - attr("data-start-ms") >= 180.0, "{hook}");
 }
+
+#[test]
+fn a_timeline_that_cannot_be_written_stops_the_run_before_it_starts() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("pages")).unwrap();
+    for (target, says) in [("missing/t.html", "there is no directory"), ("pages", "is a directory")] {
+        let out = toolwright(dir.path(), &["replay", "--timeline", target]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{target}: {stderr}");
+        assert!(stderr.contains(&format!("--timeline {target}")) && stderr.contains(says), "{stderr}");
+        assert!(out.stdout.is_empty(), "the session did not run: {}", String::from_utf8_lossy(&out.stdout));
+    }
+}

@@ -290,6 +290,23 @@ pub fn write(timeline: &Timeline, path: &std::path::Path) -> Result<(), String> 
     Ok(())
 }
 
+/// Before a `replay` or `agent` run with `--timeline FILE`: that a page can be
+/// written there, so a long session is not run for a timeline that is then lost.
+pub fn can_write(path: &std::path::Path) -> Result<(), String> {
+    let where_ = |why: String| format!("--timeline {}: {why}", path.display());
+    if path.is_dir() {
+        return Err(where_("is a directory; give a file name such as session.html".into()));
+    }
+    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
+    if !dir.is_dir() {
+        return Err(where_(format!("there is no directory {}", dir.display())));
+    }
+    // A scratch file where the page will be made: the directory takes files.
+    tempfile::NamedTempFile::new_in(dir)
+        .map(drop)
+        .map_err(|e| where_(format!("cannot write in {}: {}", dir.display(), e.kind())))
+}
+
 /// After a `replay` or `agent` run with `--timeline FILE`: the session drawn there.
 pub fn finish(trace: &crate::trace::Trace, path: Option<&std::path::Path>) -> Result<(), String> {
     let (Some(path), Some(events)) = (path, trace.kept_events()) else { return Ok(()) };
