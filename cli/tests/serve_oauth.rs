@@ -181,6 +181,16 @@ fn static_tokens_and_oauth_are_never_mixed_and_static_mode_publishes_no_metadata
         &[("CI_TOKEN", "a-long-static-secret-token")],
     );
     assert!(stderr.contains("--oauth-issuer") && stderr.contains("--token-env"), "{stderr}");
+    // Each flag's mistake is named by that flag.
+    for (flags, says) in [
+        (&["--token-env", "ci="][..], "--token-env ci=: give NAME=VAR"),
+        (&["--token-env", "=CI_TOKEN"][..], "--token-env: caller name ``"),
+        (&["--token-file", "a b=/nonexistent"][..], "--token-file: caller name `a b`"),
+        (&["--oauth-issuer", "https://auth.example.com", "--resource-url", "ftp://x/mcp"][..], "--resource-url: "),
+    ] {
+        let stderr = serve::refused(ws.path(), home.path(), "127.0.0.1:0", flags, &[("CI_TOKEN", "x")]);
+        assert!(stderr.contains(says), "{flags:?}: {stderr}");
+    }
 
     let (ws, home) = workspace();
     let serve = HttpServe::start_with_env(

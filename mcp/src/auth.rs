@@ -65,13 +65,20 @@ impl fmt::Debug for BearerTokens {
     }
 }
 
+/// A caller's name as a log line can carry it, or why not (checked before any
+/// secret is looked up, so the error is about the name).
+fn caller_name(name: &str) -> Result<&str, TokenError> {
+    let name = name.trim();
+    if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || "-_.@".contains(c)) {
+        return Err(TokenError::Name(name.to_owned()));
+    }
+    Ok(name)
+}
+
 impl BearerTokens {
     /// Also accepts `secret`, standing for the caller `name`.
     pub fn with(self, name: &str, secret: &str) -> Result<BearerTokens, TokenError> {
-        let name = name.trim();
-        if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || "-_.@".contains(c)) {
-            return Err(TokenError::Name(name.to_owned()));
-        }
+        let name = caller_name(name)?;
         let secret = secret.trim();
         // RFC 6750's token68 is printable ASCII without spaces.
         if secret.len() < 16 || !secret.bytes().all(|b| b.is_ascii_graphic()) {
@@ -87,12 +94,14 @@ impl BearerTokens {
 
     /// The token for `name` from the environment variable `var`.
     pub fn with_env(self, name: &str, var: &str) -> Result<BearerTokens, TokenError> {
+        caller_name(name)?;
         let secret = std::env::var(var).map_err(|_| TokenError::Env { name: name.to_owned(), var: var.to_owned() })?;
         self.with(name, &secret)
     }
 
     /// The token for `name` from a file (its first line).
     pub fn with_file(self, name: &str, path: &Path) -> Result<BearerTokens, TokenError> {
+        caller_name(name)?;
         let text = std::fs::read_to_string(path).map_err(|source| TokenError::File {
             name: name.to_owned(),
             path: path.display().to_string(),
@@ -221,5 +230,17 @@ pub(crate) mod tests {
         assert!(BearerTokens::default().with("x", "short").is_err());
         assert!(tokens.clone().with("ci", "another-secret-0123456789").is_err(), "a name twice");
         assert!(tokens.with("bob", "ci-secret-0123456789").is_err(), "a token twice");
+    }
+
+    #[test]
+    fn a_bad_caller_name_is_named_before_any_secret_is_looked_up() {
+        use super::TokenError;
+        let unset = "TOOLWRIGHT_TEST_SURELY_UNSET_VAR";
+        for name in ["", " ", "a b", "x\ny"] {
+            let env = BearerTokens::default().with_env(name, unset).unwrap_err();
+            assert!(matches!(env, TokenError::Name(_)), "{name:?}: {env}");
+            let file = BearerTokens::default().with_file(name, "/nonexistent".as_ref()).unwrap_err();
+            assert!(matches!(file, TokenError::Name(_)), "{name:?}: {file}");
+        }
     }
 }

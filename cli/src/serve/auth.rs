@@ -2,7 +2,7 @@
 //! tokens from an issuer (never both).
 
 use std::net::SocketAddr;
-use toolwright::mcp::{BearerTokens, OAuthResource};
+use toolwright::mcp::{BearerTokens, OAuthError, OAuthResource};
 
 #[derive(clap::Args)]
 pub struct AuthArgs {
@@ -67,7 +67,11 @@ impl AuthArgs {
             return self.tokens().map(Authentication::Tokens);
         };
         let resource = self.resource_url(bound, scheme);
-        let mut oauth = OAuthResource::new(&resource, issuer).map_err(|e| format!("--oauth-issuer: {e}"))?;
+        let mut oauth = OAuthResource::new(&resource, issuer).map_err(|e| match &e {
+            // The canonical URL is --resource-url's (or the bound address's).
+            OAuthError::Url { what, .. } if what.contains("resource") => format!("--resource-url: {e}"),
+            _ => format!("--oauth-issuer: {e}"),
+        })?;
         if let Some(uri) = &self.oauth_jwks_uri {
             oauth = oauth.jwks_uri(uri).map_err(|e| format!("--oauth-jwks-uri: {e}"))?;
         }
@@ -112,7 +116,7 @@ impl AuthArgs {
             .map(|g| ("--token-env", g))
             .chain(self.token_file.iter().map(|g| ("--token-file", g)));
         for (flag, given) in given {
-            let Some((name, source)) = given.split_once('=') else {
+            let Some((name, source)) = given.split_once('=').filter(|(_, source)| !source.trim().is_empty()) else {
                 return Err(format!(
                     "{flag} {given}: give NAME={}",
                     if flag == "--token-env" { "VAR" } else { "FILE" }
