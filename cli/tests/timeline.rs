@@ -337,3 +337,25 @@ fn a_timeline_that_cannot_be_written_stops_the_run_before_it_starts() {
         assert!(out.stdout.is_empty(), "the session did not run: {}", String::from_utf8_lossy(&out.stdout));
     }
 }
+
+#[test]
+fn a_cancelled_call_is_marked_as_cancelled_not_as_failed() {
+    let dir = tempfile::tempdir().unwrap();
+    let lines = [
+        r#"{"type":"started","call_id":"a","tool":"shell","input":"sleep 60","t_ms":1}"#,
+        r#"{"type":"started","call_id":"b","tool":"shell","input":"false","t_ms":1}"#,
+        r#"{"type":"finished","call_id":"b","ok":false,"error":"failed","t_ms":5}"#,
+        r#"{"type":"finished","call_id":"a","ok":false,"error":"cancelled","t_ms":6}"#,
+    ];
+    std::fs::write(dir.path().join("stop.jsonl"), lines.join("\n")).unwrap();
+    let out = toolwright(dir.path(), &["timeline", "stop.jsonl"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let html = std::fs::read_to_string(dir.path().join("stop.html")).unwrap();
+    let bars = bars(&html);
+    assert_eq!(
+        bars.iter().map(|b| (b.0.as_str(), b.1.as_str())).collect::<Vec<_>>(),
+        [("a", "cancelled"), ("b", "error")]
+    );
+    assert!(html.contains("■ cancelled"), "said in text, not colour alone");
+    assert!(html.contains("1 failed, 0 refused, 1 cancelled"), "the numbers count it apart");
+}

@@ -27,6 +27,7 @@ h1{font-size:18px;margin:0 0 4px}
 .call.ok{background:#3b7dd8}
 .call.error{background:#c62828;background-image:repeating-linear-gradient(45deg,transparent 0 4px,rgba(255,255,255,.45) 4px 6px)}
 .call.denied{background:#8e24aa;background-image:repeating-linear-gradient(-45deg,transparent 0 3px,rgba(255,255,255,.55) 3px 5px)}
+.call.cancelled{background:#616161;background-image:repeating-linear-gradient(90deg,transparent 0 3px,rgba(255,255,255,.5) 3px 5px)}
 .call.open{background:#9e9e9e}
 .hook{background:#00897b;top:0;height:5px;opacity:.9}
 .wait{background:#f9a825;top:0;height:16px;opacity:.85;outline:1px dashed #6d4c00}
@@ -34,7 +35,7 @@ h1{font-size:18px;margin:0 0 4px}
 .retry{background:none;color:#e65100;font-weight:700;top:-2px;height:auto;font-size:12px}
 .status{font-weight:600}
 .batch{color:#888;font-size:11px}
-.status.error{color:#c62828}.status.denied{color:#8e24aa}.status.open{color:#666}
+.status.error{color:#c62828}.status.denied{color:#8e24aa}.status.cancelled{color:#424242}.status.open{color:#666}
 details{margin:4px 0}summary{cursor:pointer;font-weight:600;padding:2px 0}
 .group{border-left:3px solid #ddd;padding-left:6px}
 .key span{display:inline-block;margin-right:14px}
@@ -56,7 +57,7 @@ pub(super) fn render(timeline: &Timeline) -> String {
     let _ = write!(out, "<h1>{}</h1>{}", esc(title), numbers(timeline, wall));
     out.push_str(
         "<p class=\"key\"><span><i class=\"call ok\"></i>call</span><span><i class=\"call error\"></i>failed (✗)</span>\
-         <span><i class=\"call denied\"></i>refused (⊘)</span><span><i class=\"wait\"></i>waiting for approval</span><span><i class=\"hook\"></i>hook</span>\
+         <span><i class=\"call denied\"></i>refused (⊘)</span><span><i class=\"call cancelled\"></i>cancelled (■)</span><span><i class=\"wait\"></i>waiting for approval</span><span><i class=\"hook\"></i>hook</span>\
          <span><i class=\"turn\"></i>model turn</span><span>↻ model request retried</span></p>",
     );
     axis(&mut out, wall);
@@ -157,6 +158,7 @@ fn lane(out: &mut String, call: &super::Call, timeline: &Timeline, pct: &dyn Fn(
         Status::Ok => ("ok", "✓".to_owned()),
         Status::Error(kind) => ("error", format!("✗ {kind}")),
         Status::Denied(kind) => ("denied", format!("⊘ {}", kind.replace('_', " "))),
+        Status::Cancelled => ("cancelled", "■ cancelled".to_owned()),
         Status::Open => ("open", "… unfinished".to_owned()),
     };
     let ms = call.end_ms - call.start_ms;
@@ -244,11 +246,13 @@ fn numbers(timeline: &Timeline, wall: f64) -> String {
     let calls = timeline.calls.len();
     let failed = timeline.calls.iter().filter(|c| matches!(c.status, Status::Error(_))).count();
     let refused = timeline.calls.iter().filter(|c| matches!(c.status, Status::Denied(_))).count();
+    let cancelled = timeline.calls.iter().filter(|c| c.status == Status::Cancelled).count();
     // Folded from +0.0: an empty f64 sum is -0.0, which prints as "-0".
     let waiting = timeline.waits.iter().map(|w| (w.end_ms - w.start_ms).max(0.0)).fold(0.0, |a, b| a + b);
     let tools = timeline.calls.iter().map(|c| c.end_ms - c.start_ms).fold(0.0, |a, b| a + b) - waiting;
     format!(
-        "<p class=\"numbers\" data-calls=\"{calls}\">{calls} calls, {failed} failed, {refused} refused; wall {wall:.0} ms, \
+        "<p class=\"numbers\" data-calls=\"{calls}\">{calls} calls, {failed} failed, {refused} refused, {cancelled} \
+         cancelled; wall {wall:.0} ms, \
          {:.0} ms in tools, {waiting:.0} ms waiting for approval; parallelism {:.2}x (tool time over wall time)</p>",
         tools.max(0.0),
         tools.max(0.0) / wall

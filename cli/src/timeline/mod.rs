@@ -18,8 +18,24 @@ pub enum Status {
     Denied(String),
     /// Any other failure, with its kind.
     Error(String),
+    /// Stopped before it finished (the user, a signal, a sibling's failure).
+    Cancelled,
     /// Still running when the trace ended.
     Open,
+}
+
+impl Status {
+    /// A finished call's status from its error kind (`None`: it succeeded, or
+    /// failed without a kind when `failed`).
+    pub(crate) fn of(kind: Option<&str>, failed: bool) -> Status {
+        match kind {
+            Some(kind) if is_refusal(kind) => Status::Denied(kind.to_owned()),
+            Some("cancelled") => Status::Cancelled,
+            Some(kind) => Status::Error(kind.to_owned()),
+            None if failed => Status::Error("failed".into()),
+            None => Status::Ok,
+        }
+    }
 }
 
 /// One call's lane.
@@ -186,13 +202,10 @@ impl Timeline {
                 }
                 Some("finished") => {
                     let id = text("call_id");
-                    let status =
-                        match (event.get("ok").and_then(Value::as_bool), event.get("error").and_then(Value::as_str)) {
-                            (_, Some(kind)) if is_refusal(kind) => Status::Denied(kind.to_owned()),
-                            (_, Some(kind)) => Status::Error(kind.to_owned()),
-                            (Some(false), None) => Status::Error("failed".into()),
-                            _ => Status::Ok,
-                        };
+                    let status = Status::of(
+                        event.get("error").and_then(Value::as_str),
+                        event.get("ok").and_then(Value::as_bool) == Some(false),
+                    );
                     let result = first_line(&text("result"));
                     match timeline.calls.iter_mut().rev().find(|c| c.id == id && c.status == Status::Open) {
                         Some(call) => {

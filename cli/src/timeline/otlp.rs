@@ -74,13 +74,7 @@ pub(super) fn timeline(documents: &[Value]) -> Timeline {
                 }
             }
             "execute_tool" => {
-                let kind = span.attributes.get("error.type").cloned();
-                let status = match kind {
-                    Some(kind) if super::is_refusal(&kind) => Status::Denied(kind),
-                    Some(kind) => Status::Error(kind),
-                    None if span.failed => Status::Error("failed".into()),
-                    None => Status::Ok,
-                };
+                let status = Status::of(span.attributes.get("error.type").map(String::as_str), span.failed);
                 let attr = |key: &str| span.attributes.get(key).cloned().unwrap_or_default();
                 timeline.calls.push(Call {
                     id: attr("gen_ai.tool.call.id"),
