@@ -13,7 +13,7 @@
 use opentelemetry::trace::TracerProvider as _;
 use opentelemetry_otlp::{Protocol, WithExportConfig as _};
 use opentelemetry_sdk::metrics::SdkMeterProvider;
-use opentelemetry_sdk::trace::SdkTracerProvider;
+use opentelemetry_sdk::trace::{BatchSpanProcessor, SdkTracerProvider, SpanData, SpanProcessor};
 use std::sync::OnceLock;
 use std::time::Duration;
 
@@ -114,8 +114,10 @@ impl Export {
             resource = resource.with_service_name("toolwright");
         }
         let resource = resource.build();
-        let provider =
-            SdkTracerProvider::builder().with_batch_exporter(exporter).with_resource(resource.clone()).build();
+        let provider = SdkTracerProvider::builder()
+            .with_span_processor(Arrays(BatchSpanProcessor::builder(exporter).build()))
+            .with_resource(resource.clone())
+            .build();
         let mut meters = SdkMeterProvider::builder().with_resource(resource).with_view(duration_view);
         if let Some(metrics) = metrics {
             meters = meters.with_periodic_exporter(metrics);
@@ -174,6 +176,46 @@ fn duration_view(instrument: &opentelemetry_sdk::metrics::Instrument) -> Option<
         })
         .build()
         .ok()
+}
+
+/// The attributes the conventions type as arrays of strings, which a `tracing`
+/// field cannot carry: the library records their JSON text (`["end_turn"]`).
+const ARRAY_ATTRIBUTES: [&str; 1] = ["gen_ai.response.finish_reasons"];
+
+/// Hands spans on to `P` with [`ARRAY_ATTRIBUTES`] turned from JSON text into
+/// the string arrays they are.
+#[derive(Debug)]
+struct Arrays<P>(P);
+
+impl<P: SpanProcessor> SpanProcessor for Arrays<P> {
+    fn on_start(&self, span: &mut opentelemetry_sdk::trace::Span, cx: &opentelemetry::Context) {
+        self.0.on_start(span, cx);
+    }
+
+    fn on_end(&self, mut span: SpanData) {
+        for attribute in &mut span.attributes {
+            if ARRAY_ATTRIBUTES.contains(&attribute.key.as_str())
+                && let opentelemetry::Value::String(text) = &attribute.value
+                && let Ok(items) = serde_json::from_str::<Vec<String>>(text.as_str())
+            {
+                let items = items.into_iter().map(opentelemetry::StringValue::from).collect();
+                attribute.value = opentelemetry::Value::Array(opentelemetry::Array::String(items));
+            }
+        }
+        self.0.on_end(span);
+    }
+
+    fn force_flush(&self) -> opentelemetry_sdk::error::OTelSdkResult {
+        self.0.force_flush()
+    }
+
+    fn shutdown_with_timeout(&self, timeout: Duration) -> opentelemetry_sdk::error::OTelSdkResult {
+        self.0.shutdown_with_timeout(timeout)
+    }
+
+    fn set_resource(&mut self, resource: &opentelemetry_sdk::Resource) {
+        self.0.set_resource(resource);
+    }
 }
 
 /// What goes to the span exporter: toolwright's own spans and events at `INFO` and

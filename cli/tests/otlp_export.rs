@@ -165,6 +165,12 @@ fn spans_go_to_the_otlp_endpoint_in_the_genai_conventions() {
         }
     }
     assert!(chats.iter().all(|c| attr(c, "gen_ai.request.max_tokens").is_some_and(|v| v.get("intValue").is_some())));
+    // And why the model stopped is the conventions' string array.
+    for chat in &chats {
+        let reasons = attr(chat, "gen_ai.response.finish_reasons").expect("finish reasons");
+        let values = reasons["arrayValue"]["values"].as_array().unwrap_or_else(|| panic!("not an array: {reasons}"));
+        assert!(!values.is_empty() && values.iter().all(|v| v["stringValue"].is_string()), "{reasons}");
+    }
 
     // The export is a trace `toolwright timeline` draws.
     let export = serde_json::json!({"resourceSpans": bodies.iter().flat_map(|(_, b)| b["resourceSpans"].as_array().cloned().unwrap_or_default()).collect::<Vec<_>>()});
