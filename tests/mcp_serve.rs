@@ -78,8 +78,11 @@ impl Tool for AddUp {
 struct TestClient {
     progress: Arc<Mutex<Vec<ProgressNotificationParam>>>,
     list_changed: Arc<AtomicUsize>,
-    /// Some(answer) to declare elicitation and answer `allow: answer`.
+    /// Some(answer) to declare elicitation and answer: accept with `allow: true`,
+    /// or decline.
     elicit: Option<bool>,
+    /// Dismiss the question instead (MCP's `cancel`).
+    dismiss: bool,
     asked: Arc<Mutex<Vec<String>>>,
 }
 
@@ -109,6 +112,7 @@ impl ClientHandler for TestClient {
             self.asked.lock().unwrap().push(message.clone());
         }
         Ok(match self.elicit {
+            _ if self.dismiss => ElicitResult::new(ElicitationAction::Cancel),
             Some(true) => ElicitResult::new(ElicitationAction::Accept).with_content(json!({"allow": true})),
             _ => ElicitResult::new(ElicitationAction::Decline),
         })
@@ -275,7 +279,14 @@ async fn asks_are_denied_or_elicited_as_configured() {
         connect(asking_server(AskMode::Elicit), TestClient { elicit: Some(false), ..TestClient::default() }).await;
     let declined = call(&client, "countdown", json!({"steps": 1})).await.unwrap();
     assert_eq!(declined.is_error, Some(true));
-    assert!(text_of(&declined).contains("declined"), "{}", text_of(&declined));
+    assert!(text_of(&declined).contains("the user denied this call: the user declined"), "{}", text_of(&declined));
+
+    // ... and dismissing the question is no yes (nor the user's no).
+    let dismissing = TestClient { elicit: Some(true), dismiss: true, ..TestClient::default() };
+    let client = connect(asking_server(AskMode::Elicit), dismissing).await;
+    let dismissed = call(&client, "countdown", json!({"steps": 1})).await.unwrap();
+    assert_eq!(dismissed.is_error, Some(true));
+    assert!(text_of(&dismissed).contains("dismissed the question"), "{}", text_of(&dismissed));
 
     // A client without elicitation is not asked.
     let client = connect(asking_server(AskMode::Elicit), TestClient::default()).await;

@@ -3,7 +3,7 @@
 //! `input_required` round.
 
 use rmcp::Peer;
-use rmcp::service::RoleServer;
+use rmcp::service::{ElicitationError, RoleServer};
 use toolwright_core::BoxFuture;
 use toolwright_core::permission::{Approval, Approver, PermissionRequest};
 
@@ -80,7 +80,13 @@ impl Approver for McpApprover {
             }
             match peer.elicit::<ApprovalForm>(format!("{}\n\n{question}", request.summary())).await {
                 Ok(Some(ApprovalForm { allow: true })) => Approval::AllowOnce,
-                Ok(_) => Approval::Deny(Some("the user declined in the MCP client".into())),
+                Ok(_) | Err(ElicitationError::UserDeclined) => {
+                    Approval::Deny(Some("the user declined in the MCP client".into()))
+                }
+                // Dismissed without a choice: not a yes, and not the user's no either.
+                Err(ElicitationError::UserCancelled) => {
+                    Approval::Unanswered("the MCP client's user dismissed the question without answering".into())
+                }
                 Err(e) => Approval::Unanswered(format!("asking the MCP client's user failed: {e}")),
             }
         })
