@@ -73,7 +73,7 @@ pub fn run(args: CallArgs) -> Result<bool, String> {
     let workspace = args.trust.load(&cwd)?;
     let trusted = workspace.trust().is_trusted();
     for warning in workspace.warnings() {
-        eprintln!("toolwright: warning: {warning}");
+        say!("toolwright: warning: {warning}");
     }
     // Questions and notes go to stderr through a plain trace; stdout is the result.
     let trace = Trace::new(Mode::Stderr);
@@ -84,7 +84,7 @@ pub fn run(args: CallArgs) -> Result<bool, String> {
     let result = block_on(async {
         // The workspace's MCP servers, mounted before the call (it may be theirs).
         #[cfg(feature = "mcp")]
-        let warn = |w: &str| eprintln!("toolwright: warning: {w}");
+        let warn = |w: &str| say!("toolwright: warning: {w}");
         let _mounts = args.mcp.mount(&cwd, trusted, executor.registry(), warn).await?;
         let (turn, printer) = traced_turn(&cwd, &trace);
         // One session across calls: what an earlier call read may be edited now (a
@@ -98,10 +98,7 @@ pub fn run(args: CallArgs) -> Result<bool, String> {
         drop(turn);
         let _ = printer.await;
         if let Err(e) = states.save(&cwd, session_file) {
-            eprintln!(
-                "toolwright: warning: cannot keep the session's reads in {}: {e}",
-                cwd.join(session_file).display()
-            );
+            say!("toolwright: warning: cannot keep the session's reads in {}: {e}", cwd.join(session_file).display());
         }
         Ok::<_, String>(result)
     })??;
@@ -119,7 +116,7 @@ pub fn run(args: CallArgs) -> Result<bool, String> {
     };
     writeln!(stdout, "{text}").map_err(|e| format!("cannot write output: {e}"))?;
     if let Some(kind) = result.error {
-        eprintln!("toolwright: `{}` answered with an error ({})", args.tool, kind.label());
+        say!("toolwright: `{}` answered with an error ({})", args.tool, kind.label());
     }
     Ok(!result.output.is_error)
 }

@@ -11,6 +11,15 @@
 //! }
 //! ```
 
+/// A line on stderr, as `eprintln!` writes it but never a panic: with stderr closed
+/// (its reader gone), a message nobody can read must not stop a stop or a serve.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
 mod agent;
 mod agents;
 mod call;
@@ -122,7 +131,7 @@ pub fn main_with(name: &'static str, registry: fn() -> Result<Registry, Registry
     let code = match run(cli) {
         Ok(code) => code,
         Err(message) => {
-            eprintln!("toolwright: {message}");
+            say!("toolwright: {message}");
             ExitCode::FAILURE
         }
     };

@@ -56,7 +56,7 @@ impl Export {
             Some("http/json") => Wire::Http(Protocol::HttpJson),
             Some("grpc") => Wire::Grpc,
             Some(other) => {
-                eprintln!(
+                say!(
                     "toolwright: warning: OTEL_EXPORTER_OTLP_PROTOCOL={other} is not an OTLP protocol (grpc, \
                      http/protobuf or http/json); sending http/protobuf"
                 );
@@ -74,7 +74,7 @@ impl Export {
             {
                 Ok(runtime) => Some(runtime),
                 Err(e) => {
-                    eprintln!("toolwright: warning: the OTLP gRPC exporter cannot start: {e}; no spans are exported");
+                    say!("toolwright: warning: the OTLP gRPC exporter cannot start: {e}; no spans are exported");
                     return None;
                 }
             },
@@ -90,7 +90,7 @@ impl Export {
         let exporter = match exporter {
             Ok(exporter) => exporter,
             Err(e) => {
-                eprintln!("toolwright: warning: the OTLP span exporter cannot start: {e}; no spans are exported");
+                say!("toolwright: warning: the OTLP span exporter cannot start: {e}; no spans are exported");
                 return None;
             }
         };
@@ -103,7 +103,7 @@ impl Export {
         let metrics = match metrics {
             Ok(exporter) => Some(exporter),
             Err(e) => {
-                eprintln!("toolwright: warning: the OTLP metric exporter cannot start: {e}; no metrics are exported");
+                say!("toolwright: warning: the OTLP metric exporter cannot start: {e}; no metrics are exported");
                 None
             }
         };
@@ -146,10 +146,10 @@ impl Export {
     /// Sends what is batched and stops (at most a few seconds).
     pub fn shutdown(self) {
         if let Err(e) = self.provider.shutdown_with_timeout(Duration::from_secs(5)) {
-            eprintln!("toolwright: warning: exporting the last spans: {e}");
+            say!("toolwright: warning: exporting the last spans: {e}");
         }
         if let Err(e) = self.meters.shutdown_with_timeout(Duration::from_secs(5)) {
-            eprintln!("toolwright: warning: exporting the metrics: {e}");
+            say!("toolwright: warning: exporting the metrics: {e}");
         }
         // What was to be sent is sent; the background form never blocks or panics
         // in an async context.

@@ -56,7 +56,7 @@ pub fn run(args: SearchArgs) -> Result<String, String> {
     let _mounts = {
         let cwd = super::turn::workspace_dir(args.cwd.as_deref())?;
         let trusted = args.trust.load(&cwd)?.trust().is_trusted();
-        let warn = |w: &str| eprintln!("toolwright: warning: {w}");
+        let warn = |w: &str| say!("toolwright: warning: {w}");
         super::turn::block_on(args.mcp.mount(&cwd, trusted, &registry, warn))??
     };
     #[cfg(not(feature = "mcp"))]

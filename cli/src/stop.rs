@@ -43,8 +43,8 @@ pub fn watch() -> Result<(), String> {
                 _ = hup.recv() => (1, "SIGHUP"),
             };
             if RECEIVED.compare_exchange(0, signo, Ordering::SeqCst, Ordering::SeqCst).is_ok() {
-                eprintln!("toolwright: {name}: stopping (send it again to exit at once)");
                 TOKEN.cancel();
+                say!("toolwright: {name}: stopping (send it again to exit at once)");
             } else {
                 toolwright::leftovers::clean_up();
                 crate::otel::flush();

@@ -113,7 +113,7 @@ impl Trace {
                 let mut out = std::io::stdout().lock();
                 let _ = writeln!(out, "{text}");
             }
-            Mode::Stderr => eprintln!("{text}"),
+            Mode::Stderr => say!("{text}"),
             Mode::Json => {}
         }
     }

@@ -207,3 +207,26 @@ fn replay_stops_between_or_during_calls_and_leaves_no_scratch_copy() {
         assert_eq!(setup.leftover_temps(), Vec::<String>::new(), "{signals} signal(s)");
     }
 }
+
+#[test]
+fn serve_stops_on_sigterm_even_when_no_one_reads_its_stderr() {
+    // The reader of its stderr has gone (a supervisor that died, `2>&1 | head`):
+    // the line announcing the stop cannot be written, and the stop must not need it.
+    let setup = Setup::new("1");
+    let mut child = setup
+        .command(&["serve", "--http", "127.0.0.1:0"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    while !line.contains("serving MCP at") {
+        line.clear();
+        assert!(stderr.read_line(&mut line).unwrap() > 0, "serve ended before serving");
+    }
+    drop(stderr);
+    signal(&child, "TERM");
+    let status = exits_soon(&mut child);
+    assert_eq!(status.code(), Some(143));
+}

@@ -112,7 +112,7 @@ pub fn run(args: ServeArgs) -> Result<(), String> {
     let workspace = args.trust.load(&cwd)?;
     let trusted = workspace.trust().is_trusted();
     for warning in workspace.warnings() {
-        eprintln!("toolwright: warning: {warning}");
+        say!("toolwright: warning: {warning}");
     }
     let ask = match args.ask {
         Ask::Deny => AskMode::Deny,
@@ -144,14 +144,14 @@ pub fn run(args: ServeArgs) -> Result<(), String> {
         let registry = Arc::new(crate::registry()?);
         // Mounting runs in the background: a slow or silent server never delays
         // serving; its tools appear when ready (clients get list_changed).
-        let warn = |w: &str| eprintln!("toolwright: warning: {w}");
+        let warn = |w: &str| say!("toolwright: warning: {w}");
         let mounting = match args.mcp.config(&cwd, trusted, warn)? {
             Some(config) => {
                 let registry = Arc::clone(&registry);
                 Some(tokio::spawn(async move {
                     let mounts = McpMounts::mount(registry, &config, MountOptions::default()).await;
                     for warning in mounts.warnings() {
-                        eprintln!("toolwright: warning: {warning}");
+                        say!("toolwright: warning: {warning}");
                     }
                     mounts
                 }))
@@ -179,11 +179,7 @@ pub fn run(args: ServeArgs) -> Result<(), String> {
                     "caller": record.caller, "tool": record.tool, "decision": decision,
                     "outcome": record.outcome.as_str(), "ms": record.duration.as_millis() as u64,
                 });
-                // Not eprintln: a closed stderr must not stop the serving.
-                let _ = std::io::Write::write_all(
-                    &mut std::io::stderr(),
-                    format!("toolwright: audit: {line}\n").as_bytes(),
-                );
+                say!("toolwright: audit: {line}");
             });
         }
         if args.tool_search {
@@ -196,7 +192,7 @@ pub fn run(args: ServeArgs) -> Result<(), String> {
         let serving = async {
             match listener {
                 Some((listener, bound)) => {
-                    eprintln!("toolwright: serving MCP at {scheme}://{bound}/mcp");
+                    say!("toolwright: serving MCP at {scheme}://{bound}/mcp");
                     server.serve_http_on(listener).await.map_err(|e| e.to_string())
                 }
                 None => server.serve_stdio().await.map_err(|e| e.to_string()),

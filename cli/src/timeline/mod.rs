@@ -283,7 +283,7 @@ pub fn run(args: TimelineArgs) -> Result<(), String> {
     let timeline = Timeline::parse(&text).map_err(|e| format!("{}: {e}", args.input.display()))?;
     let output = args.output.unwrap_or_else(|| args.input.with_extension("html"));
     write(&timeline, &output)?;
-    eprintln!("toolwright: timeline of {} written to {}", calls(timeline.calls.len()), output.display());
+    say!("toolwright: timeline of {} written to {}", calls(timeline.calls.len()), output.display());
     Ok(())
 }
 
