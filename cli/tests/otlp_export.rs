@@ -200,3 +200,39 @@ fn a_stop_signal_still_sends_the_spans_so_far() {
         "no call spans sent before exiting: {spans:?}"
     );
 }
+
+#[test]
+fn a_collector_that_never_answers_is_a_warning_not_a_hang() {
+    // It takes connections and says nothing.
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for stream in listener.incoming() {
+            held.push(stream);
+        }
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_toolwright"))
+        .args(["replay", "trouble", "--deny"])
+        .current_dir(dir.path())
+        .env("HOME", dir.path())
+        .env("OTEL_EXPORTER_OTLP_ENDPOINT", &url)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The export's own timeouts bound the exit (5 s, spans and metrics side by side).
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(std::time::Instant::now() < deadline, "replay hung on a silent collector");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+    assert!(status.success(), "{stderr}");
+    assert!(stderr.contains("warning: exporting the last spans"), "{stderr}");
+}
