@@ -97,3 +97,72 @@ fn a_bad_host_or_origin_flag_is_one_clear_error() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("--http"), "{}", String::from_utf8_lossy(&out.stderr));
 }
+
+/// A raw request (`OPTIONS` has no body) and the response's head.
+fn raw(addr: &str, request: &str) -> String {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(addr).unwrap();
+    stream.set_read_timeout(Some(std::time::Duration::from_secs(10))).unwrap();
+    stream.write_all(request.as_bytes()).unwrap();
+    let mut out = String::new();
+    let _ = stream.read_to_string(&mut out);
+    out
+}
+
+#[test]
+fn a_forbidden_origin_is_403_before_any_token_is_asked_for() {
+    let (ws, home) = common::workspace();
+    let serve = HttpServe::start_with_env(
+        ws.path(),
+        home.path(),
+        &["--token-env", "ci=CI_TOKEN"],
+        &[("CI_TOKEN", "a-long-static-secret-token")],
+    );
+    // No token, and a page of another site: the origin is what is wrong.
+    let text = serve::initialize(&serve.addr, "/mcp", &serve.addr, &[("Origin", "https://attacker.example")]);
+    assert_eq!(serve::status(&text), 403, "{text}");
+    assert!(text.contains("Origin") && text.contains("--allow-origin"), "{text}");
+    let text = serve::initialize(&serve.addr, "/mcp", "attacker.example", &[]);
+    assert_eq!(serve::status(&text), 403, "{text}");
+    // Without a token from an accepted page: 401, readable by that page.
+    let text = serve::initialize(&serve.addr, "/mcp", &serve.addr, &[("Origin", "http://localhost:5173")]);
+    assert_eq!(serve::status(&text), 401, "{text}");
+    assert_eq!(serve::header(&text, "access-control-allow-origin"), Some("http://localhost:5173"), "{text}");
+    assert!(serve::header(&text, "access-control-expose-headers").is_some_and(|h| h.contains("www-authenticate")));
+}
+
+#[test]
+fn a_page_of_an_accepted_origin_gets_its_preflight_and_cors_headers() {
+    let (ws, home) = common::workspace();
+    let serve = Serve::start(ws.path(), home.path(), &["--allow-origin", "https://app.example.com"]);
+    let addr = &serve.0.addr;
+    let preflight = |origin: &str| {
+        raw(
+            addr,
+            &format!(
+                "OPTIONS /mcp HTTP/1.1\r\nHost: {addr}\r\nOrigin: {origin}\r\nAccess-Control-Request-Method: POST\r\n\
+                 Access-Control-Request-Headers: content-type, authorization, mcp-protocol-version\r\nConnection: close\r\n\r\n"
+            ),
+        )
+    };
+    let ok = preflight("https://app.example.com");
+    assert_eq!(serve::status(&ok), 204, "{ok}");
+    assert_eq!(serve::header(&ok, "access-control-allow-origin"), Some("https://app.example.com"));
+    let allowed = serve::header(&ok, "access-control-allow-headers").unwrap_or_default();
+    assert!(
+        ["content-type", "authorization", "mcp-protocol-version", "mcp-session-id"].iter().all(|h| allowed.contains(h))
+    );
+    assert!(serve::header(&ok, "access-control-allow-methods").is_some_and(|m| m.contains("POST")));
+    // Another site's page gets no preflight.
+    let refused = preflight("https://attacker.example");
+    assert_eq!(serve::status(&refused), 403, "{refused}");
+    assert!(serve::header(&refused, "access-control-allow-origin").is_none());
+    // The page's own requests can read the answer and its session id.
+    let (status, text) = serve.initialize(addr, Some("https://app.example.com"));
+    assert_eq!(status, 200, "{text}");
+    assert_eq!(serve::header(&text, "access-control-allow-origin"), Some("https://app.example.com"));
+    assert!(serve::header(&text, "access-control-expose-headers").is_some_and(|h| h.contains("mcp-session-id")));
+    // A client that is no browser page gets no CORS headers.
+    let (_, text) = serve.initialize(addr, None);
+    assert!(serve::header(&text, "access-control-allow-origin").is_none(), "{text}");
+}

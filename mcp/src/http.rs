@@ -14,7 +14,7 @@ use hyper::body::Incoming;
 use std::convert::Infallible;
 use std::sync::Arc;
 
-type Response = http::Response<BoxBody<Bytes, Infallible>>;
+pub(crate) type Response = http::Response<BoxBody<Bytes, Infallible>>;
 
 /// The path MCP is served at.
 const ENDPOINT: &str = "/mcp";
@@ -70,6 +70,7 @@ pub(crate) async fn serve(
     // the client stops listening); the HTTP layer refuses early when it is full.
     let flight = Arc::new(InFlight::default());
     let authentication = Arc::new(authentication);
+    let access = Arc::new(access);
     let server = server.with_flight(Arc::clone(&flight), gates);
     let service = Arc::new(StreamableHttpService::new(move || Ok(server.for_session()), Arc::clone(&manager), config));
     let connections = Arc::new(tokio::sync::Semaphore::new(gates.connections()));
@@ -81,6 +82,7 @@ pub(crate) async fn serve(
         let service = Arc::clone(&service);
         let authentication = Arc::clone(&authentication);
         let (manager, flight) = (Arc::clone(&manager), Arc::clone(&flight));
+        let access = Arc::clone(&access);
         let permit = Arc::clone(&connections).try_acquire_owned().ok();
         let tls = tls.as_ref().map(TlsConfig::acceptor);
         tokio::spawn(async move {
@@ -88,6 +90,7 @@ pub(crate) async fn serve(
                 let service = Arc::clone(&service);
                 let authentication = Arc::clone(&authentication);
                 let (manager, flight) = (Arc::clone(&manager), Arc::clone(&flight));
+                let access = Arc::clone(&access);
                 let full = permit.is_none();
                 async move {
                     if full {
@@ -97,7 +100,20 @@ pub(crate) async fn serve(
                             "too many open connections; try again later".into(),
                         ));
                     }
-                    Ok::<_, Infallible>(match admit(request, limits, &authentication, gates.read()).await {
+                    // Host and Origin before anything else (the metadata is public):
+                    // a forbidden origin is 403 with or without a token.
+                    let origin = if super::oauth::is_metadata_path(request.uri().path()) {
+                        None
+                    } else {
+                        match access.check(request.uri(), request.headers()) {
+                            Ok(origin) => origin,
+                            Err(refused) => return Ok(super::cors::refused(refused)),
+                        }
+                    };
+                    if request.method() == http::Method::OPTIONS && is_endpoint(request.uri().path(), &authentication) {
+                        return Ok(super::cors::preflight(origin.as_deref()));
+                    }
+                    let mut response = match admit(request, limits, &authentication, gates.read()).await {
                         Ok(request) => match gate(&request, &gates, &manager, &flight).await {
                             Ok(()) => {
                                 let deleting = request.method() == http::Method::DELETE;
@@ -112,7 +128,11 @@ pub(crate) async fn serve(
                             Err(refusal) => refusal,
                         },
                         Err(refusal) => refusal,
-                    })
+                    };
+                    if let Some(origin) = &origin {
+                        super::cors::allow(&mut response, origin);
+                    }
+                    Ok(response)
                 }
             });
             let mut http1 = hyper::server::conn::http1::Builder::new();

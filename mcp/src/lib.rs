@@ -19,6 +19,8 @@ mod client;
 mod codex;
 mod config;
 mod convert;
+#[cfg(feature = "http")]
+mod cors;
 mod expand;
 #[cfg(feature = "http")]
 mod headers_helper;
