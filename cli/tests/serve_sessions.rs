@@ -154,3 +154,27 @@ fn mcp_is_served_at_its_endpoint_only() {
         assert_eq!(status(&response), 200, "{path}: {response}");
     }
 }
+
+#[test]
+fn what_the_transport_forbids_is_its_status_with_a_jsonrpc_error() {
+    let (ws, home) = common::workspace();
+    let serve = HttpServe::start(ws.path(), home.path(), &[]);
+    let list = r#"{"jsonrpc":"2.0","id":7,"method":"tools/list"}"#;
+    let json_error = |response: &str| -> serde_json::Value {
+        assert_eq!(header(response, "content-type"), Some("application/json"), "{response}");
+        let body: serde_json::Value = serde_json::from_str(response.split("\r\n\r\n").nth(1).unwrap()).unwrap();
+        assert_eq!(body["jsonrpc"], "2.0", "{body}");
+        body["error"].clone()
+    };
+    // A revision this server does not know.
+    let response = post(&serve.addr, "/mcp", &serve.addr, &[("Mcp-Protocol-Version", "1999-01-01")], list);
+    assert_eq!(status(&response), 400, "{response}");
+    assert!(json_error(&response)["message"].as_str().unwrap().contains("MCP-Protocol-Version"));
+    // A session this server never opened (or closed): initialize again.
+    let gone = [("Mcp-Session-Id", "no-such-session"), ("Mcp-Protocol-Version", "2025-06-18")];
+    let response = post(&serve.addr, "/mcp", &serve.addr, &gone, list);
+    assert_eq!(status(&response), 404, "{response}");
+    let error = json_error(&response);
+    assert_eq!(error["code"], -32001);
+    assert!(error["message"].as_str().unwrap().contains("initialize"), "{error}");
+}

@@ -248,15 +248,17 @@ fn plain(status: http::StatusCode, text: String) -> Response {
     response
 }
 
-/// rmcp refuses a `Host` or `Origin` it was not told to accept with `403` and a line
-/// of plain text; a client reads JSON-RPC errors, so the line goes into one (the
-/// status stays, as the transport asks).
+/// rmcp refuses what the transport forbids (an unsupported `MCP-Protocol-Version`,
+/// a missing `Accept` type, another `Content-Type`, an unknown session, a method
+/// it does not serve, a `Host` or `Origin` it was not told to accept) with its
+/// status and a line of plain text; a client reads JSON-RPC errors, so the line
+/// goes into one (the status stays, as the transport asks).
 async fn as_jsonrpc_refusal(response: Response) -> Response {
     let plain_text = response
         .headers()
         .get(http::header::CONTENT_TYPE)
         .is_none_or(|t| !t.to_str().unwrap_or_default().contains("json"));
-    if response.status() != http::StatusCode::FORBIDDEN || !plain_text {
+    if !response.status().is_client_error() || !plain_text {
         return response;
     }
     let (parts, body) = response.into_parts();
@@ -266,13 +268,18 @@ async fn as_jsonrpc_refusal(response: Response) -> Response {
         "; a browser page of another origin may not call this server (serve --allow-origin adds one)"
     } else if reason.contains("Host") {
         "; this server answers to other names only when told (serve --allow-host adds one)"
+    } else if parts.status == http::StatusCode::NOT_FOUND {
+        "; the session has ended or was never opened here: initialize a new one"
     } else {
         ""
     };
+    let reason = if reason.trim().is_empty() { parts.status.to_string() } else { reason.trim().to_owned() };
+    // -32001 for a session that is gone, as the official SDKs answer it.
+    let code = if parts.status == http::StatusCode::NOT_FOUND { -32001 } else { -32600 };
     let error = serde_json::json!({
         "jsonrpc": "2.0",
         "id": null,
-        "error": {"code": -32600, "message": format!("{}{advice}", reason.trim())},
+        "error": {"code": code, "message": format!("{reason}{advice}")},
     });
     let mut out = http::Response::from_parts(parts, Full::new(Bytes::from(error.to_string())).boxed());
     out.headers_mut().insert(http::header::CONTENT_TYPE, http::HeaderValue::from_static("application/json"));
