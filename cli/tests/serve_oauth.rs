@@ -217,3 +217,19 @@ fn an_issuer_that_cannot_be_reached_is_503_not_a_hang_or_a_pass() {
     assert_eq!(status(&response), 503, "{response}");
     assert!(response.contains("Retry-After") || response.contains("retry-after"), "{response}");
 }
+
+#[test]
+fn an_issuer_given_with_a_trailing_slash_is_the_same_issuer() {
+    let issuer = Issuer::start();
+    let (ws, home) = workspace();
+    let slashed = format!("{}/", issuer.url);
+    let serve = HttpServe::start(ws.path(), home.path(), &["--oauth-issuer", &slashed]);
+    let good = issuer.claims(&serve.url(), "mcp:tools");
+    let response = with_token(&serve.addr, &issuer.es256(&good, Some("ec-1")));
+    assert_eq!(status(&response), 200, "{response}");
+    // Another path on the same host is another issuer.
+    let mut other = good.clone();
+    other["iss"] = json!(format!("{}/other", issuer.url));
+    let response = with_token(&serve.addr, &issuer.es256(&other, Some("ec-1")));
+    assert_eq!(status(&response), 401, "{response}");
+}

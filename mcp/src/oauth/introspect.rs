@@ -59,7 +59,7 @@ impl Introspection {
             return Err(invalid("the token is not active (revoked, expired or unknown)".into()));
         }
         if let Some(iss) = &answer.iss
-            && *iss != resource.issuer
+            && !resource.issuer_forms().contains(iss)
         {
             return Err(invalid(format!("the issuer is not `{}`", resource.issuer)));
         }

@@ -84,7 +84,7 @@ impl Verifier {
         let mut validation = Validation::new(header.alg);
         validation.leeway = self.resource.leeway.as_secs();
         validation.validate_nbf = true;
-        validation.set_issuer(&[&self.resource.issuer]);
+        validation.set_issuer(&self.resource.issuer_forms());
         validation.set_audience(&[self.resource.resource.as_str()]);
         validation.set_required_spec_claims(&["exp", "iss", "aud"]);
         let data = jsonwebtoken::decode::<Claims>(token, &key, &validation).map_err(|e| {

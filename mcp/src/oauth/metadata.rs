@@ -62,7 +62,8 @@ pub(super) async fn discover(client: &reqwest::Client, issuer: &str) -> Result<V
         match fetch_json(client, &url).await {
             Ok(doc) => {
                 let named = doc.get("issuer").and_then(Value::as_str).unwrap_or_default();
-                if named != issuer {
+                // The same issuer with or without a trailing `/` (see `issuer_forms`).
+                if named.trim_end_matches('/') != issuer.trim_end_matches('/') {
                     return Err(format!("{url} names the issuer `{named}`, not `{issuer}`"));
                 }
                 return Ok(doc);

@@ -189,6 +189,14 @@ impl OAuthResource {
         metadata::metadata_url(&self.resource)
     }
 
+    /// The `iss` values taken: the issuer as configured, with and without a
+    /// trailing `/` (`https://auth.example.com` and `https://auth.example.com/` name
+    /// the same issuer; a configuration should not fail on the habit of either).
+    pub(crate) fn issuer_forms(&self) -> [String; 2] {
+        let bare = self.issuer.trim_end_matches('/');
+        [bare.to_owned(), format!("{bare}/")]
+    }
+
     /// The canonical URL's path.
     pub(crate) fn path(&self) -> &str {
         self.resource.path()
