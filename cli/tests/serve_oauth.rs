@@ -219,13 +219,17 @@ fn an_issuer_that_cannot_be_reached_is_503_not_a_hang_or_a_pass() {
 }
 
 #[test]
-fn an_issuer_given_with_a_trailing_slash_is_the_same_issuer() {
+fn a_trailing_slash_names_the_same_issuer_and_the_same_audience() {
     let issuer = Issuer::start();
     let (ws, home) = workspace();
     let slashed = format!("{}/", issuer.url);
     let serve = HttpServe::start(ws.path(), home.path(), &["--oauth-issuer", &slashed]);
     let good = issuer.claims(&serve.url(), "mcp:tools");
     let response = with_token(&serve.addr, &issuer.es256(&good, Some("ec-1")));
+    assert_eq!(status(&response), 200, "{response}");
+    // The endpoint with a trailing slash is this server too (it answers there).
+    let slashed_audience = issuer.claims(&format!("{}/", serve.url()), "mcp:tools");
+    let response = with_token(&serve.addr, &issuer.es256(&slashed_audience, Some("ec-1")));
     assert_eq!(status(&response), 200, "{response}");
     // Another path on the same host is another issuer.
     let mut other = good.clone();

@@ -66,8 +66,8 @@ impl Introspection {
         // The audience is checked when the issuer says it (RFC 7662 lists it as optional).
         let audience_ok = match &answer.aud {
             None => true,
-            Some(Audience::One(a)) => a == resource.resource.as_str(),
-            Some(Audience::Many(list)) => list.iter().any(|a| a == resource.resource.as_str()),
+            Some(Audience::One(a)) => resource.audience_forms().contains(a),
+            Some(Audience::Many(list)) => list.iter().any(|a| resource.audience_forms().contains(a)),
         };
         if !audience_ok {
             return Err(invalid(format!("the audience is not this server (`{}`)", resource.resource)));

@@ -85,7 +85,7 @@ impl Verifier {
         validation.leeway = self.resource.leeway.as_secs();
         validation.validate_nbf = true;
         validation.set_issuer(&self.resource.issuer_forms());
-        validation.set_audience(&[self.resource.resource.as_str()]);
+        validation.set_audience(&self.resource.audience_forms());
         validation.set_required_spec_claims(&["exp", "iss", "aud"]);
         let data = jsonwebtoken::decode::<Claims>(token, &key, &validation).map_err(|e| {
             use jsonwebtoken::errors::ErrorKind as K;

@@ -197,6 +197,14 @@ impl OAuthResource {
         [bare.to_owned(), format!("{bare}/")]
     }
 
+    /// The `aud` values taken: the canonical URL, with and without a trailing `/`
+    /// (the endpoint answers at both, and clients derive the resource from the URL
+    /// they were given).
+    pub(crate) fn audience_forms(&self) -> [String; 2] {
+        let bare = self.resource.as_str().trim_end_matches('/');
+        [bare.to_owned(), format!("{bare}/")]
+    }
+
     /// The canonical URL's path.
     pub(crate) fn path(&self) -> &str {
         self.resource.path()
