@@ -273,3 +273,28 @@ fn an_agent_run_nests_its_requests_its_calls_and_its_subagents() {
     assert_eq!(read.len(), 1);
     assert_eq!(parent(read[0]), Some(child));
 }
+
+#[test]
+fn a_request_to_a_model_server_names_its_address_and_port() {
+    use scripted::Reply;
+    let (url, _log) = scripted::serve(|_| Reply::text("Hello."));
+    let port = url.rsplit(':').next().unwrap().to_owned();
+    let recorder = Recorder::default();
+    let _guard = tracing::subscriber::set_default(recorder.clone());
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let outcome = rt.block_on(async {
+        let registry = Arc::new(toolwright::registry().unwrap());
+        let executor = Executor::builder(registry).policy(AllowAll).build();
+        let orchestrator = toolwright::orchestrate::Orchestrator::new(Arc::new(executor));
+        let model = toolwright::agent::HttpModel::new(toolwright::provider::Api::Anthropic, "test-key", "test-model")
+            .with_base_url(&url);
+        let agent = toolwright::agent::Agent::new(model, orchestrator);
+        let mut turn = TurnContext::new(".");
+        agent.run("Say hello.", &mut turn, &mut ()).await
+    });
+    assert_eq!(outcome.unwrap().text, "Hello.");
+    let spans = recorder.0.lock().unwrap();
+    let chat = spans.iter().find(|s| s.0 == "chat").expect("a chat span");
+    assert_eq!(chat.1.get("server.address").map(String::as_str), Some("127.0.0.1"), "{:?}", chat.1);
+    assert_eq!(chat.1.get("server.port"), Some(&port), "{:?}", chat.1);
+}

@@ -128,6 +128,10 @@ impl Model for HttpModel {
         self.api
     }
 
+    fn endpoint(&self) -> Option<&str> {
+        Some(&self.url)
+    }
+
     fn name(&self) -> &str {
         &self.model
     }

@@ -24,6 +24,13 @@ pub trait Model: Send + Sync {
     /// Sends one streaming request; the response body once the status says success.
     /// One attempt: the loop retries what [`ModelError::is_retryable`] allows.
     fn send<'a>(&'a self, body: &'a Value) -> BoxFuture<'a, Result<Box<dyn Body>, ModelError>>;
+
+    /// The URL its requests go to, when there is one: the `chat` spans'
+    /// `server.address` and `server.port`. `None` (the default) for a model that is
+    /// no server, such as a recording.
+    fn endpoint(&self) -> Option<&str> {
+        None
+    }
 }
 
 /// A response body, read chunk by chunk.
@@ -42,6 +49,9 @@ impl<M: Model + ?Sized> Model for Box<M> {
     fn send<'a>(&'a self, body: &'a Value) -> BoxFuture<'a, Result<Box<dyn Body>, ModelError>> {
         (**self).send(body)
     }
+    fn endpoint(&self) -> Option<&str> {
+        (**self).endpoint()
+    }
 }
 
 impl<M: Model + ?Sized> Model for Arc<M> {
@@ -53,6 +63,9 @@ impl<M: Model + ?Sized> Model for Arc<M> {
     }
     fn send<'a>(&'a self, body: &'a Value) -> BoxFuture<'a, Result<Box<dyn Body>, ModelError>> {
         (**self).send(body)
+    }
+    fn endpoint(&self) -> Option<&str> {
+        (**self).endpoint()
     }
 }
 

@@ -536,7 +536,7 @@ impl Agent {
         observer: &Shared<'_>,
     ) -> Result<Response, ModelError> {
         let api = self.model.api();
-        let chat = super::telemetry::chat_span(api, self.model.name(), self.max_tokens);
+        let chat = super::telemetry::chat_span(api, self.model.name(), self.max_tokens, self.model.endpoint());
         let sent = std::time::Instant::now();
         let mut stream = match self.model.send(body).instrument(chat.clone()).await {
             Ok(stream) => stream,

@@ -39,8 +39,9 @@ pub(super) fn agent_span(turn: &TurnContext, api: Api, model: &str) -> Span {
     )
 }
 
-/// The span of one model request.
-pub(super) fn chat_span(api: Api, model: &str, max_tokens: u32) -> Span {
+/// The span of one model request, with the server it goes to when there is one.
+pub(super) fn chat_span(api: Api, model: &str, max_tokens: u32, endpoint: Option<&str>) -> Span {
+    let server = endpoint.and_then(|url| reqwest::Url::parse(url).ok());
     tracing::info_span!(
         "chat",
         otel.name = %format_args!("chat {model}"),
@@ -50,6 +51,8 @@ pub(super) fn chat_span(api: Api, model: &str, max_tokens: u32) -> Span {
         gen_ai.provider.name = provider(api),
         gen_ai.request.model = model,
         gen_ai.request.max_tokens = i64::from(max_tokens),
+        server.address = server.as_ref().and_then(|u| u.host_str()),
+        server.port = server.as_ref().and_then(reqwest::Url::port_or_known_default).map(i64::from),
         gen_ai.response.finish_reasons = Empty,
         gen_ai.usage.input_tokens = Empty,
         gen_ai.usage.output_tokens = Empty,
