@@ -1,9 +1,10 @@
 //! OTLP export of toolwright's spans (the OpenTelemetry GenAI conventions; see
 //! docs/running.md), when the standard variables ask for it:
-//! `OTEL_EXPORTER_OTLP_ENDPOINT` or `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` set, and
-//! neither `OTEL_SDK_DISABLED=true` nor `OTEL_TRACES_EXPORTER=none`. The protocol
-//! is `http/protobuf` (the default), `http/json` or `grpc`, from
-//! `OTEL_EXPORTER_OTLP_PROTOCOL` (or its `_TRACES_` form; gRPC runs on a small
+//! spans when `OTEL_EXPORTER_OTLP_ENDPOINT` or `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` is
+//! set and `OTEL_TRACES_EXPORTER` is not `none`, the duration metric likewise with
+//! the `METRICS` forms, nothing with `OTEL_SDK_DISABLED=true`. The protocol is
+//! `http/protobuf` (the default), `http/json` or `grpc`, from
+//! `OTEL_EXPORTER_OTLP_PROTOCOL` (or its per-signal form; gRPC runs on a small
 //! runtime of its own, as tonic needs one); `OTEL_EXPORTER_OTLP_HEADERS`, `OTEL_SERVICE_NAME`
 //! (default `toolwright`) and `OTEL_RESOURCE_ATTRIBUTES` are read as the SDK
 //! reads them. Spans are batched and flushed when the command ends, by a signal
@@ -39,34 +40,59 @@ fn var(name: &str) -> Option<String> {
     std::env::var(name).ok().filter(|v| !v.trim().is_empty())
 }
 
-impl Export {
-    /// The export the environment asks for, if any. A setting that cannot be
-    /// honoured is a warning on stderr, never a failure of the command.
-    pub fn from_env() -> Option<Export> {
-        let wanted =
-            var("OTEL_EXPORTER_OTLP_ENDPOINT").is_some() || var("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT").is_some();
-        let disabled = var("OTEL_SDK_DISABLED").is_some_and(|v| v.eq_ignore_ascii_case("true"))
-            || var("OTEL_TRACES_EXPORTER").is_some_and(|v| v.eq_ignore_ascii_case("none"));
-        if !wanted || disabled {
+/// Where one signal (`TRACES`, `METRICS`) goes, as the OpenTelemetry environment
+/// variables say.
+#[derive(Clone, Copy)]
+struct Signal {
+    wire: Wire,
+}
+
+impl Signal {
+    /// `Some` when an endpoint is set for it (its own or the common one) and its
+    /// exporter is not `none`.
+    fn from_env(signal: &str) -> Option<Signal> {
+        let endpoint =
+            var(&format!("OTEL_EXPORTER_OTLP_{signal}_ENDPOINT")).or_else(|| var("OTEL_EXPORTER_OTLP_ENDPOINT"));
+        let off = var(&format!("OTEL_{signal}_EXPORTER")).is_some_and(|v| v.trim().eq_ignore_ascii_case("none"));
+        if endpoint.is_none() || off {
             return None;
         }
-        let protocol = var("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL").or_else(|| var("OTEL_EXPORTER_OTLP_PROTOCOL"));
+        let named = format!("OTEL_EXPORTER_OTLP_{signal}_PROTOCOL");
+        let (variable, protocol) = match var(&named) {
+            Some(p) => (named, Some(p)),
+            None => ("OTEL_EXPORTER_OTLP_PROTOCOL".to_owned(), var("OTEL_EXPORTER_OTLP_PROTOCOL")),
+        };
         let wire = match protocol.as_deref().map(str::trim) {
             None | Some("http/protobuf") => Wire::Http(Protocol::HttpBinary),
             Some("http/json") => Wire::Http(Protocol::HttpJson),
             Some("grpc") => Wire::Grpc,
             Some(other) => {
                 say!(
-                    "toolwright: warning: OTEL_EXPORTER_OTLP_PROTOCOL={other} is not an OTLP protocol (grpc, \
-                     http/protobuf or http/json); sending http/protobuf"
+                    "toolwright: warning: {variable}={other} is not an OTLP protocol (grpc, http/protobuf or \
+                     http/json); sending http/protobuf"
                 );
                 Wire::Http(Protocol::HttpBinary)
             }
         };
+        Some(Signal { wire })
+    }
+}
+
+impl Export {
+    /// The export the environment asks for, if any. A setting that cannot be
+    /// honoured is a warning on stderr, never a failure of the command.
+    pub fn from_env() -> Option<Export> {
+        let disabled = var("OTEL_SDK_DISABLED").is_some_and(|v| v.eq_ignore_ascii_case("true"));
+        // Each signal goes where its own variables, or the common ones, say.
+        let traces = Signal::from_env("TRACES").filter(|_| !disabled);
+        let metrics = Signal::from_env("METRICS").filter(|_| !disabled);
+        if traces.is_none() && metrics.is_none() {
+            return None;
+        }
         // reqwest's and tonic's rustls (an https endpoint) need a process-wide provider.
         let _ = rustls::crypto::ring::default_provider().install_default();
-        let grpc = match wire {
-            Wire::Grpc => match tokio::runtime::Builder::new_multi_thread()
+        let grpc = if [traces, metrics].iter().flatten().any(|s| matches!(s.wire, Wire::Grpc)) {
+            match tokio::runtime::Builder::new_multi_thread()
                 .worker_threads(1)
                 .thread_name("toolwright-otlp")
                 .enable_all()
@@ -74,39 +100,43 @@ impl Export {
             {
                 Ok(runtime) => Some(runtime),
                 Err(e) => {
-                    say!("toolwright: warning: the OTLP gRPC exporter cannot start: {e}; no spans are exported");
+                    say!("toolwright: warning: the OTLP gRPC exporter cannot start: {e}; nothing is exported");
                     return None;
                 }
-            },
-            Wire::Http(_) => None,
+            }
+        } else {
+            None
         };
         let entered = grpc.as_ref().map(tokio::runtime::Runtime::enter);
-        let exporter = match wire {
-            Wire::Http(protocol) => {
-                opentelemetry_otlp::SpanExporter::builder().with_http().with_protocol(protocol).build()
-            }
-            Wire::Grpc => opentelemetry_otlp::SpanExporter::builder().with_tonic().build(),
-        };
-        let exporter = match exporter {
-            Ok(exporter) => exporter,
-            Err(e) => {
-                say!("toolwright: warning: the OTLP span exporter cannot start: {e}; no spans are exported");
-                return None;
-            }
-        };
-        let metrics = match wire {
-            Wire::Http(protocol) => {
-                opentelemetry_otlp::MetricExporter::builder().with_http().with_protocol(protocol).build()
-            }
-            Wire::Grpc => opentelemetry_otlp::MetricExporter::builder().with_tonic().build(),
-        };
-        let metrics = match metrics {
-            Ok(exporter) => Some(exporter),
-            Err(e) => {
-                say!("toolwright: warning: the OTLP metric exporter cannot start: {e}; no metrics are exported");
-                None
-            }
-        };
+        let exporter = traces.and_then(|signal| {
+            let built = match signal.wire {
+                Wire::Http(protocol) => {
+                    opentelemetry_otlp::SpanExporter::builder().with_http().with_protocol(protocol).build()
+                }
+                Wire::Grpc => opentelemetry_otlp::SpanExporter::builder().with_tonic().build(),
+            };
+            built
+                .map_err(|e| {
+                    say!("toolwright: warning: the OTLP span exporter cannot start: {e}; no spans are exported")
+                })
+                .ok()
+        });
+        let metrics = metrics.and_then(|signal| {
+            let built = match signal.wire {
+                Wire::Http(protocol) => {
+                    opentelemetry_otlp::MetricExporter::builder().with_http().with_protocol(protocol).build()
+                }
+                Wire::Grpc => opentelemetry_otlp::MetricExporter::builder().with_tonic().build(),
+            };
+            built
+                .map_err(|e| {
+                    say!("toolwright: warning: the OTLP metric exporter cannot start: {e}; no metrics are exported")
+                })
+                .ok()
+        });
+        if exporter.is_none() && metrics.is_none() {
+            return None;
+        }
         let mut resource = opentelemetry_sdk::Resource::builder();
         let named = var("OTEL_SERVICE_NAME").is_some()
             || var("OTEL_RESOURCE_ATTRIBUTES").is_some_and(|a| a.contains("service.name="));
@@ -114,10 +144,13 @@ impl Export {
             resource = resource.with_service_name("toolwright");
         }
         let resource = resource.build();
-        let provider = SdkTracerProvider::builder()
-            .with_span_processor(Arrays(BatchSpanProcessor::builder(exporter).build()))
-            .with_resource(resource.clone())
-            .build();
+        // Without a span exporter the spans still run: the duration metric is
+        // recorded on them.
+        let mut provider = SdkTracerProvider::builder().with_resource(resource.clone());
+        if let Some(exporter) = exporter {
+            provider = provider.with_span_processor(Arrays(BatchSpanProcessor::builder(exporter).build()));
+        }
+        let provider = provider.build();
         let mut meters = SdkMeterProvider::builder().with_resource(resource).with_view(duration_view);
         if let Some(metrics) = metrics {
             meters = meters.with_periodic_exporter(metrics);

@@ -236,3 +236,33 @@ fn a_collector_that_never_answers_is_a_warning_not_a_hang() {
     assert!(status.success(), "{stderr}");
     assert!(stderr.contains("warning: exporting the last spans"), "{stderr}");
 }
+
+#[test]
+fn each_signal_goes_where_its_own_variables_say() {
+    let run = |env: &[(&str, &str)]| -> Vec<String> {
+        let (url, got) = receiver();
+        let dir = tempfile::tempdir().unwrap();
+        let mut command = Command::new(env!("CARGO_BIN_EXE_toolwright"));
+        command.args(["replay", "trouble", "--deny"]).current_dir(dir.path()).env("HOME", dir.path());
+        command.env("OTEL_EXPORTER_OTLP_PROTOCOL", "http/json");
+        for (name, value) in env {
+            command.env(name, value.replace("{url}", &url));
+        }
+        let out = command.output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let mut paths: Vec<String> = got.lock().unwrap().iter().map(|(path, _)| path.clone()).collect();
+        paths.sort();
+        paths.dedup();
+        paths
+    };
+    assert_eq!(run(&[("OTEL_EXPORTER_OTLP_ENDPOINT", "{url}")]), ["/v1/metrics", "/v1/traces"]);
+    assert_eq!(run(&[("OTEL_EXPORTER_OTLP_ENDPOINT", "{url}"), ("OTEL_METRICS_EXPORTER", "none")]), ["/v1/traces"]);
+    assert_eq!(
+        run(&[("OTEL_EXPORTER_OTLP_ENDPOINT", "{url}"), ("OTEL_TRACES_EXPORTER", "none")]),
+        ["/v1/metrics"],
+        "the metric is recorded on spans that are not exported"
+    );
+    // A signal's own endpoint is its whole URL; the other signal has none.
+    assert_eq!(run(&[("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "{url}/custom/traces")]), ["/custom/traces"]);
+    assert_eq!(run(&[("OTEL_EXPORTER_OTLP_ENDPOINT", "{url}"), ("OTEL_SDK_DISABLED", "true")]), Vec::<String>::new());
+}
