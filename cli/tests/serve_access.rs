@@ -141,7 +141,7 @@ fn a_page_of_an_accepted_origin_gets_its_preflight_and_cors_headers() {
             addr,
             &format!(
                 "OPTIONS /mcp HTTP/1.1\r\nHost: {addr}\r\nOrigin: {origin}\r\nAccess-Control-Request-Method: POST\r\n\
-                 Access-Control-Request-Headers: content-type, authorization, mcp-protocol-version\r\nConnection: close\r\n\r\n"
+                 Access-Control-Request-Headers: content-type, authorization, x-team-key\r\nConnection: close\r\n\r\n"
             ),
         )
     };
@@ -150,7 +150,10 @@ fn a_page_of_an_accepted_origin_gets_its_preflight_and_cors_headers() {
     assert_eq!(serve::header(&ok, "access-control-allow-origin"), Some("https://app.example.com"));
     let allowed = serve::header(&ok, "access-control-allow-headers").unwrap_or_default();
     assert!(
-        ["content-type", "authorization", "mcp-protocol-version", "mcp-session-id"].iter().all(|h| allowed.contains(h))
+        ["content-type", "authorization", "mcp-protocol-version", "mcp-session-id", "x-team-key"]
+            .iter()
+            .all(|h| allowed.contains(h)),
+        "{allowed}"
     );
     assert!(serve::header(&ok, "access-control-allow-methods").is_some_and(|m| m.contains("POST")));
     // Another site's page gets no preflight.

@@ -29,16 +29,22 @@ pub(crate) fn refused(refused: Refused) -> Response {
 }
 
 /// The answer to `OPTIONS` on the endpoint: `204` with the methods, and for a page
-/// of an accepted origin what its requests may carry. No token is asked for: a
-/// browser sends none on a preflight.
-pub(crate) fn preflight(origin: Option<&str>) -> Response {
+/// of an accepted origin what its requests may carry (an MCP client's headers and
+/// any others it asks for: the origin is trusted, and a client may be configured
+/// to send its own). No token is asked for: a browser sends none on a preflight.
+pub(crate) fn preflight(origin: Option<&str>, asked: Option<&HeaderValue>) -> Response {
     let mut response = http::Response::new(Full::new(Bytes::new()).boxed());
     *response.status_mut() = StatusCode::NO_CONTENT;
     let headers = response.headers_mut();
     headers.insert(header::ALLOW, HeaderValue::from_static("GET, POST, DELETE, OPTIONS"));
     if let Some(origin) = origin {
         headers.insert(header::ACCESS_CONTROL_ALLOW_METHODS, HeaderValue::from_static("GET, POST, DELETE"));
-        headers.insert(header::ACCESS_CONTROL_ALLOW_HEADERS, HeaderValue::from_static(ALLOW_HEADERS));
+        let allowed = match asked.and_then(|a| a.to_str().ok()).map(str::trim).filter(|a| !a.is_empty()) {
+            Some(asked) => HeaderValue::from_str(&format!("{ALLOW_HEADERS}, {asked}"))
+                .unwrap_or(HeaderValue::from_static(ALLOW_HEADERS)),
+            None => HeaderValue::from_static(ALLOW_HEADERS),
+        };
+        headers.insert(header::ACCESS_CONTROL_ALLOW_HEADERS, allowed);
         headers.insert(header::ACCESS_CONTROL_MAX_AGE, HeaderValue::from_static("600"));
         allow(&mut response, origin);
     }

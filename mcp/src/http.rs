@@ -111,7 +111,8 @@ pub(crate) async fn serve(
                         }
                     };
                     if request.method() == http::Method::OPTIONS && is_endpoint(request.uri().path(), &authentication) {
-                        return Ok(super::cors::preflight(origin.as_deref()));
+                        let asked = request.headers().get(http::header::ACCESS_CONTROL_REQUEST_HEADERS);
+                        return Ok(super::cors::preflight(origin.as_deref(), asked));
                     }
                     let mut response = match admit(request, limits, &authentication, gates.read()).await {
                         Ok(request) => match gate(&request, &gates, &manager, &flight).await {
