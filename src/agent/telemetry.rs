@@ -129,23 +129,14 @@ mod gen_ai_metrics {
         took: std::time::Duration,
         error: Option<&str>,
     ) {
-        let seconds = took.as_secs_f64();
-        match error {
-            None => tracing::info!(
-                parent: span,
-                histogram.gen_ai.client.operation.duration = seconds,
-                gen_ai.operation.name = "chat",
-                gen_ai.provider.name = provider,
-                gen_ai.request.model = model,
-            ),
-            Some(kind) => tracing::info!(
-                parent: span,
-                histogram.gen_ai.client.operation.duration = seconds,
-                gen_ai.operation.name = "chat",
-                gen_ai.provider.name = provider,
-                gen_ai.request.model = model,
-                error.type = kind,
-            ),
-        }
+        // `error.type` only on a failure: a `None` field is left out.
+        tracing::info!(
+            parent: span,
+            histogram.gen_ai.client.operation.duration = took.as_secs_f64(),
+            gen_ai.operation.name = "chat",
+            gen_ai.provider.name = provider,
+            gen_ai.request.model = model,
+            error.type = error,
+        );
     }
 }

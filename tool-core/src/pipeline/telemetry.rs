@@ -158,21 +158,13 @@ mod gen_ai_metrics {
 
     /// A call's duration as `gen_ai.client.operation.duration`, in seconds.
     pub(super) fn tool_duration(span: &Span, tool: &str, duration: std::time::Duration, error: Option<ErrorKind>) {
-        let seconds = duration.as_secs_f64();
-        match error {
-            None => tracing::info!(
-                parent: span,
-                histogram.gen_ai.client.operation.duration = seconds,
-                gen_ai.operation.name = "execute_tool",
-                gen_ai.tool.name = tool,
-            ),
-            Some(kind) => tracing::info!(
-                parent: span,
-                histogram.gen_ai.client.operation.duration = seconds,
-                gen_ai.operation.name = "execute_tool",
-                gen_ai.tool.name = tool,
-                error.type = kind.label(),
-            ),
-        }
+        // `error.type` only on a failure: a `None` field is left out.
+        tracing::info!(
+            parent: span,
+            histogram.gen_ai.client.operation.duration = duration.as_secs_f64(),
+            gen_ai.operation.name = "execute_tool",
+            gen_ai.tool.name = tool,
+            error.type = error.map(ErrorKind::label),
+        );
     }
 }
