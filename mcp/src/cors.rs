@@ -19,13 +19,7 @@ const EXPOSE_HEADERS: &str = "mcp-session-id, mcp-protocol-version, www-authenti
 /// saying which and how to allow it.
 pub(crate) fn refused(refused: Refused) -> Response {
     tracing::warn!(status = %refused.status, "{}", refused.message);
-    let error =
-        serde_json::json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32600, "message": refused.message}});
-    http::Response::builder()
-        .status(refused.status)
-        .header(header::CONTENT_TYPE, "application/json")
-        .body(Full::new(Bytes::from(error.to_string())).boxed())
-        .unwrap_or_else(|_| http::Response::new(Full::new(Bytes::new()).boxed()))
+    super::http::jsonrpc_error(refused.status, serde_json::Value::Null, -32600, &refused.message)
 }
 
 /// The answer to `OPTIONS` on the endpoint: `204` with the methods, and for a page

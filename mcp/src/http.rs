@@ -32,15 +32,27 @@ fn is_endpoint(path: &str, authentication: &Authentication) -> bool {
         || matches!(authentication, Authentication::OAuth(verifier) if bare(verifier.resource().path()) == path)
 }
 
+/// An HTTP refusal whose body is a JSON-RPC error (`id` the request's when known),
+/// as clients read them; callers add the headers their status asks for.
+pub(crate) fn jsonrpc_error(status: http::StatusCode, id: serde_json::Value, code: i32, message: &str) -> Response {
+    let error = serde_json::json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}});
+    let mut response = http::Response::new(Full::new(Bytes::from(error.to_string())).boxed());
+    *response.status_mut() = status;
+    response.headers_mut().insert(http::header::CONTENT_TYPE, http::HeaderValue::from_static("application/json"));
+    response
+}
+
+/// A header value from text that may not be one (left out then).
+fn insert(response: &mut Response, name: http::HeaderName, value: &str) {
+    if let Ok(value) = http::HeaderValue::from_str(value) {
+        response.headers_mut().insert(name, value);
+    }
+}
+
 /// Any other path: `404` with a JSON-RPC error naming the endpoint.
 fn not_found(path: &str) -> Response {
     let message = format!("there is no MCP endpoint at {path:?}; it is {ENDPOINT}");
-    let error = serde_json::json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32600, "message": message}});
-    http::Response::builder()
-        .status(http::StatusCode::NOT_FOUND)
-        .header(http::header::CONTENT_TYPE, "application/json")
-        .body(Full::new(Bytes::from(error.to_string())).boxed())
-        .unwrap_or_else(|_| plain(http::StatusCode::NOT_FOUND, message))
+    jsonrpc_error(http::StatusCode::NOT_FOUND, serde_json::Value::Null, -32600, &message)
 }
 
 pub(crate) async fn serve(
@@ -293,13 +305,9 @@ async fn as_jsonrpc_refusal(response: Response) -> Response {
 fn unauthenticated(refusal: Refusal) -> Response {
     let (status, challenge, message) = refusal.answer();
     tracing::warn!(?refusal, "refusing an MCP request without an accepted token");
-    let error = serde_json::json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32001, "message": message}});
-    http::Response::builder()
-        .status(status)
-        .header(http::header::WWW_AUTHENTICATE, challenge)
-        .header(http::header::CONTENT_TYPE, "application/json")
-        .body(Full::new(Bytes::from(error.to_string())).boxed())
-        .unwrap_or_else(|_| plain(status, message.into()))
+    let mut response = jsonrpc_error(status, serde_json::Value::Null, -32001, message);
+    insert(&mut response, http::header::WWW_AUTHENTICATE, challenge);
+    response
 }
 
 /// The protected resource metadata (RFC 9728) for a `GET`; any other method gets
@@ -325,15 +333,14 @@ fn metadata_answer(parts: &http::request::Parts, resource: &OAuthResource) -> Re
 fn unauthorized(resource: &OAuthResource, refusal: &OAuthRefusal) -> Response {
     let (status, challenge, message) = resource.answer(refusal);
     tracing::warn!(?refusal, "refusing an MCP request without an accepted access token");
-    let error = serde_json::json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32001, "message": message}});
-    let mut builder = http::Response::builder().status(status).header(http::header::CONTENT_TYPE, "application/json");
+    let mut response = jsonrpc_error(status, serde_json::Value::Null, -32001, &message);
     if let Some(challenge) = challenge {
-        builder = builder.header(http::header::WWW_AUTHENTICATE, challenge);
+        insert(&mut response, http::header::WWW_AUTHENTICATE, &challenge);
     }
     if status == http::StatusCode::SERVICE_UNAVAILABLE {
-        builder = builder.header(http::header::RETRY_AFTER, "5");
+        insert(&mut response, http::header::RETRY_AFTER, "5");
     }
-    builder.body(Full::new(Bytes::from(error.to_string())).boxed()).unwrap_or_else(|_| plain(status, message))
+    response
 }
 
 /// The session and in-flight limits for an admitted request: `503` for a new
@@ -382,13 +389,9 @@ fn body_bytes(request: &http::Request<Full<Bytes>>) -> Bytes {
 
 fn busy(status: http::StatusCode, id: serde_json::Value, message: String) -> Response {
     tracing::warn!(%status, "{message}");
-    let error = serde_json::json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32000, "message": message}});
-    http::Response::builder()
-        .status(status)
-        .header(http::header::RETRY_AFTER, "1")
-        .header(http::header::CONTENT_TYPE, "application/json")
-        .body(Full::new(Bytes::from(error.to_string())).boxed())
-        .unwrap_or_else(|_| plain(status, "busy".into()))
+    let mut response = jsonrpc_error(status, id, -32000, &message);
+    insert(&mut response, http::header::RETRY_AFTER, "1");
+    response
 }
 
 #[cfg(test)]
