@@ -302,3 +302,49 @@ fn a_nested_repositorys_hooks_are_protected_too() {
     assert!(out.contains("Blocked by the sandbox"), "{out}");
     assert!(!p.ws.join("packages/lib/.git/hooks/pre-commit").exists(), "{out}");
 }
+
+/// In a git worktree `.git` is a file naming the git directory: an ordinary command
+/// changes nothing, the file and the git directory it names stay whole (`git status`
+/// works after), and a command that rewrites the file has it put back.
+#[test]
+fn a_worktree_s_git_file_is_protected_not_removed() {
+    let p = place();
+    let repo = p.outside.join("repo");
+    std::fs::create_dir(&repo).unwrap();
+    let git = |dir: &std::path::Path, args: &[&str]| {
+        let out = std::process::Command::new("git")
+            .arg("-C")
+            .arg(dir)
+            .args(["-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    git(&repo, &["init", "-q"]);
+    std::fs::write(repo.join("a.txt"), "a\n").unwrap();
+    git(&repo, &["add", "."]);
+    git(&repo, &["commit", "-q", "-m", "one"]);
+    let tree = p.ws.join("tree");
+    git(&repo, &["worktree", "add", "--detach", "-q", tree.to_str().unwrap()]);
+    let dot_git = std::fs::read_to_string(tree.join(".git")).unwrap();
+    let mut s = session(&tree, Sandbox::default());
+    for command in ["pwd", "ls -a", "git status --short"] {
+        let (ok, out) = shell(&mut s, command);
+        assert!(ok, "`{command}`: {out}");
+        assert!(!out.contains("Blocked by the sandbox"), "`{command}`: {out}");
+        assert_eq!(std::fs::read_to_string(tree.join(".git")).unwrap(), dot_git, "after `{command}`");
+    }
+    assert_eq!(git(&tree, &["status", "--porcelain"]), "");
+    let (_, out) = shell(&mut s, "echo 'gitdir: /tmp/elsewhere' > .git");
+    assert!(out.contains("Blocked by the sandbox"), "{out}");
+    assert_eq!(std::fs::read_to_string(tree.join(".git")).unwrap(), dot_git);
+    // The git directory it names is outside the writable roots: its config and hooks
+    // are not the command's to change.
+    let (ok, out) = shell(&mut s, "git config core.hooksPath /tmp/hooks");
+    assert!(!ok, "{out}");
+    assert!(!git(&repo, &["config", "--list"]).contains("hookspath"));
+    git(&repo, &["worktree", "remove", tree.to_str().unwrap()]);
+    assert!(git(&repo, &["worktree", "list"]).lines().count() == 1);
+}

@@ -169,11 +169,69 @@ fn remove(path: &Path) {
     }
 }
 
+/// The ancestors of `path` below `root` that exist and are not directories.
+fn non_dirs_between(root: &Path, path: &Path) -> Vec<PathBuf> {
+    path.ancestors()
+        .skip(1)
+        .take_while(|a| *a != root && a.starts_with(root))
+        .filter(|a| std::fs::symlink_metadata(a).is_ok_and(|m| m.is_file()))
+        .map(Path::to_path_buf)
+        .collect()
+}
+
+/// Whether an ancestor that was a plain file before is now something else (a link).
+fn changed_kind(path: &Path) -> bool {
+    !std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file())
+}
+
+/// The git directory a `.git` file names (`gitdir: <path>`, relative to the file's
+/// directory), as git reads it.
+pub(crate) fn gitdir_of(dot_git: &Path) -> Option<PathBuf> {
+    let meta = std::fs::symlink_metadata(dot_git).ok()?;
+    if !meta.is_file() || meta.len() > 4096 {
+        return None;
+    }
+    let text = std::fs::read_to_string(dot_git).ok()?;
+    let named = text.lines().find_map(|l| l.strip_prefix("gitdir:"))?.trim();
+    if named.is_empty() {
+        return None;
+    }
+    let base = dot_git.parent()?;
+    Some(base.join(named))
+}
+
+/// For a root whose `.git` is a file: that file, and the config and hooks of the git
+/// directory it names and of that directory's common directory (`commondir`, where a
+/// worktree's config and hooks live), each with the directory its swap walk stops at.
+fn linked_git_paths(root: &Path) -> Vec<(PathBuf, PathBuf)> {
+    let dot_git = root.join(".git");
+    let Some(gitdir) = gitdir_of(&dot_git) else { return Vec::new() };
+    let mut paths = vec![(root.to_owned(), dot_git)];
+    let mut dirs = vec![gitdir.clone()];
+    if let Ok(common) = std::fs::read_to_string(gitdir.join("commondir")) {
+        let common = common.trim();
+        if !common.is_empty() {
+            dirs.push(gitdir.join(common));
+        }
+    }
+    for dir in dirs {
+        for name in ["config", "config.worktree", "hooks"] {
+            paths.push((dir.clone(), dir.join(name)));
+        }
+    }
+    paths
+}
+
 /// One protected path before the command.
 struct Entry {
+    /// Where the walk for swapped directories stops: the writable root holding the
+    /// path, or the git directory a `.git` file names.
     root: PathBuf,
     path: PathBuf,
     before: Kept,
+    /// The ancestors between `root` and `path` that were not directories before the
+    /// command (a worktree's `.git` is a file): they are not swaps.
+    non_dirs_before: Vec<PathBuf>,
     /// The path is inside a `.git` that did not exist before the command: a
     /// repository it made (`git init`), whose config and hooks are its own.
     fresh_repository: bool,
@@ -195,13 +253,20 @@ impl Guard {
             let before = kept(&path, &mut (0, 0));
             let git = root.join(".git");
             let fresh_repository = path.starts_with(&git) && std::fs::symlink_metadata(&git).is_err();
-            entries.push(Entry { root: root.to_owned(), path, before, fresh_repository });
+            let non_dirs_before = non_dirs_between(root, &path);
+            entries.push(Entry { root: root.to_owned(), path, before, fresh_repository, non_dirs_before });
         };
         let dirs: Vec<&PathBuf> =
             writable.iter().filter(|root| std::fs::symlink_metadata(root).is_ok_and(|m| m.is_dir())).collect();
         for root in &dirs {
             for name in PROTECTED_FILES.iter().chain(PROTECTED_DIRS) {
                 add(root, root.join(name));
+            }
+            // A worktree's or submodule's `.git` is a file naming its git directory:
+            // the file and the config and hooks of the directory it names are as live
+            // as a `.git` directory's.
+            for (anchor, path) in linked_git_paths(root) {
+                add(&anchor, path);
             }
             // Nested repositories and projects: their hooks and settings are as live
             // as the root's (those that exist; a new one is the root's own to make).
@@ -244,6 +309,7 @@ impl Guard {
                 .skip(1)
                 .take_while(|a| *a != entry.root.as_path())
                 .filter(|a| std::fs::symlink_metadata(a).is_ok_and(|m| !m.is_dir()))
+                .filter(|a| !entry.non_dirs_before.iter().any(|b| b == a) || changed_kind(a))
                 .collect();
             if swapped.is_empty() && kept(&entry.path, &mut (0, 0)) == entry.before {
                 continue;
