@@ -348,3 +348,49 @@ fn a_worktree_s_git_file_is_protected_not_removed() {
     git(&repo, &["worktree", "remove", tree.to_str().unwrap()]);
     assert!(git(&repo, &["worktree", "list"]).lines().count() == 1);
 }
+
+/// bubblewrap's own process is PID 1 of the command's namespace: whatever route a
+/// command takes to it (its environment, `ptrace`, its memory through `/proc` or
+/// `process_vm_readv`), it finds nothing the command may not see, and the routes
+/// into another process's memory are refused.
+#[test]
+fn the_namespace_s_first_process_holds_no_secret() {
+    let test = "the_namespace_s_first_process_holds_no_secret";
+    if rerun_with(test, &[("TOOLWRIGHT_TEST_SECRET", "SECRET_VALUE_PID1")]) {
+        return;
+    }
+    let p = place();
+    let mut sandbox = Sandbox::default();
+    sandbox.env_denied = vec!["TOOLWRIGHT_TEST_SECRET".to_owned()];
+    let mut s = session(&p.ws, sandbox);
+    let script = r#"
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+env = open('/proc/1/environ', 'rb').read()
+print('environ', b'SECRET_VALUE_PID1' in env, b'PATH=' in env)
+print('self', b'SECRET_VALUE_PID1' in open('/proc/self/environ', 'rb').read())
+for name, request in (('attach', 16), ('seize', 0x4206)):
+    r = libc.ptrace(request, 1, 0, 0)
+    print(name, r, ctypes.get_errno())
+class iovec(ctypes.Structure):
+    _fields_ = [('base', ctypes.c_void_p), ('len', ctypes.c_size_t)]
+buf = ctypes.create_string_buffer(16)
+local = iovec(ctypes.cast(buf, ctypes.c_void_p), 16)
+remote = iovec(0x400000, 16)
+r = libc.process_vm_readv(1, ctypes.byref(local), 1, ctypes.byref(remote), 1, 0)
+print('vm_readv', r, ctypes.get_errno())
+"#;
+    std::fs::write(p.ws.join("probe.py"), script).unwrap();
+    let (ok, out) = shell(&mut s, "python3 probe.py");
+    assert!(ok, "{out}");
+    assert!(out.contains("environ False True"), "PID 1's environment holds the secret: {out}");
+    assert!(out.contains("self False"), "{out}");
+    for name in ["attach", "seize", "vm_readv"] {
+        let line = out.lines().find(|l| l.starts_with(name)).unwrap_or_default();
+        assert_eq!(line, format!("{name} -1 {}", libc_eacces()), "{out}");
+    }
+}
+
+fn libc_eacces() -> i32 {
+    13
+}

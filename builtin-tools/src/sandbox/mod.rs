@@ -242,16 +242,11 @@ pub(crate) fn spawn(
     mut command: tokio::process::Command,
     confinement: &mut Confinement,
 ) -> Result<tokio::process::Child, ToolError> {
-    command.env("TMPDIR", confinement.dir.path().join("tmp"));
-    for name in &confinement.env_denied {
-        command.env_remove(name);
-    }
-    for name in ["NO_PROXY", "no_proxy"] {
-        command.env_remove(name);
-    }
-    for (name, value) in &confinement.proxy_env {
-        command.env(name, value);
-    }
+    // bubblewrap starts with exactly the command's environment, never the agent's:
+    // its processes live in the command's PID namespace, where `/proc/1/environ`
+    // can be read.
+    let environment = confinement.environment(&command);
+    command.env_clear().envs(environment);
     let ruleset = confinement.ruleset.take();
     let filter = confinement.filter.clone();
     let required = confinement.mode == SandboxMode::Required;
@@ -345,6 +340,27 @@ impl Network {
 }
 
 impl Confinement {
+    /// The whole environment a confined command gets: the agent's, less the denied
+    /// variables and the proxy exemptions, with `command`'s own settings and the
+    /// sandbox's `TMPDIR` and proxies.
+    fn environment(&self, command: &tokio::process::Command) -> Vec<(OsString, OsString)> {
+        let mut environment: std::collections::BTreeMap<OsString, OsString> = std::env::vars_os().collect();
+        for (name, value) in command.as_std().get_envs() {
+            match value {
+                Some(value) => environment.insert(name.to_owned(), value.to_owned()),
+                None => environment.remove(name),
+            };
+        }
+        for name in self.env_denied.iter().map(String::as_str).chain(["NO_PROXY", "no_proxy"]) {
+            environment.remove(std::ffi::OsStr::new(name));
+        }
+        environment.insert("TMPDIR".into(), self.dir.path().join("tmp").into_os_string());
+        for (name, value) in &self.proxy_env {
+            environment.insert(name.into(), value.into());
+        }
+        environment.into_iter().collect()
+    }
+
     /// What the allow list's proxy refused, for the result.
     pub(crate) fn refused_note(&self) -> Option<String> {
         let refused = self.proxy.as_ref()?.refused();

@@ -29,7 +29,9 @@ const REFUSED: u32 = libc::EACCES as u32;
 /// kernel interfaces that reach past namespaces or that only the machine's
 /// administrator uses: the kernel keyrings (not namespaced), BPF and perf, the
 /// clocks, swap, quotas, process accounting, the kernel log, file handles (the way
-/// round a mount's confinement), fanotify and userfaultfd. Without namespaces a
+/// round a mount's confinement), fanotify and userfaultfd; and the ways into another
+/// process's memory (`ptrace`, `process_vm_readv`/`writev`, `pidfd_getfd`), so no
+/// command reads what a process beside it holds. Without namespaces a
 /// command that runs as root keeps its capabilities, so these are refused here, not
 /// left to the capability checks.
 const ALWAYS_REFUSED: &[i64] = &[
@@ -57,6 +59,10 @@ const ALWAYS_REFUSED: &[i64] = &[
     libc::SYS_open_by_handle_at,
     libc::SYS_fanotify_init,
     libc::SYS_userfaultfd,
+    libc::SYS_ptrace,
+    libc::SYS_process_vm_readv,
+    libc::SYS_process_vm_writev,
+    libc::SYS_pidfd_getfd,
 ];
 
 /// `MSG_FASTOPEN`: `sendto`/`sendmsg` with it connects a TCP socket.
