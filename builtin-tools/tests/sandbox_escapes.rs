@@ -394,3 +394,23 @@ print('vm_readv', r, ctypes.get_errno())
 fn libc_eacces() -> i32 {
     13
 }
+
+/// The kernel's settings under `/proc` cannot be opened for writing, even by a
+/// command whose agent runs as root (mapped to the machine's root uid).
+#[test]
+fn kernel_settings_under_proc_are_read_only() {
+    let p = place();
+    let mut s = session(&p.ws, Sandbox::default());
+    let mut targets = vec!["/proc/sys/kernel/core_pattern", "/proc/sys/kernel/hostname", "/proc/sys/vm/drop_caches"];
+    if std::path::Path::new("/proc/sysrq-trigger").exists() {
+        targets.push("/proc/sysrq-trigger");
+    }
+    for target in targets {
+        let (_, out) = shell(&mut s, &format!("python3 -c \"open('{target}', 'w'); print('OPENED')\""));
+        assert!(!out.contains("OPENED"), "{target} opened for writing: {out}");
+        assert!(out.contains("Read-only file system") || out.contains("Permission denied"), "{target}: {out}");
+    }
+    // Reading stays possible: tools read their limits there.
+    let (ok, out) = shell(&mut s, "cat /proc/sys/kernel/pid_max");
+    assert!(ok && out.trim().parse::<u64>().is_ok(), "{out}");
+}

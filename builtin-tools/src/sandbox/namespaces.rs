@@ -204,9 +204,22 @@ impl Bwrap {
             push(how, path, path);
         }
         args.extend(["--dev", "/dev", "--proc", "/proc"].map(OsString::from));
+        // The kernel's settings under the fresh `/proc` stay read-only. bubblewrap
+        // covers them only when it finds them writable, and a command of a root agent
+        // runs as the machine's root uid in its namespace: `access` says no to the
+        // directory while `/proc/sys/kernel/core_pattern` opens for writing. The host's
+        // entries, bound read-only, answer for the reader's namespaces all the same.
+        for entry in PROC_READ_ONLY {
+            let path = Path::new("/proc").join(entry);
+            args.extend(["--ro-bind-try".into(), path.clone().into_os_string(), path.into_os_string()]);
+        }
         args
     }
 }
+
+/// What stays read-only under `/proc`: bubblewrap's list (`sys`, `sysrq-trigger`,
+/// `irq`, `bus`) and the rest of the container runtimes' (`fs`, `acpi`, `scsi`).
+const PROC_READ_ONLY: &[&str] = &["sys", "sysrq-trigger", "irq", "bus", "fs", "acpi", "scsi"];
 
 fn exists(path: &Path) -> bool {
     std::fs::symlink_metadata(path).is_ok()
