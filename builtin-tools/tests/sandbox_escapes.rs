@@ -414,3 +414,30 @@ fn kernel_settings_under_proc_are_read_only() {
     let (ok, out) = shell(&mut s, "cat /proc/sys/kernel/pid_max");
     assert!(ok && out.trim().parse::<u64>().is_ok(), "{out}");
 }
+
+/// A fork bomb stops at the sandbox's bound instead of filling the process table,
+/// and the result says so; where no bound can be set, the result says that.
+#[test]
+fn a_fork_bomb_stops_at_the_bound() {
+    let p = place();
+    let mut s = session(&p.ws, Sandbox::default());
+    let before = processes();
+    // Python, not a bash loop: bash retries a refused fork for half a minute.
+    let bomb = "import os, time\nfor i in range(3000):\n    if os.fork() == 0:\n        time.sleep(30)\n        os._exit(0)\nprint('spawned')\n";
+    std::fs::write(p.ws.join("bomb.py"), bomb).unwrap();
+    let (ok, out) = shell(&mut s, "python3 bomb.py");
+    assert!(!ok, "3000 processes were started: {out}");
+    let bounded = out.contains("reached its bound of 2048 processes");
+    assert!(bounded || out.contains("number of processes is not bounded"), "{out}");
+    if bounded {
+        assert!(processes() < before + 100, "the command's processes outlived it");
+    }
+}
+
+fn processes() -> usize {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().parse::<u32>().is_ok())
+        .count()
+}

@@ -19,6 +19,7 @@
 mod fs;
 mod namespaces;
 mod net;
+mod pids;
 mod protected;
 mod proxy;
 
@@ -69,6 +70,9 @@ pub(crate) struct Confinement {
     pub(crate) guard: Guard,
     /// Keeps the spawning thread, and so bubblewrap, alive (see [`spawn`]).
     tether: Option<std::sync::mpsc::Sender<()>>,
+    /// The bound on the command's processes; after `tether`, so the spawning thread
+    /// is told to end before its cgroup is removed.
+    bound: pids::Bound,
 }
 
 /// Decides how `command` runs under `sandbox`, writing in the workspace `roots`. `unsandboxed` is the call
@@ -148,6 +152,7 @@ pub(crate) fn decide(
     } else {
         format!("{} (filesystem isolation is off)", network.summary)
     };
+    let bound = pids::Bound::make();
     let degraded = match bwrap {
         Ok(bwrap) if bwrap.nested_userns() => {
             Some("sandboxed, but this bubblewrap is older than 0.8, so the command may make user namespaces".to_owned())
@@ -157,6 +162,11 @@ pub(crate) fn decide(
             "sandboxed without namespaces: {why}; metadata outside the workspace, device nodes, protected paths \
              (until they are put back) and other processes are not covered"
         )),
+    };
+    let degraded = match (degraded, bound.missing()) {
+        (Some(note), Some(missing)) => Some(format!("{note}; {missing}")),
+        (None, Some(missing)) => Some(missing.to_owned()),
+        (degraded, None) => degraded,
     };
     if let Some(note) = &degraded {
         summary.push_str(&format!("; {note}"));
@@ -175,6 +185,7 @@ pub(crate) fn decide(
         degraded,
         guard,
         tether: None,
+        bound,
     })))
 }
 
@@ -250,6 +261,7 @@ pub(crate) fn spawn(
     let ruleset = confinement.ruleset.take();
     let filter = confinement.filter.clone();
     let required = confinement.mode == SandboxMode::Required;
+    let tasks = confinement.bound.tasks();
     let runtime = tokio::runtime::Handle::current();
     let (spawned_tx, spawned_rx) = std::sync::mpsc::sync_channel(1);
     let (tether, held) = std::sync::mpsc::channel::<()>();
@@ -257,9 +269,14 @@ pub(crate) fn spawn(
         .name("toolwright-sandbox".into())
         .spawn(move || {
             // The child is registered with the runtime's process driver.
+            // Into the process bound first: Landlock may not let it write there after.
             let spawned = {
                 let _runtime = runtime.enter();
-                confine_thread(ruleset, &filter, required)
+                tasks
+                    .as_deref()
+                    .map_or(Ok(()), pids::enter)
+                    .map_err(ToolError::msg)
+                    .and_then(|()| confine_thread(ruleset, &filter, required))
                     .and_then(|()| command.spawn().map_err(|e| ToolError::io("cannot start the command", e)))
             };
             // The command holds the output pipe's write ends: they must close now,
@@ -274,6 +291,7 @@ pub(crate) fn spawn(
         })
         .map_err(|e| ToolError::io("cannot start the sandbox thread", e))?;
     let child = spawned_rx.recv().unwrap_or_else(|_| Err(ToolError::msg("the sandbox thread panicked")))?;
+    confinement.bound.started(child.id());
     confinement.tether = Some(tether);
     Ok(child)
 }
@@ -359,6 +377,17 @@ impl Confinement {
             environment.insert(name.into(), value.into());
         }
         environment.into_iter().collect()
+    }
+
+    /// A note when the command was refused new processes at the sandbox's bound.
+    pub(crate) fn process_bound_note(&self) -> Option<String> {
+        self.bound.reached().then(|| {
+            format!(
+                "Blocked by the sandbox: the command reached its bound of {} processes and threads, and was refused \
+                 more (a runaway loop of forks, or a build asked for too many jobs).",
+                pids::MAX_PROCESSES
+            )
+        })
     }
 
     /// What the allow list's proxy refused, for the result.

@@ -35,6 +35,10 @@ impl Confinement {
     pub(crate) fn refused_note(&self) -> Option<String> {
         None
     }
+
+    pub(crate) fn process_bound_note(&self) -> Option<String> {
+        None
+    }
 }
 
 pub(crate) fn decide(

@@ -197,7 +197,7 @@ impl Tool for Shell {
             }
             Outcome::Exited(status) => {
                 let code = status.code();
-                let refused = confinement.as_ref().and_then(|c| c.refused_note());
+                let refused = confinement.as_ref().and_then(|c| c.refused_note().or_else(|| c.process_bound_note()));
                 let blocked = match (&confinement, code) {
                     // The proxy's own account says more than the output's signs.
                     _ if refused.is_some() => refused,
