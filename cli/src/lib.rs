@@ -28,6 +28,7 @@ mod children;
 #[cfg(feature = "mcp")]
 mod mounts;
 mod otel;
+mod output;
 mod replay;
 mod sample;
 mod search;

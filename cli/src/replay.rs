@@ -55,6 +55,10 @@ pub fn run(args: ReplayArgs) -> Result<(), String> {
         ));
     }
     let api = model.api();
+    // Every output is checked before the first side effect (the workspace).
+    if let Some(path) = &args.timeline {
+        crate::timeline::can_write(path)?;
+    }
     let (scratch, _removed_on_stop);
     let workspace = match &args.workspace {
         Some(dir) => {
@@ -80,8 +84,7 @@ pub fn run(args: ReplayArgs) -> Result<(), String> {
     let trust = toolwright::rules::trust::Trust::Trusted;
     let policy = settings::policy_from_files_with(&workspace, &files, trust).map_err(|e| e.to_string())?;
     let trace = Trace::new(Mode::pick(args.json));
-    if let Some(path) = &args.timeline {
-        crate::timeline::can_write(path)?;
+    if args.timeline.is_some() {
         trace.keep_events();
     }
     let answer = args.answer.given();
@@ -103,8 +106,13 @@ pub fn run(args: ReplayArgs) -> Result<(), String> {
     if let Some(subagents) = &subagents {
         subagents.install(&registry).map_err(|e| e.to_string())?;
     }
+    // A scratch workspace's temporary path is not a title for the timeline's page.
+    let place = match &args.workspace {
+        Some(_) => workspace.display().to_string(),
+        None => "a scratch copy of the sample workspace".to_owned(),
+    };
     trace.header(
-        &format!("replaying {name} ({responses} turns, {} wire format) in {}", api.name(), workspace.display()),
+        &format!("replaying {name} ({responses} turns, {} wire format) in {place}", api.name()),
         json!({"session": name, "turns": responses, "wire": api.name(), "workspace": workspace}),
     );
     let mut observer = Traced::new(&trace, api).with_calls(model.calls_per_response());

@@ -359,3 +359,49 @@ fn a_cancelled_call_is_marked_as_cancelled_not_as_failed() {
     assert!(html.contains("■ cancelled"), "said in text, not colour alone");
     assert!(html.contains("1 failed, 0 refused, 1 cancelled"), "the numbers count it apart");
 }
+
+/// What the user names as an output is never replaced by a file unless it is one: a
+/// device, a FIFO, a socket or a directory is refused with a line naming it, before
+/// anything runs or is written; a link is written through and stays a link.
+#[test]
+fn an_output_that_is_not_a_regular_file_is_never_replaced() {
+    use std::os::unix::fs::FileTypeExt as _;
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("fifo.html");
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let socket = dir.path().join("socket.html");
+    let _listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
+    let cases = [("/dev/null", "device"), ("fifo.html", "FIFO"), ("socket.html", "socket")];
+    for (target, says) in cases {
+        let ws = dir.path().join(format!("ws-{says}"));
+        let args = ["replay", "--timeline", target, "--workspace", ws.to_str().unwrap()];
+        let out = toolwright(dir.path(), &args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{target}: {stderr}");
+        assert!(stderr.contains(&format!("--timeline {target}: is a {says}")), "{stderr}");
+        assert_eq!(stderr.lines().count(), 1, "one line: {stderr}");
+        assert!(!ws.exists(), "the workspace was written before the output was checked");
+    }
+    assert!(std::fs::metadata("/dev/null").unwrap().file_type().is_char_device());
+    assert!(std::fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo());
+    assert!(std::fs::symlink_metadata(&socket).unwrap().file_type().is_socket());
+    // `timeline -o` the same, naming the path given, never a temporary file.
+    let trace = dir.path().join("t.jsonl");
+    let out = toolwright(dir.path(), &["replay", "--json"]);
+    std::fs::write(&trace, &out.stdout).unwrap();
+    for (target, says) in [("fifo.html", "is a FIFO"), ("/nonexistent/dir/o.html", "there is no directory")] {
+        let out = toolwright(dir.path(), &["timeline", "t.jsonl", "-o", target]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success() && stderr.contains(&format!("{target}: {says}")), "{stderr}");
+        assert!(!stderr.contains(".tmp"), "{stderr}");
+    }
+    // A link is followed: its target gets the page, the link stays.
+    let link = dir.path().join("link.html");
+    std::os::unix::fs::symlink("page.html", &link).unwrap();
+    let out = toolwright(dir.path(), &["timeline", "t.jsonl", "-o", "link.html"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(std::fs::symlink_metadata(&link).unwrap().is_symlink());
+    let page = std::fs::read_to_string(dir.path().join("page.html")).unwrap();
+    assert!(page.starts_with("<!DOCTYPE html>"));
+    assert!(!page.contains("/tmp/") && !page.contains("toolwright-replay-"), "a temporary path in the page");
+}

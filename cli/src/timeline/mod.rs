@@ -8,6 +8,7 @@
 mod html;
 mod otlp;
 
+use crate::output::OutputPath;
 use serde_json::Value;
 
 /// How a call ended.
@@ -279,45 +280,22 @@ pub struct TimelineArgs {
 }
 
 pub fn run(args: TimelineArgs) -> Result<(), String> {
+    let output = match &args.output {
+        Some(path) => OutputPath::check(path, "--output")?,
+        None => OutputPath::check(&args.input.with_extension("html"), "")?,
+    };
     let text = std::fs::read_to_string(&args.input).map_err(|e| format!("{}: {e}", args.input.display()))?;
     let timeline = Timeline::parse(&text).map_err(|e| format!("{}: {e}", args.input.display()))?;
-    let output = args.output.unwrap_or_else(|| args.input.with_extension("html"));
-    write(&timeline, &output)?;
-    say!("toolwright: timeline of {} written to {}", calls(timeline.calls.len()), output.display());
-    Ok(())
-}
-
-/// Writes the HTML of `timeline` to `path` (whole or not at all: a temporary file
-/// renamed into place).
-pub fn write(timeline: &Timeline, path: &std::path::Path) -> Result<(), String> {
-    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
-    let mut file = tempfile::NamedTempFile::new_in(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    std::io::Write::write_all(&mut file, timeline.html().as_bytes()).map_err(|e| format!("{}: {e}", path.display()))?;
-    // A page to attach to a bug report: readable as any file the user makes.
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt as _;
-        let _ = file.as_file().set_permissions(std::fs::Permissions::from_mode(0o644));
-    }
-    file.persist(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    output.write(timeline.html().as_bytes())?;
+    say!("toolwright: timeline of {} written to {}", calls(timeline.calls.len()), output.given().display());
     Ok(())
 }
 
 /// Before a `replay` or `agent` run with `--timeline FILE`: that a page can be
-/// written there, so a long session is not run for a timeline that is then lost.
+/// written there, so a long session is not run (nor its workspace written) for a
+/// timeline that is then lost.
 pub fn can_write(path: &std::path::Path) -> Result<(), String> {
-    let where_ = |why: String| format!("--timeline {}: {why}", path.display());
-    if path.is_dir() {
-        return Err(where_("is a directory; give a file name such as session.html".into()));
-    }
-    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
-    if !dir.is_dir() {
-        return Err(where_(format!("there is no directory {}", dir.display())));
-    }
-    // A scratch file where the page will be made: the directory takes files.
-    tempfile::NamedTempFile::new_in(dir)
-        .map(drop)
-        .map_err(|e| where_(format!("cannot write in {}: {}", dir.display(), e.kind())))
+    OutputPath::check(path, "--timeline").map(drop)
 }
 
 /// After a `replay` or `agent` run with `--timeline FILE`: the session drawn there.
@@ -331,7 +309,7 @@ pub fn finish(trace: &crate::trace::Trace, path: Option<&std::path::Path>) -> Re
         let (start_ms, end_ms) = (ms(run.start), ms(run.end));
         timeline.hooks.push(Hook { call_id: run.call_id, what: run.what, start_ms, end_ms });
     }
-    write(&timeline, path)?;
+    OutputPath::check(path, "--timeline")?.write(timeline.html().as_bytes())?;
     trace.note(&format!("timeline of {} written to {}", calls(timeline.calls.len()), path.display()));
     Ok(())
 }
