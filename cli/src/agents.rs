@@ -51,9 +51,10 @@ pub fn run(args: AgentsArgs) -> Result<(String, bool), String> {
 
 fn text(catalog: &Catalog, problems: &[toolwright::subagents::Problem]) -> String {
     let mut out = String::new();
-    let count = catalog.definitions().count();
+    let agents = catalog.available();
+    let count = agents.len();
     out.push_str(&format!("{count} agent{}\n", if count == 1 { "" } else { "s" }));
-    for agent in catalog.definitions() {
+    for agent in &agents {
         let tools = match &agent.tools {
             Some(tools) => tools.join(", "),
             None => "every tool a subagent may have".to_owned(),
@@ -94,7 +95,8 @@ fn text(catalog: &Catalog, problems: &[toolwright::subagents::Problem]) -> Strin
 
 fn json(catalog: &Catalog, problems: &[toolwright::subagents::Problem]) -> String {
     let agents: Vec<serde_json::Value> = catalog
-        .definitions()
+        .available()
+        .iter()
         .map(|a| {
             serde_json::json!({
                 "name": a.name, "description": a.description, "source": a.source.name(), "path": a.path,

@@ -356,9 +356,13 @@ fn agents_lists_the_definitions_and_every_problem() {
     let listing = text(&out.stdout);
     assert!(out.status.success(), "{listing}{}", text(&out.stderr));
     assert!(
-        listing.starts_with("0 agents") && listing.matches("until the workspace is trusted").count() == 2,
+        listing.starts_with("3 agents") && listing.matches("until the workspace is trusted").count() == 2,
         "{listing}"
     );
+    // The built-in types are there without a file, and say so.
+    for name in ["Explore", "Plan", "general-purpose"] {
+        assert!(listing.contains(&format!("  {name}  (built-in)")), "{name} is not listed: {listing}");
+    }
     // Trusted: the good one is listed, the bad one is an error with its path and key,
     // and the exit status says so.
     let out = agents_cmd(&["agents", "--trust-workspace"]);
@@ -376,8 +380,9 @@ fn agents_lists_the_definitions_and_every_problem() {
     assert!(out.status.success(), "{}", text(&out.stdout));
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let names: Vec<&str> = json["agents"].as_array().unwrap().iter().map(|a| a["name"].as_str().unwrap()).collect();
-    assert_eq!(names, ["explorer", "helper"]);
-    assert_eq!(json["agents"][1]["source"], "given");
+    assert_eq!(names, ["Explore", "Plan", "explorer", "general-purpose", "helper"]);
+    assert_eq!(json["agents"][4]["source"], "given");
+    assert_eq!(json["agents"][0]["source"], "built-in");
     let out = agents_cmd(&["agents", "--agents", "{not json"]);
     assert!(!out.status.success() && text(&out.stderr).contains("--agents: not JSON"), "{}", text(&out.stderr));
 }
