@@ -236,8 +236,9 @@ fn subagents(
     let (given, mut problems) = super::agents::given(args.agents.as_deref())?;
     let options = LoadOptions::new().trust(args.trust.trust(workspace)).given(given);
     problems.extend(Catalog::load(workspace, &options).problems().iter().cloned());
+    // Each problem carries its own label (`error:` for a file that cannot be used).
     for problem in &problems {
-        trace.note(&format!("warning: {problem}"));
+        trace.note(&problem.to_string());
     }
     let limits = Limits::from_env().map_err(|e| e.to_string())?;
     let base = model.clone();
