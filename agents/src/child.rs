@@ -90,7 +90,12 @@ impl AgentDefinition {
         }
         profile = profile.deny(self.disallowed_tools.iter().cloned()).deny(NEVER_FOR_SUBAGENTS.iter().copied());
         if spawn.depth >= spawn.max_depth {
-            profile = profile.deny(AGENT_TOOLS.iter().copied());
+            let reason = format!(
+                "this agent is at depth {} and the depth limit for subagents is {}, so it cannot start another; \
+                 do the task yourself",
+                spawn.depth, spawn.max_depth
+            );
+            profile = profile.deny_because(AGENT_TOOLS.iter().copied(), reason);
         }
         profile = profile.within(parent);
         if spawn.background || self.background {

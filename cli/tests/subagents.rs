@@ -296,7 +296,12 @@ fn a_model_that_keeps_spawning_is_held_to_depth_and_running_limits() {
     // The starts beyond the limits were answered with why.
     let refusals: Vec<String> = log.iter().flat_map(|l| l.results()).map(|r| r.1).collect();
     assert!(refusals.iter().any(|r| r.contains("agents are running, the most allowed at once")), "{refusals:?}");
-    assert!(refusals.iter().any(|r| r.contains("not available to this agent")), "{refusals:?}");
+    assert!(
+        refusals
+            .iter()
+            .any(|r| r.contains("not available to this agent") && r.contains("the depth limit for subagents")),
+        "an agent at the depth limit is told why: {refusals:?}"
+    );
 }
 
 #[test]

@@ -114,6 +114,7 @@ impl Registry {
             read_only_only: profile.only_reads(),
             presentation: profile.presentation,
             profile: profile.name.clone(),
+            reasons: profile.all_reasons(),
             fingerprint,
             cache: Arc::clone(&self.pools),
         }
@@ -184,6 +185,8 @@ pub struct Profile {
     name: Cow<'static, str>,
     allow: Option<Vec<ToolPattern>>,
     deny: Vec<ToolPattern>,
+    /// Why some denied tools are denied, for the model that calls one anyway.
+    reasons: Vec<(ToolPattern, Cow<'static, str>)>,
     read_only_only: bool,
     /// A profile this one narrows: a child's is within its parent's.
     within: Option<Box<Profile>>,
@@ -211,6 +214,7 @@ impl Profile {
             name: name.into(),
             allow: None,
             deny: Vec::new(),
+            reasons: Vec::new(),
             read_only_only: false,
             within: None,
             presentation: Presentation::Own,
@@ -271,6 +275,48 @@ impl Profile {
     pub fn deny<I: IntoIterator<Item = S>, S: Into<String>>(mut self, patterns: I) -> Self {
         self.deny.extend(patterns.into_iter().map(ToolPattern::new));
         self
+    }
+
+    /// No tool matching one of `patterns`, and `reason` is what a call to one is
+    /// told (in place of the list of the tools there are).
+    ///
+    /// ```
+    /// use toolwright_core::Profile;
+    /// let child = Profile::new("child").deny_because(["agent"], "the depth limit (3) is reached");
+    /// assert!(!child.admits_name("agent"));
+    /// assert_eq!(child.denial_reason("agent", None), Some("the depth limit (3) is reached"));
+    /// ```
+    pub fn deny_because<I: IntoIterator<Item = S>, S: Into<String>>(
+        mut self,
+        patterns: I,
+        reason: impl Into<Cow<'static, str>>,
+    ) -> Self {
+        let reason = reason.into();
+        for pattern in patterns {
+            let pattern = ToolPattern::new(pattern);
+            self.deny.push(pattern.clone());
+            self.reasons.push((pattern, reason.clone()));
+        }
+        self
+    }
+
+    /// Why a tool of this name (or rule name) is denied, when a reason was given:
+    /// this profile's, or one it is within.
+    pub fn denial_reason(&self, name: &str, rule_name: Option<&str>) -> Option<&str> {
+        let hit = |p: &ToolPattern| p.matches(name) || rule_name.is_some_and(|r| p.matches(r));
+        self.reasons
+            .iter()
+            .find(|(pattern, _)| hit(pattern))
+            .map(|(_, reason)| reason.as_ref())
+            .or_else(|| self.within.as_ref().and_then(|outer| outer.denial_reason(name, rule_name)))
+    }
+
+    fn all_reasons(&self) -> Vec<(ToolPattern, Cow<'static, str>)> {
+        let mut reasons = self.reasons.clone();
+        if let Some(outer) = &self.within {
+            reasons.extend(outer.all_reasons());
+        }
+        reasons
     }
 
     /// Only what `outer` admits as well: a child agent's profile within its parent's,
@@ -424,6 +470,8 @@ pub struct ToolPool {
     read_only_only: bool,
     /// The profile's name, for the refusal of a call outside it.
     profile: Cow<'static, str>,
+    /// Why the profile denies what it denies with a reason, for that refusal.
+    reasons: Vec<(ToolPattern, Cow<'static, str>)>,
     presentation: Presentation,
     fingerprint: u64,
     cache: PoolCache,
@@ -444,6 +492,9 @@ impl ToolPool {
     /// What a call to `name`, which this pool does not offer, is told: the profile
     /// and the tools it has, so the model can choose another.
     pub(crate) fn refusal(&self, name: &str) -> String {
+        if let Some((_, reason)) = self.reasons.iter().find(|(pattern, _)| pattern.matches(name)) {
+            return format!("{name}: this tool is not available to this agent: {reason}");
+        }
         let offered: Vec<&str> = self.names().take(20).collect();
         let offered = if offered.is_empty() { "none".to_owned() } else { offered.join(", ") };
         format!(
