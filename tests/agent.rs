@@ -162,7 +162,9 @@ async fn a_429_with_retry_after_waits_that_long_and_asks_again() {
     assert!(seen[0].headers.contains(&"anthropic-version: 2023-06-01".to_owned()), "{:?}", seen[0].headers);
     assert_eq!(seen[0].body["stream"], true);
     assert_eq!(seen[0].body["system"], "Be brief.");
-    assert_eq!(seen[0].body["messages"], json!([{"role": "user", "content": "Do the task."}]));
+    // The conversation's end is a prompt-cache breakpoint, as the tools' last is.
+    let task = json!({"type": "text", "text": "Do the task.", "cache_control": {"type": "ephemeral"}});
+    assert_eq!(seen[0].body["messages"], json!([{"role": "user", "content": [task]}]));
     assert!(seen[0].body["tools"].as_array().is_some_and(|t| t.iter().any(|t| t["name"] == "read_file")));
 }
 

@@ -7,7 +7,7 @@ mod common;
 #[path = "../../tests/common/procs.rs"]
 mod procs;
 
-use common::scripted::{Logged, Reply, serve};
+use common::scripted::{Logged, Reply, serve, text_of};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -701,7 +701,7 @@ fn a_fork_sends_its_parents_prefix_byte_for_byte_and_is_still_narrowed() {
     let ws = Workspace::new(&[], json!({}));
     let (url, log) = serve(|req| {
         let fork = req.last_user_text() == "side task";
-        if req.system().contains(MAIN) && !fork && req.messages().iter().all(|m| m["content"] != "side task") {
+        if req.system().contains(MAIN) && !fork && req.messages().iter().all(|m| text_of(m) != "side task") {
             return match req.messages().len() {
                 1 => Reply::calls(vec![(
                     "Agent",
@@ -725,7 +725,16 @@ fn a_fork_sends_its_parents_prefix_byte_for_byte_and_is_still_narrowed() {
     assert_eq!(fork.body["tools"].to_string(), parent.body["tools"].to_string(), "the tools differ");
     assert_eq!(fork.body["model"], parent.body["model"]);
     assert_eq!(fork.messages()[0], parent.messages()[0]);
-    let second = log.iter().find(|l| l.messages().len() == 4 && l.messages()[1]["content"] == "side task").unwrap();
+    // The parent's request made its conversation's end a cache breakpoint; the fork
+    // keeps one there (the end of the shared prefix) and one at its own end, within
+    // Anthropic's limit of four with the tools'.
+    let marked =
+        |m: &Value| m["content"].as_array().is_some_and(|b| b.iter().any(|b| b.get("cache_control").is_some()));
+    assert!(marked(&parent.messages()[0]), "{}", parent.messages()[0]);
+    assert!(marked(&fork.messages()[0]) && marked(&fork.messages()[1]), "{:?}", fork.messages());
+    let breakpoints = fork.body.to_string().matches("cache_control").count();
+    assert!(breakpoints <= 4, "{breakpoints} breakpoints");
+    let second = log.iter().find(|l| l.messages().len() == 4 && text_of(&l.messages()[1]) == "side task").unwrap();
     let refused = &second.results()[0];
     assert!(refused.2 && refused.1.contains("not available to this agent"), "{refused:?}");
     let report =

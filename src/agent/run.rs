@@ -144,6 +144,9 @@ pub struct Agent {
     /// The tool definitions sent instead of the pool's (a fork's: its parent's, byte
     /// for byte); calls are still held to the profile.
     shown_tools: Option<serde_json::Value>,
+    /// How many items of the conversation a fork shares with its parent: the end of
+    /// that prefix is a cache breakpoint of its own.
+    shared_prefix: Option<usize>,
 }
 
 /// What an agent's last request sent: where a fork starts, so that its first request
@@ -280,6 +283,7 @@ impl Agent {
             transcript: None,
             before_request: None,
             shown_tools: None,
+            shared_prefix: None,
         }
     }
 
@@ -298,6 +302,7 @@ impl Agent {
             transcript: None,
             before_request: None,
             shown_tools: None,
+            shared_prefix: None,
         }
     }
 
@@ -321,6 +326,14 @@ impl Agent {
     /// to the profile, a call outside it refused at dispatch.
     pub fn show_tools(mut self, tools: serde_json::Value) -> Agent {
         self.shown_tools = Some(tools);
+        self
+    }
+
+    /// Marks the first `items` of the conversation as shared with another agent's
+    /// request (a fork's parent's history): the provider caches that prefix as its
+    /// own breakpoint, besides the tools and the conversation's end.
+    pub fn shared_prefix(mut self, items: usize) -> Agent {
+        self.shared_prefix = Some(items);
         self
     }
 
@@ -450,8 +463,10 @@ impl Agent {
                     conversation: conversation.clone(),
                 });
             }
-            let request =
-                Request::new(self.model.name(), &self.system, &tools, &conversation).max_tokens(self.max_tokens);
+            let breakpoints = self.cache_breakpoints(&conversation);
+            let request = Request::new(self.model.name(), &self.system, &tools, &conversation)
+                .max_tokens(self.max_tokens)
+                .cache_breakpoints(&breakpoints);
             let body = api.request(&request);
             let response = match self.respond(n, &body, turn, pool.as_ref(), &observer).await {
                 Ok(response) => response,
@@ -486,6 +501,22 @@ impl Agent {
             }
         }
         Ok(Outcome { conversation, responses: self.max_responses, stop: Stop::MaxResponses, text, usage })
+    }
+
+    /// Where the prompt cache's breakpoints go in the conversation, for a provider
+    /// that takes them: the end of a shared prefix and the end of the conversation
+    /// (with the tools' own, three of the four Anthropic allows), so each request
+    /// reads what the one before it wrote.
+    fn cache_breakpoints(&self, conversation: &Conversation) -> Vec<usize> {
+        if !matches!(self.provider, Provider::Anthropic { cache_control: true, .. }) {
+            return Vec::new();
+        }
+        let len = conversation.items().len();
+        let mut at: Vec<usize> = self.shared_prefix.filter(|&n| n > 0 && n <= len).map(|n| n - 1).into_iter().collect();
+        if len > 0 && !at.contains(&(len - 1)) {
+            at.push(len - 1);
+        }
+        at
     }
 
     /// One response, with retries: an attempt that failed before any call started

@@ -115,11 +115,13 @@ impl Subagents {
             // then the task: the provider's cached prefix is reused.
             Some(point) => {
                 let mut conversation = point.conversation.clone();
+                let shared = conversation.items().len();
                 conversation.push_user(&prompt);
                 let agent = self
                     .child_agent(model, &definition, profile, &scope)
                     .system(point.system.clone())
-                    .show_tools(point.tools.clone());
+                    .show_tools(point.tools.clone())
+                    .shared_prefix(shared);
                 (conversation, agent)
             }
             None => (Conversation::new(model.api(), &prompt), self.child_agent(model, &definition, profile, &scope)),

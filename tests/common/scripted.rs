@@ -107,11 +107,20 @@ impl Logged {
 
     /// The text of the last user message, when it is plain text.
     pub fn last_user_text(&self) -> String {
-        let Some(last) = self.messages().last() else { return String::new() };
-        match &last["content"] {
-            Value::String(s) => s.clone(),
-            _ => String::new(),
+        self.messages().last().map(text_of).unwrap_or_default()
+    }
+}
+
+/// A message's text: its string content, or its text blocks (a message that is a
+/// prompt-cache breakpoint is one text block with `cache_control`); "" when it holds
+/// other blocks (tool results).
+pub fn text_of(message: &Value) -> String {
+    match &message["content"] {
+        Value::String(s) => s.clone(),
+        Value::Array(blocks) if blocks.iter().all(|b| b["type"] == "text") => {
+            blocks.iter().filter_map(|b| b["text"].as_str()).collect()
         }
+        _ => String::new(),
     }
 }
 

@@ -36,7 +36,13 @@ impl ApiModule for Module {
     }
     fn request(&self, request: &Request<'_>) -> Value {
         let keys = BodyKeys { max_tokens: "max_tokens", system: Some("system"), items: "messages" };
-        request.body(keys, json!(request.conversation.items()))
+        let mut items = request.conversation.items().to_vec();
+        for &at in request.cache_breakpoints {
+            if let Some(message) = items.get_mut(at) {
+                mark_cache_breakpoint(message);
+            }
+        }
+        request.body(keys, Value::Array(items))
     }
     /// `message_start` carries the input counts (`message.usage`), `message_delta`
     /// the output so far (`usage.output_tokens`, cumulative).
@@ -288,5 +294,26 @@ impl Block {
             _ => {}
         }
         Some(block)
+    }
+}
+
+/// Puts `cache_control` on the last block of `message` that may carry one (not a
+/// thinking block, not empty text); a string content becomes one text block.
+fn mark_cache_breakpoint(message: &mut Value) {
+    let Some(content) = message.get_mut("content") else { return };
+    if let Some(text) = content.as_str() {
+        if text.is_empty() {
+            return;
+        }
+        *content = json!([{"type": "text", "text": text}]);
+    }
+    let Some(blocks) = content.as_array_mut() else { return };
+    let usable = |block: &Value| {
+        let kind = block.get("type").and_then(Value::as_str).unwrap_or_default();
+        let empty_text = kind == "text" && block.get("text").and_then(Value::as_str).is_none_or(str::is_empty);
+        !(empty_text || matches!(kind, "thinking" | "redacted_thinking"))
+    };
+    if let Some(block) = blocks.iter_mut().rev().find(|b| usable(b)).and_then(Value::as_object_mut) {
+        block.insert("cache_control".into(), json!({"type": "ephemeral"}));
     }
 }

@@ -265,12 +265,22 @@ pub struct Request<'a> {
     pub conversation: &'a Conversation,
     /// The most tokens the response may take.
     pub max_tokens: u32,
+    /// The items (by index) whose end is a prompt-cache breakpoint, for the APIs that
+    /// take them (Anthropic's `cache_control`); the others ignore them.
+    pub cache_breakpoints: &'a [usize],
 }
 
 impl<'a> Request<'a> {
     /// A request with 8192 tokens for the response.
     pub fn new(model: &'a str, system: &'a str, tools: &'a Value, conversation: &'a Conversation) -> Self {
-        Request { model, system, tools, conversation, max_tokens: 8192 }
+        Request { model, system, tools, conversation, max_tokens: 8192, cache_breakpoints: &[] }
+    }
+
+    /// With prompt-cache breakpoints at the end of these items (see
+    /// [`Request::cache_breakpoints`]).
+    pub fn cache_breakpoints(mut self, items: &'a [usize]) -> Self {
+        self.cache_breakpoints = items;
+        self
     }
 
     /// With another token limit for the response.
