@@ -178,3 +178,117 @@ fn what_the_transport_forbids_is_its_status_with_a_jsonrpc_error() {
     assert_eq!(error["code"], -32001);
     assert!(error["message"].as_str().unwrap().contains("initialize"), "{error}");
 }
+
+/// A session of the caller whose `Authorization` is `auth`.
+fn open_session_as(serve: &HttpServe, auth: &str) -> Result<String, String> {
+    let response = initialize(&serve.addr, "/mcp", &serve.addr, &[("Authorization", auth)]);
+    if status(&response) != 200 {
+        return Err(response);
+    }
+    let id = header(&response, "mcp-session-id").unwrap_or_else(|| panic!("no session id: {response}")).to_owned();
+    let headers = [("Mcp-Session-Id", id.as_str()), ("Mcp-Protocol-Version", "2025-06-18"), ("Authorization", auth)];
+    let done =
+        post(&serve.addr, "/mcp", &serve.addr, &headers, r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    assert_eq!(status(&done), 202, "{done}");
+    Ok(id)
+}
+
+/// One caller that floods the server with sessions and calls meets its own caps
+/// (429 with Retry-After and a JSON-RPC error naming the cap), well before the
+/// global ones: another caller still initializes, lists and calls.
+#[test]
+fn one_caller_cannot_lock_out_the_others() {
+    const FLOOD: &str = "flood-secret-0123456789abcdef";
+    const OTHER: &str = "other-secret-0123456789abcdef";
+    let (ws, home) = common::workspace();
+    let serve = HttpServe::start_with_env(
+        ws.path(),
+        home.path(),
+        &[
+            "--no-mcp",
+            "--token-env",
+            "flood=FLOOD_TOKEN",
+            "--token-env",
+            "other=OTHER_TOKEN",
+            "--max-sessions",
+            "12",
+            "--max-calls-per-caller",
+            "4",
+        ],
+        &[("FLOOD_TOKEN", FLOOD), ("OTHER_TOKEN", OTHER)],
+    );
+    let (flood, other) = (format!("Bearer {FLOOD}"), format!("Bearer {OTHER}"));
+    // The flood: sessions until refused, all at once.
+    let threads: Vec<_> = (0..20)
+        .map(|_| {
+            let (addr, flood) = (serve.addr.clone(), flood.clone());
+            std::thread::spawn(move || initialize(&addr, "/mcp", &addr, &[("Authorization", flood.as_str())]))
+        })
+        .collect();
+    let answers: Vec<String> = threads.into_iter().map(|t| t.join().unwrap()).collect();
+    let opened: Vec<&String> = answers.iter().filter(|a| status(a) == 200).collect();
+    assert_eq!(opened.len(), 8, "the default per-caller cap: {answers:?}");
+    let refused = answers.iter().find(|a| status(a) != 200).unwrap();
+    assert_eq!(status(refused), 429, "{refused}");
+    assert_eq!(header(refused, "retry-after"), Some("1"), "{refused}");
+    assert!(refused.contains("for this caller") && refused.contains("--max-sessions-per-caller"), "{refused}");
+    // Calls in flight: the flood holds its share with slow calls (commands that
+    // write may run one at a time, so a small share keeps this short).
+    let flood_session = header(opened[0], "mcp-session-id").unwrap().to_owned();
+    let slow =
+        r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"shell","arguments":{"command":"sleep 2"}}}"#;
+    let sessions: Vec<String> = opened.iter().map(|a| header(a, "mcp-session-id").unwrap().to_owned()).collect();
+    for session in &sessions {
+        let headers = [
+            ("Mcp-Session-Id", session.as_str()),
+            ("Mcp-Protocol-Version", "2025-06-18"),
+            ("Authorization", flood.as_str()),
+        ];
+        let done = post(
+            &serve.addr,
+            "/mcp",
+            &serve.addr,
+            &headers,
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        );
+        assert_eq!(status(&done), 202, "{done}");
+    }
+    let running: Vec<_> = (0..4)
+        .map(|i| {
+            let (addr, flood, session) = (serve.addr.clone(), flood.clone(), sessions[i % sessions.len()].clone());
+            std::thread::spawn(move || {
+                let headers = [
+                    ("Mcp-Session-Id", session.as_str()),
+                    ("Mcp-Protocol-Version", "2025-06-18"),
+                    ("Authorization", flood.as_str()),
+                ];
+                post_until(&addr, "/mcp", &addr, &headers, slow, Some("\"id\":3"))
+            })
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(1000));
+    let headers = [
+        ("Mcp-Session-Id", flood_session.as_str()),
+        ("Mcp-Protocol-Version", "2025-06-18"),
+        ("Authorization", flood.as_str()),
+    ];
+    let more = post(&serve.addr, "/mcp", &serve.addr, &headers, r#"{"jsonrpc":"2.0","id":9,"method":"tools/list"}"#);
+    assert_eq!(status(&more), 429, "{more}");
+    assert!(more.contains("for this caller") && more.contains("--max-calls-per-caller"), "{more}");
+    // The other caller: initializes, lists and calls while the flood holds its share.
+    let session = open_session_as(&serve, &other).unwrap_or_else(|r| panic!("the other caller was locked out: {r}"));
+    let headers = [
+        ("Mcp-Session-Id", session.as_str()),
+        ("Mcp-Protocol-Version", "2025-06-18"),
+        ("Authorization", other.as_str()),
+    ];
+    let listed = post(&serve.addr, "/mcp", &serve.addr, &headers, r#"{"jsonrpc":"2.0","id":4,"method":"tools/list"}"#);
+    assert_eq!(status(&listed), 200, "{listed}");
+    let call = r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"read_file","arguments":{"path":"hello.txt"}}}"#;
+    let called = post_until(&serve.addr, "/mcp", &serve.addr, &headers, call, Some("\"id\":5"));
+    assert!(called.contains("hello from the workspace"), "{called}");
+    for thread in running {
+        let answer = thread.join().unwrap();
+        assert!(answer.contains("\"id\":3"), "{answer}");
+    }
+}

@@ -3,7 +3,7 @@
 
 use super::access::HttpAccess;
 use super::auth::{Authentication, Refusal};
-use super::http_limits::{HttpLimits, InFlight};
+use super::http_limits::{CountedFor, HttpLimits, InFlight, SessionOwners};
 use super::limits::{Breach, MessageLimits, Scan};
 use super::oauth::{OAuthRefusal, OAuthResource};
 use super::server::{McpServer, ServeError};
@@ -81,6 +81,7 @@ pub(crate) async fn serve(
     // Calls hold their place in flight from the server (until their result, even if
     // the client stops listening); the HTTP layer refuses early when it is full.
     let flight = Arc::new(InFlight::default());
+    let owners = Arc::new(SessionOwners::default());
     let authentication = Arc::new(authentication);
     let access = Arc::new(access);
     let server = server.with_flight(Arc::clone(&flight), gates);
@@ -94,6 +95,7 @@ pub(crate) async fn serve(
         let service = Arc::clone(&service);
         let authentication = Arc::clone(&authentication);
         let (manager, flight) = (Arc::clone(&manager), Arc::clone(&flight));
+        let owners = Arc::clone(&owners);
         let access = Arc::clone(&access);
         let permit = Arc::clone(&connections).try_acquire_owned().ok();
         let tls = tls.as_ref().map(TlsConfig::acceptor);
@@ -102,6 +104,7 @@ pub(crate) async fn serve(
                 let service = Arc::clone(&service);
                 let authentication = Arc::clone(&authentication);
                 let (manager, flight) = (Arc::clone(&manager), Arc::clone(&flight));
+                let owners = Arc::clone(&owners);
                 let access = Arc::clone(&access);
                 let full = permit.is_none();
                 async move {
@@ -127,10 +130,16 @@ pub(crate) async fn serve(
                         return Ok(super::cors::preflight(origin.as_deref(), asked));
                     }
                     let mut response = match admit(request, limits, &authentication, gates.read()).await {
-                        Ok(request) => match gate(&request, &gates, &manager, &flight).await {
-                            Ok(()) => {
+                        Ok(request) => match gate(&request, &gates, &manager, &flight, &owners).await {
+                            Ok(opening) => {
                                 let deleting = request.method() == http::Method::DELETE;
                                 let mut response = as_jsonrpc_refusal(service.handle(request).await).await;
+                                // A session opened by a caller counts in its share.
+                                if let (Some(opening), Some(session)) =
+                                    (opening, response.headers().get("mcp-session-id").and_then(|v| v.to_str().ok()))
+                                {
+                                    opening.opened(session);
+                                }
                                 // A session closed on request: 200, which clients
                                 // (the Python SDK) take as done; rmcp answers 202.
                                 if deleting && response.status() == http::StatusCode::ACCEPTED {
@@ -344,24 +353,30 @@ fn unauthorized(resource: &OAuthResource, refusal: &OAuthRefusal) -> Response {
 }
 
 /// The session and in-flight limits for an admitted request: `503` for a new
-/// session past the limit, `429` while its session's (or all) calls in flight are
-/// at the limit, each with `Retry-After` and a JSON-RPC error.
+/// session past the limit in all, `429` for one past its caller's share, `429` while
+/// its session's, its caller's or all calls in flight are at the limit, each with
+/// `Retry-After` and a JSON-RPC error. A request that opens a session gives its
+/// caller, so the session can be counted in its share.
 async fn gate(
     request: &http::Request<Full<Bytes>>,
     limits: &HttpLimits,
     manager: &rmcp::transport::streamable_http_server::session::local::LocalSessionManager,
     flight: &Arc<InFlight>,
-) -> Result<(), Response> {
+    owners: &Arc<SessionOwners>,
+) -> Result<Option<super::http_limits::Opening>, Response> {
     if request.method() != http::Method::POST {
-        return Ok(());
+        return Ok(None);
     }
     let session = request.headers().get("mcp-session-id").and_then(|v| v.to_str().ok());
+    let caller = request.extensions().get::<toolwright_core::Caller>().map(|c| c.subject.as_str());
     // Read only when needed: a request of a session goes by without a parse.
     let body = || serde_json::from_slice::<serde_json::Value>(&body_bytes(request)).unwrap_or_default();
     let id = || body().get("id").cloned().unwrap_or(serde_json::Value::Null);
+    let mut opening = None;
     // Only `initialize` opens a session; a 2026-07-28 request stands alone.
     if session.is_none() && body().get("method").and_then(|m| m.as_str()) == Some("initialize") {
-        let open = manager.sessions.read().await.len();
+        let sessions = manager.sessions.read().await;
+        let open = sessions.len();
         if open >= limits.sessions() {
             return Err(busy(
                 http::StatusCode::SERVICE_UNAVAILABLE,
@@ -369,9 +384,19 @@ async fn gate(
                 format!("too many open sessions ({open}, the most this server keeps); try again later"),
             ));
         }
+        if let Some(caller) = caller {
+            let is_open = |s: &str| sessions.keys().any(|k| k.as_ref() == s);
+            match owners.open(caller, limits.sessions_per_caller(), is_open) {
+                Some(place) => opening = Some(place),
+                None => {
+                    let why = super::http_limits::too_many_sessions_for_caller(limits);
+                    return Err(busy(http::StatusCode::TOO_MANY_REQUESTS, id(), why));
+                }
+            }
+        }
     }
-    match flight.full(session, limits) {
-        None => Ok(()),
+    match flight.full(CountedFor { session, caller }, limits) {
+        None => Ok(opening),
         Some(why) => Err(busy(http::StatusCode::TOO_MANY_REQUESTS, id(), why)),
     }
 }

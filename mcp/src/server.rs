@@ -442,9 +442,10 @@ impl McpServer {
                     .get::<http::request::Parts>()
                     .and_then(|p| p.headers.get("mcp-session-id"))
                     .and_then(|v| v.to_str().ok());
+                let who = super::http_limits::CountedFor { session, caller: caller.as_deref() };
                 Some(
                     flight
-                        .enter(session, &self.http_limits)
+                        .enter(who, &self.http_limits)
                         .map_err(|why| ErrorData::new(rmcp::model::ErrorCode(-32000), why, None))?,
                 )
             }

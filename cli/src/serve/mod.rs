@@ -60,6 +60,14 @@ pub struct ServeArgs {
     /// With --http: the most requests in flight in one session; past it, 429.
     #[arg(long, value_name = "N", default_value_t = 16, requires = "http")]
     max_calls_per_session: usize,
+    /// With --http and a token or OAuth: the most sessions one caller (a token's
+    /// subject, a static token's name) may have open; past it, 429.
+    #[arg(long, value_name = "N", default_value_t = 8, requires = "http")]
+    max_sessions_per_caller: usize,
+    /// With --http and a token or OAuth: the most requests one caller may have in
+    /// flight over all its sessions; past it, 429.
+    #[arg(long, value_name = "N", default_value_t = 16, requires = "http")]
+    max_calls_per_caller: usize,
     /// With --http: close a session idle this many seconds (its id then gets 404).
     #[arg(long, value_name = "SECS", default_value_t = 300, requires = "http")]
     idle_timeout: u64,
@@ -94,6 +102,8 @@ pub fn run(args: ServeArgs) -> Result<(), String> {
         ("--max-sessions", args.max_sessions as u64),
         ("--max-calls", args.max_calls as u64),
         ("--max-calls-per-session", args.max_calls_per_session as u64),
+        ("--max-sessions-per-caller", args.max_sessions_per_caller as u64),
+        ("--max-calls-per-caller", args.max_calls_per_caller as u64),
         ("--idle-timeout", args.idle_timeout),
         ("--init-timeout", args.init_timeout),
     ] {
@@ -105,6 +115,8 @@ pub fn run(args: ServeArgs) -> Result<(), String> {
         .max_sessions(args.max_sessions)
         .max_calls(args.max_calls)
         .max_calls_per_session(args.max_calls_per_session)
+        .max_sessions_per_caller(args.max_sessions_per_caller)
+        .max_calls_per_caller(args.max_calls_per_caller)
         .idle_timeout(std::time::Duration::from_secs(args.idle_timeout))
         .init_timeout(std::time::Duration::from_secs(args.init_timeout));
     let http_limits = args.network.limits(http_limits)?;
