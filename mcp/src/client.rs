@@ -175,8 +175,9 @@ struct Mounted {
     fingerprint: u64,
 }
 
-/// How long a server has to answer a `ping` after a cancelled call.
-const PING_TIMEOUT: Duration = Duration::from_secs(5);
+/// How long a server has to answer a `ping` after a cancelled call: a live server
+/// answers in milliseconds, and the next call waits for the verdict.
+const PING_TIMEOUT: Duration = Duration::from_secs(2);
 
 #[derive(Default)]
 struct Link {
@@ -209,6 +210,10 @@ struct Server {
     link: Mutex<Link>,
     /// One connect at a time; calls that find the server down wait for it.
     connecting: tokio::sync::Mutex<()>,
+    /// Held while a cancelled call's `ping` decides whether the server still
+    /// answers (and, if not, until it is taken down): the next call waits for the
+    /// verdict instead of meeting a wedged server or its restart mid-call.
+    health: Arc<tokio::sync::Mutex<()>>,
     progress: ProgressDispatcher,
     tools: Mutex<BTreeMap<String, Mounted>>,
     warnings: Mutex<Vec<String>>,
@@ -225,6 +230,7 @@ impl Server {
             registry: Arc::downgrade(registry),
             link: Mutex::default(),
             connecting: tokio::sync::Mutex::new(()),
+            health: Arc::new(tokio::sync::Mutex::new(())),
             progress: ProgressDispatcher::new(),
             tools: Mutex::default(),
             warnings: Mutex::default(),
@@ -246,6 +252,8 @@ impl Server {
     /// The connected peer, reconnecting first if the server went away, unless the
     /// backoff from earlier failures says not yet.
     async fn peer(&self) -> Result<Peer<RoleClient>, String> {
+        // A health check in flight first: its verdict may be a restart.
+        drop(self.health.lock().await);
         if let Some(peer) = self.live_peer() {
             return Ok(peer);
         }
@@ -478,7 +486,10 @@ impl Server {
         let icons = tool.icons.iter().flatten().map(|i| i.src.as_str());
         let icons = icons.filter(|src| src.starts_with("https://") || src.starts_with("data:image/"));
         spec.icons = icons.map(|src| src.to_owned().into()).collect::<Vec<_>>().into();
-        spec.timeout = Some(self.config.timeout);
+        // The server's answer is timed in `call`, from when the request is sent: the
+        // wait for a health verdict or a restart does not count. The pipeline's
+        // timer only bounds the whole.
+        spec.timeout = Some(self.config.timeout + PING_TIMEOUT + CLOSE_TIMEOUT + self.options.connect_timeout);
         spec.defer = self.config.defer;
         // The schema must lower for every provider the agent may render for.
         for &provider in &self.options.providers {
@@ -525,17 +536,23 @@ impl Server {
         let response = handle.await_response();
         tokio::pin!(response);
         let cancelled = cx.cancellation().clone();
+        let timeout = self.config.timeout;
+        let expired = tokio::time::sleep(timeout);
+        tokio::pin!(expired);
         let result = loop {
-            tokio::select! {
+            let (reason, error) = tokio::select! {
                 result = &mut response => break result,
-                Some(report) = progress.next() => cx.progress(progress_from(report)),
-                () = cancelled.cancelled() => {
-                    let note = CancelledNotificationParam::new(Some(id), Some("cancelled by the caller".into()));
-                    let _ = peer.notify_cancelled(note).await;
-                    self.check_alive(peer.clone());
-                    return Err(ToolError::Cancelled);
+                Some(report) = progress.next() => {
+                    cx.progress(progress_from(report));
+                    continue;
                 }
-            }
+                () = cancelled.cancelled() => ("cancelled by the caller", ToolError::Cancelled),
+                () = &mut expired => ("timed out", ToolError::TimedOut { after: timeout }),
+            };
+            let note = CancelledNotificationParam::new(Some(id), Some(reason.into()));
+            let _ = peer.notify_cancelled(note).await;
+            self.check_alive(peer.clone());
+            return Err(error);
         };
         // Reports that arrived with the result still count.
         while let Some(Some(report)) = futures::FutureExt::now_or_never(progress.next()) {
@@ -559,7 +576,11 @@ impl Server {
     /// that the next call starts it again instead of timing out too.
     fn check_alive(&self, peer: Peer<RoleClient>) {
         let Some(me) = self.me.upgrade() else { return };
+        // Taken now, before the cancelled call returns, so the next call waits; one
+        // check at a time (another in flight decides for this one too).
+        let Ok(deciding) = Arc::clone(&self.health).try_lock_owned() else { return };
         tokio::spawn(async move {
+            let _deciding = deciding;
             let ping = ClientRequest::PingRequest(rmcp::model::PingRequest {
                 method: Default::default(),
                 extensions: Default::default(),

@@ -64,6 +64,14 @@ pub enum ToolError {
     /// The call was cancelled.
     #[error("cancelled")]
     Cancelled,
+    /// The tool timed its own wait and it ran out (an MCP server that did not answer
+    /// within its timeout, not counting the wait to reach the server); the pipeline
+    /// reports it as it reports its own timeouts.
+    #[error("timed out after {after:?}")]
+    TimedOut {
+        /// How long was waited.
+        after: std::time::Duration,
+    },
 }
 
 impl ToolError {

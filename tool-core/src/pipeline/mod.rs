@@ -413,6 +413,9 @@ impl Executor {
             Ok(Err(crate::ToolError::Cancelled)) => {
                 return Err(Failure::new(ErrorKind::Cancelled, format!("{name}: cancelled while running")));
             }
+            Ok(Err(crate::ToolError::TimedOut { after })) => {
+                Failure::new(ErrorKind::TimedOut, format!("{name}: timed out after {}", human(after)))
+            }
             Ok(Err(e)) => Failure::new(ErrorKind::Failed, format!("{name}: {e}")),
         };
         // A call that failed (returned an error, panicked, timed out) still goes past
