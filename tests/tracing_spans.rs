@@ -32,12 +32,28 @@ impl Tool for Touch {
     }
 }
 
+/// Fail, always.
+#[tool(read_only, pure)]
+pub struct Fail {}
+impl Tool for Fail {
+    type Output = &'static str;
+    async fn call(self, _cx: &ToolContext) -> Result<&'static str, ToolError> {
+        Err(ToolError::msg("it broke"))
+    }
+}
+
 /// A span's name, its fields and its parent (index + 1).
 type SpanRecord = (String, HashMap<String, String>, Option<u64>);
 
 /// Spans by id (index + 1), warning events' fields, and the spans entered.
 #[derive(Default, Clone)]
-struct Recorder(Arc<Mutex<Vec<SpanRecord>>>, Arc<Mutex<Vec<HashMap<String, String>>>>, Arc<Mutex<Vec<u64>>>);
+struct Recorder(
+    Arc<Mutex<Vec<SpanRecord>>>,
+    Arc<Mutex<Vec<HashMap<String, String>>>>,
+    Arc<Mutex<Vec<u64>>>,
+    /// The duration metric's events.
+    Arc<Mutex<Vec<HashMap<String, String>>>>,
+);
 
 struct Fields<'a>(&'a mut HashMap<String, String>);
 impl Visit for Fields<'_> {
@@ -49,6 +65,9 @@ impl Visit for Fields<'_> {
     }
     fn record_str(&mut self, field: &Field, value: &str) {
         self.0.insert(field.name().to_owned(), value.to_owned());
+    }
+    fn record_f64(&mut self, field: &Field, value: f64) {
+        self.0.insert(field.name().to_owned(), value.to_string());
     }
 }
 
@@ -74,6 +93,11 @@ impl Subscriber for Recorder {
     }
     fn record_follows_from(&self, _: &Id, _: &Id) {}
     fn event(&self, event: &Event<'_>) {
+        if event.metadata().fields().field("histogram.gen_ai.client.operation.duration").is_some() {
+            let mut fields = HashMap::new();
+            event.record(&mut Fields(&mut fields));
+            self.3.lock().unwrap().push(fields);
+        }
         if *event.metadata().level() == tracing::Level::WARN {
             let mut fields = HashMap::new();
             event.record(&mut Fields(&mut fields));
@@ -297,4 +321,91 @@ fn a_request_to_a_model_server_names_its_address_and_port() {
     let chat = spans.iter().find(|s| s.0 == "chat").expect("a chat span");
     assert_eq!(chat.1.get("server.address").map(String::as_str), Some("127.0.0.1"), "{:?}", chat.1);
     assert_eq!(chat.1.get("server.port"), Some(&port), "{:?}", chat.1);
+}
+
+#[test]
+fn arguments_are_recorded_for_every_call_and_results_only_for_successes() {
+    let recorder = Recorder::default();
+    let _guard = tracing::subscriber::set_default(recorder.clone());
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let ex =
+        Executor::builder(Arc::new(toolwright::registry().unwrap())).policy(AllowAll).capture_content(true).build();
+    let calls = [
+        ToolCall::new("c1", "fail", "{}"),
+        ToolCall::new("c2", "nope", r#"{"x": 1}"#),
+        ToolCall::new("c3", "yes", "{not json"),
+        ToolCall::new("c4", "yes", "{}"),
+        ToolCall::new("c5", "Read", r#"{"file_path": "Cargo.toml"}"#),
+    ];
+    rt.block_on(async {
+        for call in &calls {
+            ex.execute(call, &TurnContext::new(".")).await;
+        }
+    });
+    let spans = recorder.0.lock().unwrap();
+    let by_id = |id: &str| {
+        spans
+            .iter()
+            .find(|(name, f, _)| name == "execute_tool" && f["gen_ai.tool.call.id"] == id)
+            .map(|(_, f, _)| f.clone())
+            .unwrap()
+    };
+    // A failed call: its error, no result.
+    let fail = by_id("c1");
+    assert_eq!(fail["error.type"], "failed");
+    assert!(!fail.contains_key("gen_ai.tool.call.result"), "{fail:?}");
+    assert_eq!(fail["gen_ai.tool.call.arguments"], "{}");
+    // An unknown tool and input that does not parse: the arguments as sent.
+    assert_eq!(by_id("c2")["gen_ai.tool.call.arguments"], r#"{"x": 1}"#);
+    let bad = by_id("c3");
+    assert_eq!(bad["gen_ai.tool.call.arguments"], "{not json");
+    assert!(!bad.contains_key("gen_ai.tool.call.result"), "{bad:?}");
+    assert_eq!(by_id("c4")["gen_ai.tool.call.result"], "yes");
+    // The duration metric names each tool as its span does (an alias as called).
+    let metrics = recorder.3.lock().unwrap();
+    assert_eq!(metrics.len(), calls.len());
+    for (call, metric) in calls.iter().zip(metrics.iter()) {
+        assert_eq!(metric["gen_ai.tool.name"], by_id(&call.id)["gen_ai.tool.name"], "{metric:?}");
+    }
+    assert_eq!(metrics[4]["gen_ai.tool.name"], "Read");
+}
+
+#[test]
+fn chat_spans_carry_the_cache_tokens_and_a_cancelled_run_is_not_ok() {
+    use scripted::{Reply, sse};
+    // The scripted reply with Anthropic's cache counts in `message_start`.
+    let reply = sse(&Reply::text("Done.")).replacen(
+        "\"output_tokens\":1",
+        "\"output_tokens\":1,\"cache_read_input_tokens\":300,\"cache_creation_input_tokens\":40",
+        1,
+    );
+    assert!(reply.contains("cache_read_input_tokens"), "{reply}");
+    let recorder = Recorder::default();
+    let _guard = tracing::subscriber::set_default(recorder.clone());
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let (finished, cancelled) = rt.block_on(async {
+        let registry = Arc::new(toolwright::registry().unwrap());
+        let executor = Executor::builder(Arc::clone(&registry)).policy(AllowAll).build();
+        let orchestrator = Arc::new(toolwright::orchestrate::Orchestrator::new(Arc::new(executor)));
+        let model = toolwright::agent::RecordedModel::from_session(&format!("{reply}{reply}")).unwrap();
+        let agent = toolwright::agent::Agent::new(model, orchestrator);
+        let finished = agent.run("Do it.", &mut TurnContext::new(dir.path()), &mut ()).await.unwrap();
+        // Stopped from outside (as a signal stops the CLI's run).
+        let mut turn = TurnContext::new(dir.path());
+        turn.cancellation().cancel();
+        let cancelled = agent.run("Do it again.", &mut turn, &mut ()).await.unwrap();
+        (finished, cancelled)
+    });
+    assert_eq!(finished.stop, toolwright::agent::Stop::Finished { reason: Some("end_turn".into()) });
+    assert_eq!(cancelled.stop, toolwright::agent::Stop::Cancelled);
+    let spans = recorder.0.lock().unwrap();
+    let chat = spans.iter().find(|(name, ..)| name == "chat").map(|(_, f, _)| f).unwrap();
+    assert_eq!(chat["gen_ai.usage.cache_read.input_tokens"], "300", "{chat:?}");
+    assert_eq!(chat["gen_ai.usage.cache_creation.input_tokens"], "40", "{chat:?}");
+    let runs: Vec<_> = spans.iter().filter(|(name, ..)| name == "invoke_agent").map(|(_, f, _)| f).collect();
+    assert_eq!(runs.len(), 2);
+    assert!(!runs[0].contains_key("error.type"), "{:?}", runs[0]);
+    assert_eq!(runs[1]["error.type"], "cancelled");
+    assert_eq!(runs[1]["otel.status_code"], "ERROR");
 }

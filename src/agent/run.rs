@@ -411,7 +411,14 @@ impl Agent {
         let run = self.resume_in_span(conversation, turn, observer);
         let outcome = if span.is_disabled() { run.await } else { run.instrument(span.clone()).await };
         match &outcome {
-            Ok(outcome) => super::telemetry::usage(&span, &outcome.usage),
+            Ok(outcome) => {
+                super::telemetry::usage(&span, &outcome.usage);
+                // A run stopped from outside (a signal, a cancelled turn) did not
+                // finish: its span says so.
+                if outcome.stop == Stop::Cancelled {
+                    super::telemetry::failed(&span, "cancelled");
+                }
+            }
             Err(AgentError::Model { error, .. }) => {
                 super::telemetry::failed(&span, &super::telemetry::error_type(error))
             }

@@ -35,6 +35,8 @@ pub(super) fn agent_span(turn: &TurnContext, api: Api, model: &str) -> Span {
         gen_ai.request.model = model,
         gen_ai.usage.input_tokens = Empty,
         gen_ai.usage.output_tokens = Empty,
+        gen_ai.usage.cache_read.input_tokens = Empty,
+        gen_ai.usage.cache_creation.input_tokens = Empty,
         error.type = Empty,
     )
 }
@@ -56,6 +58,8 @@ pub(super) fn chat_span(api: Api, model: &str, max_tokens: u32, endpoint: Option
         gen_ai.response.finish_reasons = Empty,
         gen_ai.usage.input_tokens = Empty,
         gen_ai.usage.output_tokens = Empty,
+        gen_ai.usage.cache_read.input_tokens = Empty,
+        gen_ai.usage.cache_creation.input_tokens = Empty,
         error.type = Empty,
     )
 }
@@ -66,11 +70,18 @@ fn int(n: impl TryInto<i64>) -> i64 {
     n.try_into().unwrap_or(i64::MAX)
 }
 
-/// Tokens spent, on a chat or agent span (input counts the cache's tokens too).
+/// Tokens spent, on a chat or agent span (input counts the cache's tokens too, and
+/// the cache's reads and writes are recorded apart where the provider reports them).
 pub(super) fn usage(span: &Span, usage: &Usage) {
     let input = usage.input_tokens + usage.cache_creation_input_tokens + usage.cache_read_input_tokens;
     span.record("gen_ai.usage.input_tokens", int(input));
     span.record("gen_ai.usage.output_tokens", int(usage.output_tokens));
+    if usage.cache_read_input_tokens > 0 {
+        span.record("gen_ai.usage.cache_read.input_tokens", int(usage.cache_read_input_tokens));
+    }
+    if usage.cache_creation_input_tokens > 0 {
+        span.record("gen_ai.usage.cache_creation.input_tokens", int(usage.cache_creation_input_tokens));
+    }
 }
 
 /// Why the model stopped, as a one-element list (the conventions' array, in the

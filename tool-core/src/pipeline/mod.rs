@@ -177,8 +177,12 @@ impl Executor {
         let mut progress =
             Learned { tool: None, call_id: None, summary: None, limit: self.default_limit, notes: Vec::new() };
         let ready = self.stage_inner(call, turn, pool, &mut progress);
-        if let Ok(ready) = &ready {
-            telemetry::resolved(&span, ready.resolved.tool().spec(), &ready.access, &ready.input, self.capture_content);
+        match &ready {
+            Ok(ready) => {
+                let spec = ready.resolved.tool().spec();
+                telemetry::resolved(&span, spec, &ready.access, &ready.input, self.capture_content);
+            }
+            Err(_) => telemetry::unresolved(&span, &call.input, self.capture_content),
         }
         Staged { call, start, span, progress, ready }
     }
@@ -294,7 +298,8 @@ impl Executor {
             && limit_output(&mut output, progress.limit.bytes(), spill).await;
         output.content.extend(progress.notes.drain(..).map(Content::Text));
         let duration = start.elapsed();
-        telemetry::finished(span, &tool, duration, error, || output.text_content(), self.capture_content);
+        // The metric names the tool as the span does: as the model called it.
+        telemetry::finished(span, &call.name, duration, error, || output.text_content(), self.capture_content);
         ToolResult { call_id, tool, output, error, summary: progress.summary, truncated, duration }
     }
 

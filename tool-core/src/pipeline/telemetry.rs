@@ -48,6 +48,15 @@ pub(crate) fn tool_span(call: &ToolCall) -> Span {
     )
 }
 
+/// The arguments of a call that could not be resolved or prepared (an unknown tool,
+/// input that does not parse), when content is captured: the raw text the model
+/// sent, which is when a user most needs to see it.
+pub(crate) fn unresolved(span: &Span, raw_input: &str, capture: bool) {
+    if capture && !span.is_disabled() {
+        span.record("gen_ai.tool.call.arguments", bounded(raw_input).as_ref());
+    }
+}
+
 /// What resolving and preparing the call learned: the tool's kind (a call to
 /// another server's tool is an `extension`, one run here a `function`) and the
 /// first line of its description; the arguments when content is captured.
@@ -79,12 +88,16 @@ pub(crate) fn finished(
         return;
     }
     gen_ai_metrics::tool_duration(span, tool, duration, error);
-    if let Some(kind) = error {
-        span.record("error.type", kind.label());
-        span.record("otel.status_code", "ERROR");
-    }
-    if capture {
-        span.record("gen_ai.tool.call.result", bounded(&result()).as_ref());
+    match error {
+        Some(kind) => {
+            span.record("error.type", kind.label());
+            span.record("otel.status_code", "ERROR");
+        }
+        // The conventions record a result "if any and if execution was successful".
+        None if capture => {
+            span.record("gen_ai.tool.call.result", bounded(&result()).as_ref());
+        }
+        None => {}
     }
 }
 
