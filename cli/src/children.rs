@@ -33,15 +33,22 @@ impl SubagentObserver for TracedChildren {
         let indent = "  ".repeat(agent.depth);
         let who = format!("[{} {}]", agent.agent_type, agent.id);
         match event {
-            SubagentEvent::Started { description, background, resumed } => {
+            SubagentEvent::Started { description, call_id, background, resumed, .. } => {
                 let how = match (resumed, background) {
                     (true, _) => "resumed",
                     (false, true) => "started in the background",
                     (false, false) => "started",
                 };
                 let text = format!("{indent}⇢ agent {} {how} (depth {}): {description}", who, agent.depth);
-                let value = with(agent, "subagent_started", json!({"description": description, "resumed": resumed}));
+                let value = with(
+                    agent,
+                    "subagent_started",
+                    json!({"description": description, "resumed": resumed, "parent_call_id": call_id}),
+                );
                 self.trace.event(Some(&text), value);
+            }
+            SubagentEvent::Response { n } => {
+                self.trace.event(None, with(agent, "subagent_turn", json!({"turn": n})));
             }
             SubagentEvent::Call(CallEvent::Started { call, .. }) => {
                 let text = format!("{indent}  {who} ▶ {}", call.summary_line());

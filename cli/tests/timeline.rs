@@ -120,6 +120,31 @@ fn subagents_calls_are_bars_in_collapsible_groups() {
     let children = lines.lines().filter(|l| l.contains("\"type\":\"subagent_started\"")).count();
     assert!(children >= 2);
     assert_eq!(html.matches("<details open class=\"group\"").count(), children, "one group per subagent");
+    // Each group stands right under the agent call that started it, titled with the
+    // call's description, not the agent's id.
+    for line in lines.lines().filter(|l| l.contains("\"type\":\"subagent_started\"")) {
+        let event: serde_json::Value = serde_json::from_str(line).unwrap();
+        let (call, description) = (event["parent_call_id"].as_str().unwrap(), event["description"].as_str().unwrap());
+        let bar = html.find(&format!("data-call-id=\"{call}\" data-tool=\"Agent\"")).expect("the agent call's bar");
+        let group = html.find(&format!("data-call-id=\"{call}\"><summary>")).expect("its group");
+        assert!(group > bar, "the group follows its call");
+        let next_lane = html[bar..].find("<div class=\"lane\">").map(|at| bar + at);
+        assert!(next_lane.is_none_or(|lane| group < lane), "nothing stands between the call and its group");
+        let summary = &html[group..group + html[group..].find("</summary>").unwrap()];
+        assert!(summary.contains(description), "{summary}");
+        assert!(!summary.contains(event["agent_id"].as_str().unwrap()), "{summary}");
+    }
+    // Each subagent's model turns are drawn in its group.
+    let groups: Vec<&str> = html.split("<details open class=\"group\"").skip(1).collect();
+    assert!(groups.iter().all(|g| g.contains("class=\"bar turn\"")), "a group without its model turns");
+    // The header agrees with the run's summary: a subagent's calls are inside the
+    // agent call that started it, counted once.
+    let summary: serde_json::Value =
+        serde_json::from_str(lines.lines().find(|l| l.contains("\"type\":\"summary\"")).unwrap()).unwrap();
+    let numbers = &html[html.find("class=\"numbers\"").unwrap()..];
+    let in_tools: f64 = numbers.split(" ms in tools").next().unwrap().rsplit(' ').next().unwrap().parse().unwrap();
+    let said = summary["call_time_ms"].as_f64().unwrap();
+    assert!((in_tools - said).abs() <= 2.0 + said * 0.02, "header {in_tools} ms, summary {said} ms");
 }
 
 #[test]
@@ -151,12 +176,24 @@ fn two_thousand_calls_make_one_page_of_bounded_size() {
     assert!(!html.contains("<b>&amp;</b>") && html.contains("&lt;b&gt;"));
 }
 
+/// An OTLP trace id, as exporters write it.
+const TRACE_ID: &str = "0af7651916cd43dd8448eb211c80319c";
+
+/// A span id (16 hexadecimal digits) made from a short name; "" stays "".
+fn span_id(name: &str) -> String {
+    if name.is_empty() {
+        return String::new();
+    }
+    let hex: String = name.bytes().map(|b| format!("{b:02x}")).collect();
+    format!("{hex:0>16}")
+}
+
 #[test]
 fn an_otlp_export_of_the_spans_draws_subagents_as_groups() {
     let dir = tempfile::tempdir().unwrap();
     let attr = |k: &str, v: &str| json!({"key": k, "value": {"stringValue": v}});
     let span = |id: &str, parent: &str, name: &str, start: u64, end: u64, attrs: Vec<serde_json::Value>| {
-        json!({"traceId": "t", "spanId": id, "parentSpanId": parent, "name": name,
+        json!({"traceId": TRACE_ID, "spanId": span_id(id), "parentSpanId": span_id(parent), "name": name,
             "startTimeUnixNano": (1_700_000_000_000_000_000u64 + start * 1_000_000).to_string(),
             "endTimeUnixNano": (1_700_000_000_000_000_000u64 + end * 1_000_000).to_string(), "attributes": attrs})
     };
@@ -256,7 +293,7 @@ fn a_file_that_is_no_trace_is_an_error_naming_it() {
 fn an_otlp_span_that_ends_before_it_starts_is_an_instant_named_by_its_span() {
     let dir = tempfile::tempdir().unwrap();
     let doc = serde_json::json!({"resourceSpans": [{"scopeSpans": [{"spans": [
-        {"traceId": "t", "spanId": "a", "name": "execute_tool grep",
+        {"traceId": TRACE_ID, "spanId": span_id("a"), "name": "execute_tool grep",
          "startTimeUnixNano": "2000000000", "endTimeUnixNano": "1000000000"}]}]}]});
     std::fs::write(dir.path().join("back.json"), doc.to_string()).unwrap();
     let out = toolwright(dir.path(), &["timeline", "back.json"]);
@@ -404,4 +441,48 @@ fn an_output_that_is_not_a_regular_file_is_never_replaced() {
     let page = std::fs::read_to_string(dir.path().join("page.html")).unwrap();
     assert!(page.starts_with("<!DOCTYPE html>"));
     assert!(!page.contains("/tmp/") && !page.contains("toolwright-replay-"), "a temporary path in the page");
+}
+
+/// An OTLP export with an id or time of the wrong kind is refused naming the line
+/// and the field, as other malformed input is, and no page is written.
+#[test]
+fn an_otlp_span_with_invalid_ids_is_refused_naming_line_and_field() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = json!({"traceId": TRACE_ID, "spanId": span_id("a"), "name": "execute_tool grep",
+        "startTimeUnixNano": "1000000000", "endTimeUnixNano": "2000000000"});
+    let with = |key: &str, value: serde_json::Value| {
+        let mut span = good.clone();
+        span[key] = value;
+        span
+    };
+    for (bad, field) in [
+        (with("spanId", json!(5)), "spanId"),
+        (with("spanId", json!("xyz")), "spanId"),
+        (with("spanId", json!("0000000000000000")), "spanId"),
+        (with("traceId", json!("t")), "traceId"),
+        (with("parentSpanId", json!(7)), "parentSpanId"),
+        (with("startTimeUnixNano", json!("soon")), "startTimeUnixNano"),
+        (with("endTimeUnixNano", json!(-1)), "endTimeUnixNano"),
+    ] {
+        // Pretty-printed: the second span stands lower, on its own lines.
+        let doc = json!({"resourceSpans": [{"scopeSpans": [{"spans": [good, bad]}]}]});
+        let text = serde_json::to_string_pretty(&doc).unwrap();
+        let line = text.match_indices("\"spanId\"").nth(1).map(|(at, _)| text[..at].matches('\n').count() + 1).unwrap();
+        std::fs::write(dir.path().join("ids.json"), &text).unwrap();
+        let out = toolwright(dir.path(), &["timeline", "ids.json"]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{field}: {stderr}");
+        assert!(stderr.contains(&format!("line {line}: `{field}`")), "{field} (line {line}): {stderr}");
+        assert!(!dir.path().join("ids.html").exists());
+        // One document per line: the line is the document's.
+        let lines = format!(
+            "{}\n{}\n",
+            json!({"resourceSpans": [{"scopeSpans": [{"spans": [good]}]}]}),
+            json!({"resourceSpans": [{"scopeSpans": [{"spans": [bad]}]}]})
+        );
+        std::fs::write(dir.path().join("ids.jsonl"), lines).unwrap();
+        let out = toolwright(dir.path(), &["timeline", "ids.jsonl"]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains(&format!("line 2: `{field}`")), "{field}: {stderr}");
+    }
 }

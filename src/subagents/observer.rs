@@ -10,9 +10,12 @@ use crate::provider::Usage;
 #[non_exhaustive]
 pub enum SubagentEvent<'a> {
     /// It started (or resumed, with `resumed` set).
+    #[non_exhaustive]
     Started {
         /// The agent call's `description`.
         description: &'a str,
+        /// The id of the call that started (or resumed) it, when a call did.
+        call_id: Option<&'a str>,
         /// Whether it runs in the background.
         background: bool,
         /// Whether this is a resumed run.
@@ -20,6 +23,11 @@ pub enum SubagentEvent<'a> {
     },
     /// A piece of its text.
     Text(&'a str),
+    /// Its `n`th model request is under way (1 for the first).
+    Response {
+        /// The request's number in this run.
+        n: usize,
+    },
     /// A call event of its own.
     Call(&'a CallEvent<'a>),
     /// The tokens one of its responses used.

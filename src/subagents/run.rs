@@ -73,14 +73,19 @@ pub(crate) async fn drive(
     slot: Slot,
     extras: Extras,
 ) {
-    let Extras { worktree, progress } = extras;
+    let Extras { worktree, progress, call_id } = extras;
     // A resumed run goes on in the worktree it kept, if any.
     let resumed = handle.state().conversation.is_some();
     let _ending = Ending { runtime: runtime.clone(), handle: Arc::clone(&handle), _slot: slot };
     let scope = handle.scope.clone();
     runtime.inner.observer.event(
         &scope,
-        SubagentEvent::Started { description: &handle.description, background: scope.background, resumed },
+        SubagentEvent::Started {
+            description: &handle.description,
+            call_id: call_id.as_deref(),
+            background: scope.background,
+            resumed,
+        },
     );
     let watchdog = tokio::spawn(watch(Arc::clone(&handle), runtime.inner.limits.clone()));
     let limits = &runtime.inner.limits;
@@ -263,6 +268,8 @@ struct ChildObserver<'r> {
 pub(crate) struct Extras {
     pub(crate) worktree: Option<Worktree>,
     pub(crate) progress: Option<Reporter>,
+    /// The call that started or resumed the run.
+    pub(crate) call_id: Option<String>,
 }
 
 /// Reports a line of progress on the agent call that started the child.
@@ -275,8 +282,9 @@ impl ChildObserver<'_> {
 }
 
 impl AgentObserver for ChildObserver<'_> {
-    fn response_started(&mut self, _n: usize, _api: Api) {
+    fn response_started(&mut self, n: usize, _api: Api) {
         self.touch();
+        self.runtime.inner.observer.event(&self.handle.scope, SubagentEvent::Response { n });
     }
 
     fn text(&mut self, text: &str) {

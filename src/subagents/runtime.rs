@@ -585,7 +585,8 @@ impl Subagents {
         let cwd = resumed.state().worktree.clone();
         let turn = self.child_turn(cx, &resumed, token, cwd.as_deref());
         let agent = self.child_agent(model, &resumed.definition, resumed.profile.clone(), &resumed.scope);
-        tokio::spawn(run::drive(self.clone(), resumed, agent, conversation, turn, guard, run::Extras::default()));
+        let extras = run::Extras { call_id: Some(cx.call_id().to_owned()), ..run::Extras::default() };
+        tokio::spawn(run::drive(self.clone(), resumed, agent, conversation, turn, guard, extras));
         Ok(ToolOutput::text(format!(
             "agent {id} resumed with the message and runs in the background; read its answer with task_output \
              {{\"task_id\": \"{id}\"}}"

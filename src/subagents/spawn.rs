@@ -127,7 +127,7 @@ impl Subagents {
             None => (Conversation::new(model.api(), &prompt), self.child_agent(model, &definition, profile, &scope)),
         };
         if background {
-            let extras = run::Extras { worktree, progress: None };
+            let extras = run::Extras { worktree, progress: None, call_id: Some(cx.call_id().to_owned()) };
             tokio::spawn(run::drive(self.clone(), Arc::clone(&handle), agent, conversation, turn, guard, extras));
             return Ok(launched(&handle));
         }
@@ -136,7 +136,7 @@ impl Subagents {
         let parent_turn = cx.turn();
         let (call_id, tool) = (cx.call_id().to_owned(), cx.tool_name().to_owned());
         let progress: run::Reporter = Arc::new(move |line| parent_turn.call(&call_id, &tool, &tool).progress(line));
-        let extras = run::Extras { worktree, progress: Some(progress) };
+        let extras = run::Extras { worktree, progress: Some(progress), call_id: Some(cx.call_id().to_owned()) };
         run::drive(self.clone(), Arc::clone(&handle), agent, conversation, turn, guard, extras).await;
         lock(&self.inner.noticed).insert(id);
         Ok(self.finished_output(&handle))

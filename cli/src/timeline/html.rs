@@ -24,13 +24,14 @@ h1{font-size:18px;margin:0 0 4px}
 .lane:hover{background:#f6f8ff}
 .label{white-space:nowrap;overflow:hidden;text-overflow:ellipsis;padding-right:8px}
 .bar{position:absolute;top:2px;height:12px;min-width:2px;border-radius:2px}
+.call{min-width:3px;z-index:1}
 .call.ok{background:#3b7dd8}
 .call.error{background:#c62828;background-image:repeating-linear-gradient(45deg,transparent 0 4px,rgba(255,255,255,.45) 4px 6px)}
 .call.denied{background:#8e24aa;background-image:repeating-linear-gradient(-45deg,transparent 0 3px,rgba(255,255,255,.55) 3px 5px)}
 .call.cancelled{background:#616161;background-image:repeating-linear-gradient(90deg,transparent 0 3px,rgba(255,255,255,.5) 3px 5px)}
 .call.open{background:#9e9e9e}
-.hook{background:#00897b;top:0;height:5px;opacity:.9}
-.wait{background:#f9a825;top:0;height:16px;opacity:.85;outline:1px dashed #6d4c00}
+.hook{background:#00897b;top:0;height:5px;opacity:.9;z-index:2}
+.wait{background:#f9a825;top:0;height:16px;opacity:.85;outline:1px dashed #6d4c00;pointer-events:none}
 .turn{background:#43a047;opacity:.75}
 .retry{background:none;color:#e65100;font-weight:700;top:-2px;height:auto;font-size:12px}
 .status{font-weight:600}
@@ -77,14 +78,22 @@ fn group(out: &mut String, timeline: &Timeline, id: Option<&str>, pct: &dyn Fn(f
     match (id, agent) {
         (Some(id), agent) => {
             let name = agent.map_or("agent", |a| a.name.as_str());
+            // Titled by what it was asked to do; its id stays in the data.
+            let title = match agent.map(|a| a.description.as_str()).filter(|d| !d.is_empty()) {
+                Some(description) => format!("{name}: {description}"),
+                None => name.to_owned(),
+            };
+            let call_id = agent.and_then(|a| a.call_id.as_deref()).unwrap_or_default();
             let _ = write!(
                 out,
-                "<details open class=\"group\" data-agent=\"{}\" data-agent-id=\"{}\"><summary>subagent {} {} ({} calls)</summary>",
+                "<details open class=\"group\" data-agent=\"{}\" data-agent-id=\"{}\" data-call-id=\"{}\">\
+                 <summary>subagent {} ({} call{})</summary>",
                 esc(name),
                 esc(id),
-                esc(name),
-                esc(id),
-                calls.len()
+                esc(call_id),
+                esc(&title),
+                calls.len(),
+                if calls.len() == 1 { "" } else { "s" }
             );
         }
         (None, _) => out.push_str("<div class=\"group\" data-agent=\"main\">"),
@@ -123,16 +132,22 @@ fn group(out: &mut String, timeline: &Timeline, id: Option<&str>, pct: &dyn Fn(f
         }
         out.push_str("</div></div>");
     }
-    for call in calls {
-        lane(out, call, timeline, pct);
-    }
-    // Children: the agents this one started, and any whose parent is not known.
+    // Children: the agents this one started, and any whose parent is not known;
+    // each right under the agent call that started it, where the trace says which.
     let known = |parent: &Option<String>| parent.as_deref().is_some_and(|p| timeline.agents.iter().any(|a| a.id == p));
-    for child in timeline
+    let children: Vec<&super::Agent> = timeline
         .agents
         .iter()
         .filter(|a| a.parent.as_deref() == id || (id.is_none() && !known(&a.parent) && a.parent.is_some()))
-    {
+        .collect();
+    let under = |call: &super::Call, child: &&super::Agent| child.call_id.as_deref() == Some(call.id.as_str());
+    for call in &calls {
+        lane(out, call, timeline, pct);
+        for child in children.iter().filter(|child| under(call, child)) {
+            group(out, timeline, Some(&child.id), pct, wall);
+        }
+    }
+    for child in children.iter().filter(|child| !calls.iter().any(|call| under(call, child))) {
         group(out, timeline, Some(&child.id), pct, wall);
     }
     // Calls of agents that never said they started.
@@ -163,8 +178,11 @@ fn lane(out: &mut String, call: &super::Call, timeline: &Timeline, pct: &dyn Fn(
     };
     let ms = call.end_ms - call.start_ms;
     let batch = call.batch.map(|b| b.to_string()).unwrap_or_default();
+    // The wait's mark lets the pointer through to the call: its time is told here.
+    let waited: f64 = timeline.waits.iter().filter(|w| w.call_id == call.id).map(|w| w.end_ms - w.start_ms).sum();
+    let waited = if waited > 0.0 { format!("\nwaited for approval: {waited:.0} ms") } else { String::new() };
     let tip = format!(
-        "{}{}\ninput: {}\nresult: {} ({ms:.0} ms{})",
+        "{}{}\ninput: {}\nresult: {} ({ms:.0} ms{}){waited}",
         call.tool,
         call.batch.map(|b| format!(" (batch {b})")).unwrap_or_default(),
         super::first_line(&call.input),
@@ -248,8 +266,16 @@ fn numbers(timeline: &Timeline, wall: f64) -> String {
     let refused = timeline.calls.iter().filter(|c| matches!(c.status, Status::Denied(_))).count();
     let cancelled = timeline.calls.iter().filter(|c| c.status == Status::Cancelled).count();
     // Folded from +0.0: an empty f64 sum is -0.0, which prints as "-0".
-    let waiting = timeline.waits.iter().map(|w| (w.end_ms - w.start_ms).max(0.0)).fold(0.0, |a, b| a + b);
-    let tools = timeline.calls.iter().map(|c| c.end_ms - c.start_ms).fold(0.0, |a, b| a + b) - waiting;
+    // As the run's summary counts them: a subagent's calls are inside the agent call
+    // that started it, so only the session's own calls (and their waits) count.
+    let own: Vec<&super::Call> = timeline.top_level_calls().collect();
+    let waiting = timeline
+        .waits
+        .iter()
+        .filter(|w| own.iter().any(|c| c.id == w.call_id))
+        .map(|w| (w.end_ms - w.start_ms).max(0.0))
+        .fold(0.0, |a, b| a + b);
+    let tools = own.iter().map(|c| c.end_ms - c.start_ms).fold(0.0, |a, b| a + b) - waiting;
     format!(
         "<p class=\"numbers\" data-calls=\"{calls}\">{calls} calls, {failed} failed, {refused} refused, {cancelled} \
          cancelled; wall {wall:.0} ms, \

@@ -73,12 +73,14 @@ pub struct Turn {
 }
 
 /// A subagent: its id, its type, and the agent that started it (`None`: the main
-/// agent).
-#[derive(Debug, Clone, PartialEq)]
+/// agent); the agent call's `description` and id, when the trace has them.
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Agent {
     pub id: String,
     pub name: String,
     pub parent: Option<String>,
+    pub description: String,
+    pub call_id: Option<String>,
 }
 
 /// A hook that ran on a call.
@@ -134,13 +136,15 @@ impl Timeline {
     /// From a saved trace: JSON lines of trace events, or OTLP JSON (one document,
     /// or one per line).
     pub fn parse(text: &str) -> Result<Timeline, TimelineError> {
-        let mut events = Vec::new();
+        let mut events: Vec<(usize, Value)> = Vec::new();
         let whole = text.trim_start();
         if whole.starts_with('{')
             && whole.contains("\"resourceSpans\"")
             && let Ok(doc) = serde_json::from_str::<Value>(whole)
         {
-            return non_empty(otlp::timeline(&[doc]));
+            let first = text.len() - whole.len();
+            let first_line = text[..first].bytes().filter(|&b| b == b'\n').count() + 1;
+            return non_empty(otlp::timeline(&[(first_line, &doc)], Some(text))?);
         }
         for (i, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
             let value: Value =
@@ -148,11 +152,13 @@ impl Timeline {
             if value.get("resourceSpans").is_none() {
                 checked(i + 1, &value)?;
             }
-            events.push(value);
+            events.push((i + 1, value));
         }
-        if events.iter().any(|e| e.get("resourceSpans").is_some()) {
-            return non_empty(otlp::timeline(&events));
+        if events.iter().any(|(_, e)| e.get("resourceSpans").is_some()) {
+            let documents: Vec<(usize, &Value)> = events.iter().map(|(line, doc)| (*line, doc)).collect();
+            return non_empty(otlp::timeline(&documents, None)?);
         }
+        let events: Vec<Value> = events.into_iter().map(|(_, e)| e).collect();
         non_empty(Timeline::from_events(&events))
     }
 
@@ -174,12 +180,19 @@ impl Timeline {
                     id: id.clone(),
                     name: text("agent_type"),
                     parent: event.get("parent_id").and_then(Value::as_str).map(str::to_owned),
+                    ..Agent::default()
                 });
             }
             let kind = event.get("type").and_then(Value::as_str).map(|k| k.strip_prefix("subagent_call_").unwrap_or(k));
             match kind {
                 Some("start") => timeline.title = text("what"),
-                Some("turn") => {
+                Some("subagent_started") => {
+                    if let Some(known) = timeline.agents.iter_mut().find(|a| Some(&a.id) == agent.as_ref()) {
+                        known.description = text("description");
+                        known.call_id = event.get("parent_call_id").and_then(Value::as_str).map(str::to_owned);
+                    }
+                }
+                Some("turn" | "subagent_turn") => {
                     if let Some(last) = timeline.turns.iter_mut().rev().find(|t| t.agent == agent && t.end_ms.is_none())
                     {
                         last.end_ms = Some(at);
@@ -188,7 +201,11 @@ impl Timeline {
                     timeline.turns.push(Turn { n, agent, start_ms: at, end_ms: None });
                 }
                 Some("started") => {
-                    unbatched.push(timeline.calls.len());
+                    // The trace's batches are the main agent's; a subagent's are
+                    // found from its calls' times (below).
+                    if agent.is_none() {
+                        unbatched.push(timeline.calls.len());
+                    }
                     timeline.calls.push(Call {
                         id: text("call_id"),
                         tool: text("tool"),
@@ -217,7 +234,9 @@ impl Timeline {
                         // A call refused before it started still has a lane.
                         None => {
                             let duration = ms(event, "duration_ms").unwrap_or(0.0);
-                            unbatched.push(timeline.calls.len());
+                            if agent.is_none() {
+                                unbatched.push(timeline.calls.len());
+                            }
                             timeline.calls.push(Call {
                                 id,
                                 tool: text("tool"),
@@ -258,7 +277,38 @@ impl Timeline {
                 call.end_ms = timeline.end_ms;
             }
         }
+        timeline.batch_subagents();
         timeline
+    }
+
+    /// Each subagent's calls in batches of their own: a call that starts while
+    /// another of the same agent runs joins its batch; one that starts after all
+    /// have ended begins the next.
+    pub(crate) fn batch_subagents(&mut self) {
+        let ids: Vec<String> = self.agents.iter().map(|a| a.id.clone()).collect();
+        for id in ids {
+            let mut mine: Vec<usize> =
+                (0..self.calls.len()).filter(|&i| self.calls[i].agent.as_deref() == Some(id.as_str())).collect();
+            mine.sort_by(|&a, &b| self.calls[a].start_ms.total_cmp(&self.calls[b].start_ms));
+            let (mut batch, mut running_until) = (0, f64::NEG_INFINITY);
+            for i in mine {
+                if batch == 0 || self.calls[i].start_ms >= running_until {
+                    batch += 1;
+                    running_until = self.calls[i].end_ms;
+                } else {
+                    running_until = running_until.max(self.calls[i].end_ms);
+                }
+                self.calls[i].batch = Some(batch);
+            }
+        }
+    }
+
+    /// The calls whose time is the session's own: the main agent's (a subagent's
+    /// calls run inside the agent call that started it), or all of them when the
+    /// trace has none of the main agent's.
+    pub(crate) fn top_level_calls(&self) -> impl Iterator<Item = &Call> {
+        let any_main = self.calls.iter().any(|c| c.agent.is_none());
+        self.calls.iter().filter(move |c| !any_main || c.agent.is_none())
     }
 
     /// The timeline as one self-contained HTML page.

@@ -1,7 +1,7 @@
 //! A timeline from an OTLP JSON export of toolwright's spans (the conventions'
 //! names: `execute_tool`, `approval`, `chat`, `invoke_agent`).
 
-use super::{Agent, Call, Hook, Retry, Status, Timeline, Turn, Wait};
+use super::{Agent, Call, Hook, Retry, Status, Timeline, TimelineError, Turn, Wait};
 use serde_json::Value;
 use std::collections::HashMap;
 
@@ -18,12 +18,18 @@ struct Span<'a> {
     retries: Vec<(f64, usize, String)>,
 }
 
-pub(super) fn timeline(documents: &[Value]) -> Timeline {
+/// The timeline of OTLP documents, each with the line it starts on; `whole` is the
+/// text of a single document spread over many lines, to name a bad span's line.
+pub(super) fn timeline(documents: &[(usize, &Value)], whole: Option<&str>) -> Result<Timeline, TimelineError> {
     let mut spans = Vec::new();
-    for doc in documents {
+    for &(line, doc) in documents {
         for resource in doc.get("resourceSpans").and_then(Value::as_array).into_iter().flatten() {
             for scope in resource.get("scopeSpans").and_then(Value::as_array).into_iter().flatten() {
                 for span in scope.get("spans").and_then(Value::as_array).into_iter().flatten() {
+                    if let Err((field, why)) = check(span) {
+                        let line = whole.map_or(line, |text| line_of_span(text, spans.len()));
+                        return Err(TimelineError::Field { line, field, why });
+                    }
                     spans.push(read(span));
                 }
             }
@@ -70,7 +76,16 @@ pub(super) fn timeline(documents: &[Value]) -> Timeline {
             "invoke_agent" => {
                 if let Some(id) = run_id(span) {
                     let name = span.attributes.get("gen_ai.agent.name").cloned().unwrap_or_else(|| "agent".into());
-                    timeline.agents.push(Agent { id, name, parent: agent_of(span) });
+                    // The call that started it, and its description when the call's
+                    // arguments were captured.
+                    let call = ancestor(span, "execute_tool");
+                    let call_id = call.and_then(|c| c.attributes.get("gen_ai.tool.call.id").cloned());
+                    let description = call
+                        .and_then(|c| c.attributes.get("gen_ai.tool.call.arguments"))
+                        .and_then(|a| serde_json::from_str::<Value>(a).ok())
+                        .and_then(|a| a.get("description").and_then(Value::as_str).map(str::to_owned))
+                        .unwrap_or_default();
+                    timeline.agents.push(Agent { id, name, parent: agent_of(span), description, call_id });
                 }
             }
             "execute_tool" => {
@@ -116,7 +131,52 @@ pub(super) fn timeline(documents: &[Value]) -> Timeline {
             _ => {}
         }
     }
-    timeline
+    timeline.batch_subagents();
+    Ok(timeline)
+}
+
+/// Whether a span has what OTLP JSON requires of it: its ids as hexadecimal (16 bytes
+/// for the trace, 8 for the span and its parent, not all zero), its name, and its
+/// times as unsigned nanoseconds.
+fn check(span: &Value) -> Result<(), (&'static str, &'static str)> {
+    let hex = |value: Option<&Value>, digits: usize| {
+        value.and_then(Value::as_str).is_some_and(|s| {
+            s.len() == digits && s.bytes().all(|b| b.is_ascii_hexdigit()) && s.bytes().any(|b| b != b'0')
+        })
+    };
+    if !hex(span.get("traceId"), 32) {
+        return Err(("traceId", "is not 32 hexadecimal digits, not all zero (an OTLP trace id)"));
+    }
+    if !hex(span.get("spanId"), 16) {
+        return Err(("spanId", "is not 16 hexadecimal digits, not all zero (an OTLP span id)"));
+    }
+    match span.get("parentSpanId") {
+        None | Some(Value::Null) => {}
+        Some(Value::String(s)) if s.is_empty() => {}
+        parent if hex(parent, 16) => {}
+        _ => return Err(("parentSpanId", "is neither empty nor 16 hexadecimal digits (an OTLP span id)")),
+    }
+    if !span.get("name").is_some_and(Value::is_string) {
+        return Err(("name", "is missing or not a string"));
+    }
+    let nanos = |value: Option<&Value>| match value {
+        Some(Value::String(s)) => !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()),
+        Some(Value::Number(n)) => n.is_u64(),
+        _ => false,
+    };
+    if !nanos(span.get("startTimeUnixNano")) {
+        return Err(("startTimeUnixNano", "is not unsigned nanoseconds since the epoch"));
+    }
+    if !nanos(span.get("endTimeUnixNano")) {
+        return Err(("endTimeUnixNano", "is not unsigned nanoseconds since the epoch"));
+    }
+    Ok(())
+}
+
+/// The line of the `n`th span (from 0) in a document's text: where its `spanId` key
+/// stands.
+fn line_of_span(text: &str, n: usize) -> usize {
+    text.match_indices("\"spanId\"").nth(n).map_or(1, |(at, _)| text[..at].bytes().filter(|&b| b == b'\n').count() + 1)
 }
 
 fn read(span: &Value) -> Span<'_> {
