@@ -3,12 +3,13 @@
 //! with backoff, follow `tools/list_changed`.
 
 use super::config::{McpConfig, McpServerConfig, ServerTransport};
-use super::convert::{flags_from_annotations, from_call_tool_result, held_to_schema, normalize_schema, progress_from};
+use super::convert::{flags_from_annotations, from_call_tool_result, normalize_schema, progress_from};
 use super::limits::MessageLimits;
 use super::lines::{LineTransport, Warn};
+use super::mounted_tool::McpTool;
 use toolwright_core::ToolContext;
+use toolwright_core::ToolError;
 use toolwright_core::leftovers::ProcessGroup;
-use toolwright_core::{InputError, ToolError};
 
 use futures::StreamExt;
 use rmcp::RoleClient;
@@ -24,11 +25,11 @@ use std::collections::{BTreeMap, VecDeque};
 use std::process::Stdio;
 use std::sync::{Arc, Mutex, PoisonError, Weak};
 use std::time::{Duration, Instant};
+use toolwright_core::DynTool;
 use toolwright_core::Registry;
 use toolwright_core::ToolOutput;
+use toolwright_core::ToolSpec;
 use toolwright_core::schema::Provider;
-use toolwright_core::{BoxFuture, DynTool, PreparedCall};
-use toolwright_core::{Flags, ToolSpec};
 
 /// How mounting checks and connects.
 #[derive(Debug, Clone)]
@@ -201,8 +202,8 @@ impl Link {
     }
 }
 
-struct Server {
-    name: String,
+pub(crate) struct Server {
+    pub(crate) name: String,
     config: McpServerConfig,
     options: Arc<MountOptions>,
     registry: Weak<Registry>,
@@ -522,7 +523,12 @@ impl Server {
     }
 
     /// Forwards one call: progress back to the caller, cancellation to the server.
-    async fn call(&self, tool: &str, arguments: Map<String, Value>, cx: &ToolContext) -> Result<ToolOutput, ToolError> {
+    pub(crate) async fn call(
+        &self,
+        tool: &str,
+        arguments: Map<String, Value>,
+        cx: &ToolContext,
+    ) -> Result<ToolOutput, ToolError> {
         let peer = self.peer().await.map_err(ToolError::Failed)?;
         let mut params = CallToolRequestParams::new(tool.to_owned());
         params.arguments = Some(arguments);
@@ -686,104 +692,6 @@ impl ClientHandler for Handler {
                 }
             }
         });
-    }
-}
-
-/// A mounted tool: a runtime tool whose calls go to its server.
-struct McpTool {
-    spec: ToolSpec,
-    input_schema: Value,
-    output_schema: Option<Value>,
-    output_check: Option<Arc<toolwright_core::validate::Validator>>,
-    original: String,
-    server: Arc<Server>,
-}
-
-impl DynTool for McpTool {
-    fn spec(&self) -> &ToolSpec {
-        &self.spec
-    }
-
-    fn input_schema(&self) -> Value {
-        self.input_schema.clone()
-    }
-
-    fn output_schema(&self) -> Option<Value> {
-        self.output_schema.clone()
-    }
-
-    fn prepare(&self, raw_input: &[u8]) -> Result<Box<dyn PreparedCall>, InputError> {
-        let arguments = if raw_input.iter().all(u8::is_ascii_whitespace) {
-            Map::new()
-        } else {
-            match serde_json::from_slice::<Value>(raw_input) {
-                Ok(Value::Object(map)) => map,
-                Ok(Value::Null) => Map::new(),
-                Ok(other) => {
-                    return Err(InputError::Data {
-                        path: String::new(),
-                        message: format!("expected an object of arguments, got {}", json_kind(&other)),
-                    });
-                }
-                Err(e) => return Err(toolwright_core::__internal::syntax_error(&e)),
-            }
-        };
-        Ok(Box::new(McpCall {
-            server: Arc::clone(&self.server),
-            tool: self.original.clone(),
-            flags: self.spec.flags,
-            arguments,
-            output_check: self.output_check.clone(),
-        }))
-    }
-}
-
-fn json_kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
-
-struct McpCall {
-    server: Arc<Server>,
-    tool: String,
-    flags: Flags,
-    arguments: Map<String, Value>,
-    output_check: Option<Arc<toolwright_core::validate::Validator>>,
-}
-
-impl PreparedCall for McpCall {
-    fn flags(&self) -> Flags {
-        self.flags
-    }
-
-    fn validate(&self, _cx: &ToolContext) -> Result<(), ToolError> {
-        // The server validates against its own schema; its refusal comes back as an
-        // error result.
-        Ok(())
-    }
-
-    /// A call of this server's tool, by their own names (rules name them so).
-    fn access(&self) -> toolwright_core::access::Accesses {
-        toolwright_core::access::Accesses::of([toolwright_core::access::Access::Mcp {
-            server: self.server.name.clone(),
-            tool: self.tool.clone(),
-        }])
-    }
-
-    fn call<'a>(self: Box<Self>, cx: &'a ToolContext) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
-        Box::pin(async move {
-            let output = self.server.call(&self.tool, self.arguments, cx).await?;
-            Ok(match &self.output_check {
-                Some(check) if !output.is_error => held_to_schema(output, check, &self.server.name, &self.tool),
-                _ => output,
-            })
-        })
     }
 }
 

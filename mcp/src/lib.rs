@@ -31,6 +31,7 @@ mod http_limits;
 mod input_required;
 mod limits;
 mod lines;
+mod mounted_tool;
 #[cfg(feature = "http")]
 mod oauth;
 mod server;
