@@ -85,7 +85,10 @@ async fn anthropic_round_trip() {
         json!({"type": "tool_result", "tool_use_id": "toolu_01", "content": [{"type": "text", "text": "5"}]})
     );
     assert_eq!(content[1]["is_error"], json!(true));
-    assert_eq!(content[1]["content"][0]["text"], "add: invalid input: a: expected an integer, got a string \"two\"");
+    assert_eq!(
+        content[1]["content"][0]["text"],
+        "add: invalid input: a: expected an integer from -9223372036854775808 to 9223372036854775807, got a string \"two\""
+    );
     assert_eq!(
         content[2]["content"][1],
         json!({"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0K"}})

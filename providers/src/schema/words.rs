@@ -15,8 +15,8 @@ pub(crate) fn describe_every_rule(map: &Map<String, Value>) -> Vec<String> {
     let number = |key: &str| map.get(key).filter(|v| v.is_number()).map(Value::to_string);
     let count = |key: &str| map.get(key).and_then(Value::as_u64);
     let format = map.get("format").and_then(Value::as_str);
-    // An integer type's width, where a model could miss it, as the bounds it implies.
-    let (low, high) = format.and_then(implied_integer_range).unwrap_or_default();
+    // An integer type's width, as the bounds it implies.
+    let (low, high) = format.and_then(implied_integer_range).map_or((None, None), |(l, h)| (Some(l), Some(h)));
     let mut out = Vec::new();
     match (number("minimum").or(low.map(|n| n.to_string())), number("maximum").or(high.map(|n| n.to_string()))) {
         (Some(min), Some(max)) => out.push(format!("from {min} to {max}")),
@@ -40,15 +40,20 @@ pub(crate) fn describe_every_rule(map: &Map<String, Value>) -> Vec<String> {
     out
 }
 
-/// The bounds an integer `format` implies that a model should be shown: 0 for an
-/// unsigned type, and the whole range of an 8- or 16-bit one (a 32- or 64-bit type's
-/// limits say nothing a model needs).
-pub(crate) fn implied_integer_range(format: &str) -> Option<(Option<i64>, Option<i64>)> {
-    let (low, high) = toolwright_contracts::__internal::integer_range(format)?;
-    let small = high <= 65_535.0;
-    let low = (low == 0.0 || small).then_some(low as i64);
-    let high = small.then_some(high as i64);
-    Some((low, high))
+/// The bounds an integer `format` implies (`uint32` is 0 to 4294967295), exactly: the
+/// check holds a value to its type's width, so the schema shown says it too.
+pub(crate) fn implied_integer_range(format: &str) -> Option<(Value, Value)> {
+    Some(match format {
+        "int8" => (i8::MIN.into(), i8::MAX.into()),
+        "int16" => (i16::MIN.into(), i16::MAX.into()),
+        "int32" => (i32::MIN.into(), i32::MAX.into()),
+        "int64" | "int" => (i64::MIN.into(), i64::MAX.into()),
+        "uint8" => (0.into(), u8::MAX.into()),
+        "uint16" => (0.into(), u16::MAX.into()),
+        "uint32" => (0.into(), u32::MAX.into()),
+        "uint64" | "uint" => (0.into(), u64::MAX.into()),
+        _ => return None,
+    })
 }
 
 /// A string's length bounds in words: `1 to 80 characters`.

@@ -162,17 +162,22 @@ fn string(node: &super::Node) -> String {
 
 fn number(noun: &str, node: &super::Node) -> String {
     let mut text = noun.to_owned();
-    // The range a wider integer type implies (`u32`, `i64`) says nothing a model needs;
-    // an 8- or 16-bit one's does, and so does any bound the schema states.
-    let implied = |value: f64| Some(Bound { value, exclusive: false }).filter(|b| b.value.abs() <= 65_535.0);
+    // The range an integer type implies (`u8`, `u32`, `i64`), where the schema states
+    // no bound of its own: the check holds a value to it.
+    let implied = |value: f64| Some(Bound { value, exclusive: false });
     let min = node.minimum.or_else(|| node.integer_range.and_then(|(min, _)| implied(min)));
     let max = node.maximum.or_else(|| node.integer_range.and_then(|(_, max)| implied(max)));
     let n = |b: Bound| {
-        if b.value.fract() == 0.0 && b.value.abs() < 1e15 {
-            format!("{}", b.value as i64)
-        } else {
-            format!("{}", b.value)
+        let v = b.value;
+        if v.fract() != 0.0 || v.abs() >= 2e19 {
+            return format!("{v}");
         }
+        // i64::MAX rounds up as f64: an int64's own limit is said exactly.
+        if v == i64::MAX as f64 && node.integer_range.is_some_and(|(_, hi)| hi == v) {
+            return i64::MAX.to_string();
+        }
+        // Casts saturate: u64::MAX as f64 says u64::MAX.
+        if v >= 0.0 { format!("{}", v as u64) } else { format!("{}", v as i64) }
     };
     match (min, max) {
         (Some(lo), Some(hi)) if !lo.exclusive && !hi.exclusive => {

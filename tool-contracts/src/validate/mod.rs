@@ -244,15 +244,6 @@ impl Validator {
             && node.constant.as_ref().is_none_or(Value::is_null)
     }
 
-    /// Whether node `id` (through references) declares properties.
-    fn declares_properties(&self, id: usize, depth: usize) -> bool {
-        let node = &self.nodes[id];
-        match node.reference {
-            Some(target) if depth < 32 => self.declares_properties(target, depth + 1),
-            _ => !node.properties.is_empty(),
-        }
-    }
-
     fn drop_absent_nulls(&self, id: usize, value: &mut Value, depth: usize) -> bool {
         if depth > 64 {
             return false;
@@ -261,39 +252,87 @@ impl Validator {
         if let Some(target) = node.reference {
             return self.drop_absent_nulls(target, value, depth + 1);
         }
-        // An optional nested object (`anyOf: [object, null]`): its object member.
-        if value.is_object() && node.properties.is_empty() {
-            let member = node.any_of.iter().chain(&node.one_of).copied().find(|&m| self.declares_properties(m, 0));
-            return member.is_some_and(|m| self.drop_absent_nulls(m, value, depth + 1));
-        }
-        let mut changed = false;
         match value {
             Value::Object(map) => {
+                // The objects this value may be: the node's own properties, or the
+                // members of its union or `allOf` that declare some (an optional
+                // nested object, a tagged enum's variants).
+                let shapes = self.object_shapes(id, 0);
+                if shapes.is_empty() {
+                    return false;
+                }
+                let mut changed = false;
                 let mut absent = Vec::new();
                 for (key, field) in map.iter_mut() {
-                    let Some(&(_, prop)) = node.properties.iter().find(|(name, _)| name == key) else { continue };
-                    let required = node.required.iter().any(|(name, _)| name == key);
-                    if field.is_null() && !required && !self.accepts_null(prop, 0) {
-                        absent.push(key.clone());
-                    } else {
+                    // A null is "absent" only where no shape requires the key or takes
+                    // null for it, and some shape has it as an optional field.
+                    let props: Vec<(usize, bool)> = shapes
+                        .iter()
+                        .filter_map(|&s| {
+                            let shape = &self.nodes[s];
+                            let prop = shape.properties.iter().find(|(name, _)| name == key)?.1;
+                            Some((prop, shape.required.iter().any(|(name, _)| name == key)))
+                        })
+                        .collect();
+                    if field.is_null() {
+                        if !props.is_empty()
+                            && props.iter().all(|&(prop, required)| !required && !self.accepts_null(prop, 0))
+                        {
+                            absent.push(key.clone());
+                        }
+                        continue;
+                    }
+                    for (prop, _) in props {
                         changed |= self.drop_absent_nulls(prop, field, depth + 1);
+                    }
+                    // A map's values: each under the schema of the other fields.
+                    if !shapes.iter().any(|&s| self.nodes[s].properties.iter().any(|(n, _)| n == key)) {
+                        for &s in &shapes {
+                            if let Additional::Schema(values) = self.nodes[s].additional {
+                                changed |= self.drop_absent_nulls(values, field, depth + 1);
+                            }
+                        }
                     }
                 }
                 for key in absent {
                     map.shift_remove(&key);
                     changed = true;
                 }
+                changed
             }
             Value::Array(items) => {
-                if let Some(item) = node.items {
-                    for element in items {
-                        changed |= self.drop_absent_nulls(item, element, depth + 1);
+                let mut changed = false;
+                for (i, element) in items.iter_mut().enumerate() {
+                    let schema = node.prefix_items.get(i).copied().or(node.items);
+                    if let Some(schema) = schema {
+                        changed |= self.drop_absent_nulls(schema, element, depth + 1);
                     }
                 }
+                changed
             }
-            _ => {}
+            _ => false,
         }
-        changed
+    }
+
+    /// The nodes that give an object value its fields: `id` itself when it declares
+    /// properties or free keys, and the members of its unions and `allOf`, through
+    /// references.
+    fn object_shapes(&self, id: usize, depth: usize) -> Vec<usize> {
+        if depth > 32 {
+            return Vec::new();
+        }
+        let node = &self.nodes[id];
+        if let Some(target) = node.reference {
+            return self.object_shapes(target, depth + 1);
+        }
+        let mut shapes = Vec::new();
+        if !node.properties.is_empty() || matches!(node.additional, Additional::Schema(_)) {
+            shapes.push(id);
+        }
+        for &member in node.any_of.iter().chain(&node.one_of).chain(&node.all_of) {
+            shapes.extend(self.object_shapes(member, depth + 1));
+        }
+        shapes
     }
 
     /// Holds `raw` to the schema, without parsing it into a type (for a tool that

@@ -119,7 +119,7 @@ fn a_schema_without_constraints_is_not_walked() {
     assert!(!validator_for::<Plain>().has_constraints());
     assert_eq!(
         error::<Plain>(r#"{"a":1,"b":"x","c":-1,"d":[]}"#),
-        "c: expected an integer of at least 0, or null, got -1"
+        "c: expected an integer from 0 to 4294967295, or null, got -1"
     );
 }
 
@@ -236,4 +236,50 @@ fn recursive_schemas_compile_and_check() {
 fn null_is_named_once() {
     let message = error::<Echo>(r#"{"text":null,"times":2}"#);
     assert!(message.contains("got null") && !message.contains("null null"), "{message}");
+}
+
+/// A defaulted field, as a strict rendering shows it (nullable) at every depth.
+#[derive(Deserialize, JsonSchema, Debug, PartialEq)]
+struct Entry {
+    name: String,
+    #[serde(default)]
+    weight: u32,
+}
+
+#[derive(Deserialize, JsonSchema, Debug, PartialEq)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+enum Shape {
+    Dot {
+        #[serde(default)]
+        size: u8,
+    },
+    Line {
+        length: u8,
+        #[serde(default)]
+        dashed: bool,
+    },
+}
+
+#[derive(Deserialize, JsonSchema, Debug, PartialEq)]
+struct Nested {
+    by_name: BTreeMap<String, Entry>,
+    pair: (Entry, u8),
+    shapes: Vec<Shape>,
+}
+
+#[test]
+fn a_null_for_a_defaulted_field_is_absent_in_maps_tuples_and_unions_too() {
+    let raw = r#"{"by_name": {"a": {"name": "a", "weight": null}},
+        "pair": [{"name": "p", "weight": null}, 1],
+        "shapes": [{"kind": "dot", "size": null}, {"kind": "line", "length": 3, "dashed": null}]}"#;
+    let validator = validator_for::<Nested>();
+    let cleaned = validator.without_absent_nulls(raw.as_bytes());
+    let parsed: Nested = validator.parse(&cleaned).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(parsed.by_name["a"].weight, 0);
+    assert_eq!(parsed.pair.0.weight, 0);
+    assert_eq!(parsed.shapes, [Shape::Dot { size: 0 }, Shape::Line { length: 3, dashed: false }]);
+    // A null for a required field stays, and is refused.
+    let required = r#"{"by_name": {}, "pair": [{"name": null}, 1], "shapes": []}"#;
+    let cleaned = validator.without_absent_nulls(required.as_bytes());
+    assert!(validator.parse::<Nested>(&cleaned).is_err());
 }

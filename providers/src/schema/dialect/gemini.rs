@@ -49,9 +49,12 @@ const KEYWORDS: &[&str] = &[
 const FORMATS: &[&str] = &["date-time", "enum"];
 
 /// What the subset drops, in words: string lengths and `pattern` (older API
-/// versions refuse them), a format it lacks, no duplicates.
+/// versions refuse them), `multipleOf`, a format it lacks, no duplicates.
 fn describe_drops(map: &Map<String, Value>) -> Vec<String> {
     let mut out: Vec<String> = describe_lengths(map).into_iter().collect();
+    if let Some(step) = map.get("multipleOf").filter(|v| v.is_number()) {
+        out.push(format!("a multiple of {step}"));
+    }
     // Older API versions refuse `pattern`: the rendering for every version says it.
     if let Some(pattern) = map.get("pattern").and_then(Value::as_str) {
         out.push(format!("matching the regular expression `{pattern}`"));

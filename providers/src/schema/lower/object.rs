@@ -237,14 +237,14 @@ impl Lowerer<'_> {
             return;
         }
         let Some((low, high)) = implied_integer_range(format) else { return };
-        // An unsigned type's 0, a small type's whole range.
-        for (bound, name) in [(low, "minimum"), (high, "maximum")] {
-            let Some(bound) = bound else { continue };
-            if map.contains_key(name) {
+        // The type's whole range, where the schema gives no tighter bound (an
+        // exclusive bound counts as one).
+        for (bound, name, exclusive) in [(low, "minimum", "exclusiveMinimum"), (high, "maximum", "exclusiveMaximum")] {
+            if map.contains_key(name) || map.contains_key(exclusive) {
                 continue;
             }
             if rules.numeric_bounds {
-                node.out.insert(name.into(), json!(bound));
+                node.out.insert(name.into(), bound);
             } else {
                 let word = if name == "minimum" { "at least" } else { "at most" };
                 node.described.push(format!("{word} {bound}"));
@@ -292,7 +292,11 @@ impl Lowerer<'_> {
         if let Some(values) = node.extra_values.take() {
             self.free_keys_field(map, values, &mut node.out)?;
         }
-        let Node { mut out, described, defaulted, .. } = node;
+        let Node { mut out, mut described, defaulted, .. } = node;
+        // A rule the description already says in the same words is not said twice
+        // ("at most 40 characters" written in the doc comment).
+        let said = out.get("description").and_then(Value::as_str).unwrap_or_default().to_lowercase();
+        described.retain(|rule| !said.contains(&rule.to_lowercase()));
         if !described.is_empty() {
             note(&mut out, &described.join(", "));
         }

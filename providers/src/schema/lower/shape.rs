@@ -116,7 +116,16 @@ pub(crate) fn summary_at(schema: &Value, depth: usize) -> String {
                 format!("{k}{optional}: {}", summary_at(v, depth + 1))
             })
             .collect();
-        return format!("{{{}}}", fields.join("; "));
+        let mut said = format!("{{{}}}", fields.join("; "));
+        // A closed object refuses any other field: say so, as the check will.
+        match schema.get("additionalProperties") {
+            Some(Value::Bool(false)) => said.push_str(", no other fields"),
+            Some(values @ Value::Object(_)) => {
+                said.push_str(&format!(", other fields each {}", summary_at(values, depth + 1)));
+            }
+            _ => {}
+        }
+        return said;
     }
     let types: Vec<&str> = match schema.get("type") {
         Some(Value::String(t)) => vec![t.as_str()],
@@ -127,13 +136,28 @@ pub(crate) fn summary_at(schema: &Value, depth: usize) -> String {
         .iter()
         .map(|t| match *t {
             "integer" => "an integer".to_owned(),
-            "array" => match schema.get("items").filter(|i| i.is_object()) {
+            "array" => match (schema.get("prefixItems").and_then(Value::as_array), schema.get("items")) {
+                // A tuple: its items in order.
+                (Some(prefix), items) => {
+                    let each: Vec<String> = prefix.iter().map(|p| summary_at(p, depth)).collect();
+                    let rest = match items {
+                        Some(Value::Bool(false)) | None => String::new(),
+                        Some(more) => format!(", then any number of {}", summary_at(more, depth)),
+                    };
+                    format!("an array of [{}]{rest}", each.join(", "))
+                }
                 // Only objects' fields take a level: an array of strings says its items.
-                Some(items) => format!("an array of {}", summary_at(items, depth)),
+                (None, Some(items)) if items.is_object() => format!("an array of {}", summary_at(items, depth)),
                 _ => "an array".to_owned(),
             },
+            // A map: what each value must be.
+            "object" => match schema.get("additionalProperties").filter(|v| v.is_object()) {
+                Some(values) if depth < SUMMARY_DEPTH => {
+                    format!("an object whose values are each {}", summary_at(values, depth + 1))
+                }
+                _ => "an object".to_owned(),
+            },
             "null" => "null".to_owned(),
-            "object" => "an object".to_owned(),
             other => format!("a {other}"),
         })
         .collect();

@@ -158,9 +158,10 @@ fn an_integer_width_the_check_holds_is_shown() {
         let lowered = lower(&schema, dialect).unwrap();
         let p = &lowered["properties"];
         assert_eq!((&p["small"]["minimum"], &p["small"]["maximum"]), (&json!(0), &json!(255)), "{dialect:?}");
-        assert_eq!((&p["count"]["minimum"], p["count"].get("maximum")), (&json!(0), None), "{dialect:?}");
+        // Every width the check holds, exactly (4294967296 is refused: it is shown so).
+        assert_eq!((&p["count"]["minimum"], &p["count"]["maximum"]), (&json!(0), &json!(4294967295u64)), "{dialect:?}");
         assert_eq!((&p["delta"]["minimum"], &p["delta"]["maximum"]), (&json!(-32768), &json!(32767)));
-        assert!(p["big"].get("minimum").is_none() && p["big"].get("maximum").is_none());
+        assert_eq!((&p["big"]["minimum"], &p["big"]["maximum"]), (&json!(i64::MIN), &json!(i64::MAX)));
         assert_eq!(&p["floor"]["minimum"], &json!(3), "the schema's own bound stays");
     }
     let anthropic = lower(&schema, Dialect::AnthropicStrict).unwrap();
@@ -204,4 +205,36 @@ fn openai_strict_total_string_length_at_and_past_the_limit() {
     assert!(strict(&with_properties(names(0))).is_ok());
     let e = strict(&with_properties(names(1))).unwrap_err();
     assert!(e.message.contains("120000 characters"), "{e:?}");
+}
+
+#[test]
+fn gemini_says_a_multiple_it_cannot_show() {
+    let schema = json!({"type": "object", "properties": {"step": {"type": "integer", "multipleOf": 5}}});
+    let lowered = lower(&schema, Dialect::Gemini).unwrap();
+    let step = &lowered["properties"]["step"];
+    assert!(step.get("multipleOf").is_none(), "{lowered}");
+    assert!(said_of(step).contains("multiple of 5"), "{lowered}");
+}
+
+#[test]
+fn a_rule_the_description_already_says_is_not_said_again() {
+    let schema = json!({"type": "object", "properties": {
+        "note": {"type": "string", "maxLength": 40, "description": "A note to add, at most 40 characters."}}});
+    for dialect in [Dialect::Gemini, Dialect::OpenAiStrict, Dialect::AnthropicStrict] {
+        let lowered = lower(&schema, dialect).unwrap();
+        let said = said_of(&lowered["properties"]["note"]);
+        assert_eq!(said.to_lowercase().matches("at most 40 characters").count(), 1, "{dialect:?}: {said}");
+    }
+}
+
+#[test]
+fn json_text_states_closed_objects_maps_and_tuples() {
+    let closed = json!({"type": "object", "properties": {"a": {"type": "string", "enum": ["x", "y"]}},
+        "required": ["a"], "additionalProperties": false});
+    let map = json!({"type": "object", "additionalProperties": {"type": "string", "maxLength": 3}});
+    let tuple = json!({"type": "array", "prefixItems": [{"type": "integer", "format": "uint8"}, {"type": "string"}],
+        "items": false});
+    assert_eq!(summary(&closed), "{a: \"x\" or \"y\"}, no other fields");
+    assert_eq!(summary(&map), "an object whose values are each a string, at most 3 characters");
+    assert_eq!(summary(&tuple), "an array of [an integer, from 0 to 255, a string]");
 }
