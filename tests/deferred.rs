@@ -328,3 +328,33 @@ fn the_session_follows_registry_changes_profiles_and_turns() {
     assert!(result.output.text_content().contains("unknown tool"), "{}", result.output.text_content());
     assert_eq!(pool.names().last(), Some("mcp__files__list_project"));
 }
+
+/// The built-ins describe themselves in the words a model searches with: each plain
+/// request finds its tool first.
+#[test]
+fn the_builtins_are_found_by_what_a_model_asks_for() {
+    let registry = toolwright::registry().unwrap();
+    let docs = registry.tools().into_iter().map(|t| {
+        toolwright::deferred::SearchDocument::new(
+            t.spec().name.to_string(),
+            t.spec().description.to_string(),
+            t.input_schema(),
+        )
+    });
+    let index = toolwright::deferred::SearchIndex::new(docs.collect::<Vec<_>>());
+    for (need, tool) in [
+        ("search the code for a string", "grep"),
+        ("find where a function is used", "grep"),
+        ("find files named like test_*.py", "glob"),
+        ("list the files in a folder", "list_dir"),
+        ("read the source of a file", "read_file"),
+        ("change a line in a file", "edit_file"),
+        ("run the tests", "shell"),
+        ("fetch a web page", "web_fetch"),
+        ("create a new file", "write_file"),
+        ("keep a to-do list of steps", "todo_write"),
+    ] {
+        let found = index.search(need, 3);
+        assert_eq!(found.first().map(|m| m.name.as_str()), Some(tool), "{need}: {found:?}");
+    }
+}

@@ -3,7 +3,7 @@
 use crate::edit::{Edit, edit_file};
 use toolwright_core::{Tool, ToolContext, ToolError, tool};
 
-/// Replace an exact string in a file.
+/// Edit a file: replace an exact string in it (change a line, fix code, rename).
 ///
 /// `old_string` must match the file exactly (indentation included) and occur once,
 /// unless `replace_all` is set. The file must have been read with read_file in this

@@ -28,7 +28,8 @@ pub enum GrepOutput {
     Count,
 }
 
-/// Search file contents for a regular expression (ripgrep's syntax and engine).
+/// Search the code and text of files for a string or regular expression, to find where
+/// something is defined or used (ripgrep's syntax and engine).
 ///
 /// Files ignored by .gitignore, .ignore or .toolwrightignore, hidden files and binary
 /// files are skipped. Narrow with `glob` (such as `*.rs`) or `type` (such as `rust`,

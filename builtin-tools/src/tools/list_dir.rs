@@ -9,7 +9,8 @@ use toolwright_core::{Tool, ToolContext, ToolError, tool};
 /// Entries listed when `limit` is not given.
 pub const DEFAULT_LIST_LIMIT: u32 = 500;
 
-/// List a directory as a tree, down to `depth` levels (default 2).
+/// List the files and folders in a directory as a tree, down to `depth` levels
+/// (default 2).
 ///
 /// Directories end with `/`. Files ignored by .gitignore, .ignore or
 /// .toolwrightignore, and hidden files, are left out.

@@ -30,7 +30,8 @@ pub const MAX_SHELL_OUTPUT_BYTES: usize = 30_000;
 /// Bytes kept from each end of the raw output while a command runs.
 const CAPTURE_END_BYTES: usize = 256 * 1024;
 
-/// Run a shell command with `bash -c` and return its output and exit code.
+/// Run a shell command (build, test, git, install, scripts) with `bash -c` and return
+/// its output and exit code.
 ///
 /// The working directory persists between calls: after `cd sub`, later commands run
 /// in `sub`. stdout and stderr are merged; a long output keeps its start and end.

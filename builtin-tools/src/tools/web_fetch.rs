@@ -12,7 +12,7 @@ pub const FETCH_TIMEOUT: Duration = Duration::from_secs(30);
 /// Same-host redirects followed at most.
 const MAX_REDIRECTS: usize = 5;
 
-/// Fetch a web page or file over HTTP(S) and return its content.
+/// Fetch a web page, URL or file over HTTP(S) and return its content.
 ///
 /// HTML is converted to markdown; other text comes back as is. Responses are limited
 /// to 5 MB and 30 seconds. Redirects within the same host are followed; a redirect to
