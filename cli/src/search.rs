@@ -64,10 +64,8 @@ pub fn run(args: SearchArgs) -> Result<String, String> {
     let own: Vec<SearchDocument> = registry
         .tools()
         .iter()
-        .map(|tool| SearchDocument {
-            name: tool.spec().name.to_string(),
-            description: tool.spec().description.to_string(),
-            input_schema: tool.input_schema(),
+        .map(|tool| {
+            SearchDocument::new(tool.spec().name.to_string(), tool.spec().description.to_string(), tool.input_schema())
         })
         .collect();
     for doc in &documents {
@@ -161,11 +159,11 @@ fn tool_list(spec: &str) -> Result<Vec<SearchDocument>, String> {
                 Value::String(d) => d,
                 _ => return Err(format!("--tools {}: tool `{name}`: `description` is not a string", path.display())),
             };
-            Ok(SearchDocument {
-                name: format!("mcp__{server}__{name}"),
-                description: description.to_owned(),
-                input_schema: tool.get("inputSchema").cloned().unwrap_or_else(|| json!({})),
-            })
+            Ok(SearchDocument::new(
+                format!("mcp__{server}__{name}"),
+                description.to_owned(),
+                tool.get("inputSchema").cloned().unwrap_or_else(|| json!({})),
+            ))
         })
         .collect()
 }

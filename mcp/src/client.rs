@@ -111,6 +111,7 @@ impl McpMounts {
     /// server that cannot be reached, or a tool that cannot be mounted, is a warning
     /// (see [`warnings`](Self::warnings)); the rest still mount.
     pub async fn mount(registry: Arc<Registry>, config: &McpConfig, options: MountOptions) -> McpMounts {
+        registry.add_search_hints(config.search_hints.clone());
         let options = Arc::new(options);
         let mut servers = BTreeMap::new();
         for (name, server_config) in &config.servers {
@@ -436,6 +437,21 @@ impl Server {
             .map_err(|e| format!("tools/list failed: {e}"))?;
         let Some(registry) = self.registry.upgrade() else { return Ok(()) };
         let Some(me) = self.me.upgrade() else { return Ok(()) };
+        // What the server says of itself, for the search's catalogue: its
+        // instructions, else its title or description.
+        if let Some(info) = peer.peer_info() {
+            let said = info
+                .instructions
+                .as_deref()
+                .or(info.server_info.as_ref().and_then(|i| i.title.as_deref()))
+                .or(info.server_info.as_ref().and_then(|i| i.description.as_deref()))
+                .filter(|s| !s.trim().is_empty());
+            if let Some(said) = said {
+                let mut hints = toolwright_core::deferred::SearchHints::default();
+                hints.set_server_said(&self.name, said);
+                registry.add_search_hints(hints);
+            }
+        }
         let mut mounted = self.tools.lock().unwrap_or_else(PoisonError::into_inner);
         let mut seen = std::collections::HashSet::new();
         for tool in listed {

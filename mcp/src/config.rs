@@ -41,6 +41,9 @@ pub struct McpConfig {
     pub servers: BTreeMap<String, McpServerConfig>,
     /// What was accepted but ignored (unknown keys), each naming file and key.
     pub warnings: Vec<String>,
+    /// What a team adds to the tool search for these servers: summaries and extra
+    /// search text, from the file beside this one ([`McpConfig::hints_path`]).
+    pub search_hints: toolwright_core::deferred::SearchHints,
 }
 
 /// One server's entry.
@@ -168,10 +171,31 @@ impl McpConfig {
     pub fn load(path: &Path) -> Result<McpConfig, ConfigError> {
         let text = std::fs::read_to_string(path)
             .map_err(|source| ConfigError::Io { path: path.display().to_string(), source })?;
-        if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("toml")) {
-            return McpConfig::parse_codex(&text, path);
+        let mut config = if path.extension().is_some_and(|e| e.eq_ignore_ascii_case("toml")) {
+            McpConfig::parse_codex(&text, path)?
+        } else {
+            McpConfig::parse(&text, path)?
+        };
+        // The search hints beside it; one that cannot be used is a warning.
+        let hints = McpConfig::hints_path(path);
+        match std::fs::read_to_string(&hints) {
+            Ok(text) => match toolwright_core::deferred::SearchHints::from_json(&text) {
+                Ok(found) => config.search_hints = found,
+                Err(e) => config.warnings.push(format!("{}: {e}; the search hints are not used", hints.display())),
+            },
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => config.warnings.push(format!("{}: {e}; the search hints are not used", hints.display())),
         }
-        McpConfig::parse(&text, path)
+        Ok(config)
+    }
+
+    /// Where the search hints for the servers of the config at `path` are read from:
+    /// beside it, its name with `.search.json` for its extension (`.mcp.json` has
+    /// `.mcp.search.json`, Codex's `config.toml` has `config.search.json`).
+    pub fn hints_path(path: &Path) -> std::path::PathBuf {
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let stem = name.strip_suffix(".json").or_else(|| name.strip_suffix(".toml")).unwrap_or(&name);
+        path.with_file_name(format!("{stem}.search.json"))
     }
 
     /// Parses Codex's `config.toml` text: `url` servers with `http_headers`,
@@ -398,5 +422,37 @@ mod tests {
                 .unwrap();
         assert_eq!(config.warnings, ["/p/.mcp.json: mcpServers.a.comand: unknown key, ignored"]);
         assert_eq!(config.servers.keys().collect::<Vec<_>>(), ["a"]);
+    }
+}
+
+#[cfg(test)]
+mod hints_tests {
+    use super::McpConfig;
+
+    #[test]
+    fn search_hints_are_read_from_beside_the_config_and_a_bad_file_is_a_warning() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = dir.path().join(".mcp.json");
+        std::fs::write(&config, r#"{"mcpServers": {"crm": {"command": "crm-server"}}}"#).unwrap();
+        assert_eq!(McpConfig::hints_path(&config), dir.path().join(".mcp.search.json"));
+        assert_eq!(McpConfig::hints_path(&dir.path().join("config.toml")), dir.path().join("config.search.json"));
+        let loaded = McpConfig::load(&config).unwrap();
+        assert!(loaded.search_hints.is_empty() && loaded.warnings.is_empty());
+        std::fs::write(
+            dir.path().join(".mcp.search.json"),
+            r#"{"servers": {"crm": {"summary": "Customers and deals.", "tools": {"upsert_contact": "add a customer"}}}}"#,
+        )
+        .unwrap();
+        let loaded = McpConfig::load(&config).unwrap();
+        assert_eq!(loaded.search_hints.summary("crm"), Some("Customers and deals."));
+        assert_eq!(loaded.search_hints.keywords("mcp__crm__upsert_contact"), "add a customer");
+        std::fs::write(dir.path().join(".mcp.search.json"), r#"{"servers": {"crm": {"tools": {"x": 5}}}}"#).unwrap();
+        let loaded = McpConfig::load(&config).unwrap();
+        assert!(loaded.search_hints.is_empty());
+        let warning = loaded.warnings.join("\n");
+        assert!(
+            warning.contains(".mcp.search.json") && warning.contains("`servers.crm.tools.x` is not a string"),
+            "{warning}"
+        );
     }
 }

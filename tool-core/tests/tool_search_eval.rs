@@ -39,11 +39,11 @@ fn documents() -> Vec<SearchDocument> {
         let text = std::fs::read_to_string(&file).expect("a tool list");
         let list: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
         for tool in list["tools"].as_array().expect("tools") {
-            docs.push(SearchDocument {
-                name: format!("mcp__{server}__{}", tool["name"].as_str().expect("a name")),
-                description: tool["description"].as_str().unwrap_or_default().to_owned(),
-                input_schema: tool["inputSchema"].clone(),
-            });
+            docs.push(SearchDocument::new(
+                format!("mcp__{server}__{}", tool["name"].as_str().expect("a name")),
+                tool["description"].as_str().unwrap_or_default().to_owned(),
+                tool["inputSchema"].clone(),
+            ));
         }
     }
     docs
@@ -181,7 +181,45 @@ fn the_search_finds_what_real_needs_mean_on_real_servers() {
     }
     eprintln!("misses:\n{}", misses.join("\n"));
 
+    // The same needs with their server named, as the catalogue in `tool_search`'s
+    // description lets a model name it: every need whose answers are all on one
+    // server, asked as `server:NAME need` and as `+NAME need`. Made from the needs
+    // alone, mechanically, not from the ranking's failures.
+    let scoped: Vec<(&Need, String)> = needs
+        .iter()
+        .filter(|n| n.kind != "name")
+        .filter_map(|n| {
+            let servers: Vec<&str> =
+                n.answers.iter().filter_map(|a| a.strip_prefix("mcp__")?.split_once("__").map(|(s, _)| s)).collect();
+            servers.iter().all(|s| *s == servers[0]).then(|| (n, servers[0].to_owned()))
+        })
+        .collect();
+    let mut forms = Vec::new();
+    for form in ["server:", "+"] {
+        let (mut ours_rates, mut plain_rates) = (Rates::default(), Rates::default());
+        for (need, server) in &scoped {
+            let query = format!("{form}{server} {}", need.text);
+            let ranked: Vec<String> = index.search(&query, 5).into_iter().map(|m| m.name).collect();
+            ours_rates.add(&ranked, &need.answers);
+            // Plain BM25 has no scope: the server's name is one more word to it.
+            plain_rates.add(&plain.search(&format!("{server} {}", need.text), 5), &need.answers);
+        }
+        eprintln!(
+            "| {form}server named | {} | {:.2} | {:.2} | {:.2} | {:.2} |",
+            ours_rates.needs,
+            plain_rates.first(),
+            plain_rates.top5(),
+            ours_rates.first(),
+            ours_rates.top5()
+        );
+        forms.push((form, ours_rates, plain_rates));
+    }
+
     assert_eq!(ours["name"].first(), 1.0, "an exact name is always first:\n{}", misses.join("\n"));
+    for (form, o, b) in &forms {
+        assert!(o.first() > b.first() && o.top5() >= b.top5(), "{form}: a scoped search no better than plain BM25");
+        assert!(o.first() > ours["all"].first(), "{form}: naming the server does not help");
+    }
     for kind in ["words", "paraphrase", "all"] {
         let (b, o) = (baseline[kind], ours[kind]);
         assert!(o.first() > b.first() && o.top5() >= b.top5(), "{kind}: no better than plain BM25");

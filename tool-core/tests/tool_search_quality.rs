@@ -262,10 +262,8 @@ fn schema(params: &[&str]) -> Value {
 fn documents() -> Vec<SearchDocument> {
     let mut docs: Vec<SearchDocument> = REAL
         .iter()
-        .map(|(server, tool, description, params)| SearchDocument {
-            name: format!("mcp__{server}__{tool}"),
-            description: (*description).to_owned(),
-            input_schema: schema(params),
+        .map(|(server, tool, description, params)| {
+            SearchDocument::new(format!("mcp__{server}__{tool}"), (*description).to_owned(), schema(params))
         })
         .collect();
     let services =
@@ -287,11 +285,11 @@ fn documents() -> Vec<SearchDocument> {
                         break 'fill;
                     }
                     let server = if round == 0 { service.to_owned() } else { format!("{service}{round}") };
-                    docs.push(SearchDocument {
-                        name: format!("mcp__{server}__{verb}_{resource}"),
-                        description: format!("{says} {resource} in {service}"),
-                        input_schema: schema(&["workspace", &format!("{resource}_id")]),
-                    });
+                    docs.push(SearchDocument::new(
+                        format!("mcp__{server}__{verb}_{resource}"),
+                        format!("{says} {resource} in {service}"),
+                        schema(&["workspace", &format!("{resource}_id")]),
+                    ));
                 }
             }
         }

@@ -24,9 +24,12 @@ const VERB_BOOST: f64 = 1.12;
 const SERVER_BOOST: f64 = 1.5;
 /// A term found only through a synonym counts this much of the word itself.
 const SYNONYM_WEIGHT: f64 = 0.4;
+/// Search text a team adds for a tool (keywords, example requests): below its own
+/// description, above its parameters' descriptions.
+const KEYWORDS_WEIGHT: f64 = 0.7;
 
 /// One tool as the index sees it.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Default)]
 pub struct SearchDocument {
     /// The tool's name.
     pub name: String,
@@ -34,6 +37,30 @@ pub struct SearchDocument {
     pub description: String,
     /// Its input schema (parameter names and descriptions are read from it).
     pub input_schema: Value,
+    /// More search text for it (keywords, example requests; see
+    /// [`SearchHints`](super::SearchHints)), weighted below the description.
+    pub keywords: String,
+}
+
+impl SearchDocument {
+    /// A tool as the index reads it, with no extra search text.
+    ///
+    /// ```
+    /// use toolwright_core::deferred::{SearchDocument, SearchIndex};
+    /// let doc = SearchDocument::new("mcp__github__create_issue", "Create an issue.", serde_json::json!({}))
+    ///     .with_keywords("open a bug report");
+    /// let index = SearchIndex::new([doc]);
+    /// assert_eq!(index.search("report a bug", 1)[0].name, "mcp__github__create_issue");
+    /// ```
+    pub fn new(name: impl Into<String>, description: impl Into<String>, input_schema: Value) -> SearchDocument {
+        SearchDocument { name: name.into(), description: description.into(), input_schema, keywords: String::new() }
+    }
+
+    /// With more search text, weighted below the description.
+    pub fn with_keywords(mut self, keywords: impl Into<String>) -> SearchDocument {
+        self.keywords = keywords.into();
+        self
+    }
 }
 
 /// A match: the tool and its score (higher is better).
@@ -49,6 +76,8 @@ pub struct SearchMatch {
     pub score: f64,
     /// The description's first sentence, for the model.
     pub summary: String,
+    /// The parameters it requires, by name.
+    pub required: Vec<String>,
 }
 
 /// Why a regular-expression search could not run.
@@ -79,6 +108,9 @@ struct Indexed {
     server_name: Option<String>,
     /// The text a regular expression is matched against, field by field.
     texts: [String; 4],
+    /// The words of the whole name, server included (what `+word` must be among).
+    name_words: Vec<String>,
+    required: Vec<String>,
     /// Weighted term frequencies over all fields.
     terms: HashMap<String, f64>,
     length: f64,
@@ -121,6 +153,7 @@ impl SearchIndex {
                 (doc.name.as_str(), NAME_WEIGHT),
                 (param_names.as_str(), PARAM_NAME_WEIGHT),
                 (doc.description.as_str(), DESCRIPTION_WEIGHT),
+                (doc.keywords.as_str(), KEYWORDS_WEIGHT),
                 (param_descriptions.as_str(), PARAM_DESCRIPTION_WEIGHT),
             ];
             let mut terms: HashMap<String, f64> = HashMap::new();
@@ -142,7 +175,15 @@ impl SearchIndex {
             // `slack_post_message`: the server's name first, then the verb.
             let verb = words(&short).find(|w| !server.starts_with(w.as_str())).unwrap_or_default();
             let server_words = words(&server).filter(|w| w.len() > 2 && w != "mcp" && w != "server").collect();
+            let required = doc
+                .input_schema
+                .get("required")
+                .and_then(Value::as_array)
+                .map(|r| r.iter().filter_map(Value::as_str).map(str::to_owned).collect())
+                .unwrap_or_default();
             docs.push(Indexed {
+                name_words: words(&lower).collect(),
+                required,
                 verb,
                 server: server_words,
                 server_name,
@@ -170,13 +211,73 @@ impl SearchIndex {
         self.docs.is_empty()
     }
 
-    /// The best `limit` tools for a natural-language `query`, best first. A word
-    /// of the query that is a tool's exact name (or an MCP tool's own part of it)
-    /// puts that tool first.
+    /// The best `limit` tools for a `query`, best first, in Claude Code's query
+    /// forms: words describing the task; a tool's exact name (with or without its
+    /// `mcp__server__` prefix) puts that tool first; `+word` keeps only tools whose
+    /// name or server has that word (several allowed; the word still ranks);
+    /// `server:NAME` keeps only that server's tools.
+    ///
+    /// ```
+    /// use toolwright_core::deferred::{SearchDocument, SearchIndex};
+    /// let index = SearchIndex::new([
+    ///     SearchDocument::new("mcp__slack__send_message", "Send a message to a channel.", serde_json::json!({})),
+    ///     SearchDocument::new("mcp__email__send", "Send an email message.", serde_json::json!({})),
+    /// ]);
+    /// assert_eq!(index.search("+slack send a message", 5).len(), 1);
+    /// assert_eq!(index.search("server:email send a message", 5)[0].name, "mcp__email__send");
+    /// ```
     pub fn search(&self, query: &str, limit: usize) -> Vec<SearchMatch> {
-        let mut scored = self.rank(&Query::new(query));
+        self.search_in(query, None, limit)
+    }
+
+    /// [`search`](Self::search) within one server's tools (`server`, as a
+    /// `server:NAME` in the query would say).
+    pub fn search_in(&self, query: &str, server: Option<&str>, limit: usize) -> Vec<SearchMatch> {
+        let mut asked = Query::new(query);
+        asked.servers.extend(server.map(normal_server));
+        let mut scored = self.rank(&asked);
         scored.truncate(limit);
         scored.into_iter().map(|(i, score)| self.matched(i, score)).collect()
+    }
+
+    /// The servers closest to `query`, best first, at most `n`: those whose tools
+    /// match it anywhere (whatever scope the query set), then those whose summary
+    /// shares a word with it, then the rest by name, so the model always has
+    /// somewhere to look.
+    pub fn closest_servers(&self, query: &str, summary: impl Fn(&str) -> Option<String>, n: usize) -> Vec<String> {
+        let mut asked = Query::new(query);
+        asked.servers.clear();
+        asked.required.clear();
+        let mut out: Vec<String> = Vec::new();
+        for (i, _) in self.rank(&asked) {
+            if let Some(server) = &self.docs[i].server_name
+                && !out.contains(server)
+            {
+                out.push(server.clone());
+            }
+        }
+        let mut rest: Vec<&str> = self.servers().into_iter().filter(|s| !out.iter().any(|o| o == s)).collect();
+        rest.sort_unstable();
+        let shares = |server: &str| {
+            let said = format!("{server} {}", summary(server).unwrap_or_default());
+            let said: Vec<String> = words(&said).collect();
+            asked.groups.iter().any(|group| group.iter().any(|term| said.contains(term)))
+        };
+        let (sharing, others): (Vec<&str>, Vec<&str>) = rest.into_iter().partition(|s| shares(s));
+        out.extend(sharing.into_iter().chain(others).map(str::to_owned));
+        out.truncate(n);
+        out
+    }
+
+    /// The servers of the indexed tools, each once, in the order first met.
+    pub fn servers(&self) -> Vec<&str> {
+        let mut out: Vec<&str> = Vec::new();
+        for server in self.docs.iter().filter_map(|d| d.server_name.as_deref()) {
+            if !out.contains(&server) {
+                out.push(server);
+            }
+        }
+        out
     }
 
     /// Why the tool `name` ranks where it does for `query`: its place, its
@@ -224,6 +325,9 @@ impl SearchIndex {
     fn rank(&self, asked: &Query) -> Vec<(usize, f64)> {
         let mut scored: Vec<(usize, f64)> = Vec::new();
         for (i, doc) in self.docs.iter().enumerate() {
+            if !asked.admits(doc) {
+                continue;
+            }
             if asked.is_exact(doc) {
                 scored.push((i, f64::INFINITY));
                 continue;
@@ -231,6 +335,9 @@ impl SearchIndex {
             let total = self.score(doc, asked).total;
             if total > 0.0 {
                 scored.push((i, total));
+            } else if asked.groups.is_empty() && (!asked.servers.is_empty() || !asked.required.is_empty()) {
+                // Only a scope (`server:github`, `+slack`): every tool in it, in order.
+                scored.push((i, f64::MIN_POSITIVE));
             }
         }
         // Stable: equal scores keep the index's order.
@@ -305,7 +412,13 @@ impl SearchIndex {
 
     fn matched(&self, i: usize, score: f64) -> SearchMatch {
         let doc = &self.docs[i];
-        SearchMatch { name: doc.name.clone(), server: doc.server_name.clone(), score, summary: doc.summary.clone() }
+        SearchMatch {
+            name: doc.name.clone(),
+            server: doc.server_name.clone(),
+            score,
+            summary: doc.summary.clone(),
+            required: doc.required.clone(),
+        }
     }
 }
 
@@ -315,10 +428,39 @@ struct Query {
     /// The word first, then its synonyms.
     groups: Vec<Vec<String>>,
     exact: Vec<String>,
+    /// `server:NAME`: only these servers' tools (normalised, see [`normal_server`]).
+    servers: Vec<String>,
+    /// `+word`: words each tool's name (server included) must have, as indexed.
+    required: Vec<Vec<String>>,
+}
+
+/// A server's name as compared: lowercase, `-` and `_` alike.
+fn normal_server(name: &str) -> String {
+    name.trim().to_ascii_lowercase().replace('-', "_")
 }
 
 impl Query {
     fn new(query: &str) -> Query {
+        let mut servers = Vec::new();
+        let mut required = Vec::new();
+        let mut rest = String::new();
+        for token in query.split_whitespace() {
+            if let Some(server) = token.strip_prefix("server:").filter(|s| !s.is_empty()) {
+                servers.push(normal_server(server));
+            } else if let Some(word) = token.strip_prefix('+').filter(|w| !w.is_empty()) {
+                let indexed: Vec<String> = words(word).collect();
+                if !indexed.is_empty() {
+                    required.push(indexed);
+                }
+                // It ranks too.
+                rest.push_str(word);
+                rest.push(' ');
+            } else {
+                rest.push_str(token);
+                rest.push(' ');
+            }
+        }
+        let query = rest.as_str();
         // A URL in the query asks for a tool that takes one.
         let url = query.contains("://").then(|| "url".to_owned());
         let mut groups: Vec<Vec<String>> = Vec::new();
@@ -335,7 +477,15 @@ impl Query {
             .filter(|w| !w.is_empty())
             .map(str::to_ascii_lowercase)
             .collect();
-        Query { groups, exact }
+        Query { groups, exact, servers, required }
+    }
+
+    /// Whether the query's scope lets `doc` in: its server, and the `+word`s in its
+    /// name.
+    fn admits(&self, doc: &Indexed) -> bool {
+        let server_ok = self.servers.is_empty()
+            || doc.server_name.as_deref().is_some_and(|s| self.servers.contains(&normal_server(s)));
+        server_ok && self.required.iter().all(|word| word.iter().all(|w| doc.name_words.contains(w)))
     }
 
     fn is_exact(&self, doc: &Indexed) -> bool {
@@ -485,7 +635,7 @@ mod tests {
     use serde_json::json;
 
     fn doc(name: &str, description: &str, schema: Value) -> SearchDocument {
-        SearchDocument { name: name.into(), description: description.into(), input_schema: schema }
+        SearchDocument::new(name, description, schema)
     }
 
     fn index() -> SearchIndex {
@@ -597,5 +747,58 @@ mod tests {
         assert_eq!(names, ["mcp__github__create_issue", "mcp__github__list_issues", "mcp__weather__get_forecast"]);
         assert_eq!(index.search_regex("(?i)CHANNEL", 10).unwrap()[0].name, "mcp__slack__post_message");
         assert!(matches!(index.search_regex("(", 1), Err(SearchError::Pattern { .. })));
+    }
+
+    #[test]
+    fn claude_codes_query_forms_scope_the_search() {
+        let index = SearchIndex::new([
+            doc(
+                "mcp__slack__send_message",
+                "Send a message to a Slack channel.",
+                json!({"required": ["channel", "text"]}),
+            ),
+            doc("mcp__gmail__send_email", "Send an email message.", json!({})),
+            doc("mcp__github__create_issue", "Create an issue.", json!({})),
+            doc("notes_add", "Add a note.", json!({})),
+        ]);
+        let names = |query: &str| index.search(query, 5).into_iter().map(|m| m.name).collect::<Vec<_>>();
+        assert_eq!(names("+slack send a message"), ["mcp__slack__send_message"]);
+        assert_eq!(names("server:gmail send a message"), ["mcp__gmail__send_email"]);
+        assert_eq!(names("server:Gmail send a message"), ["mcp__gmail__send_email"], "case does not matter");
+        assert!(names("+slack +github send").is_empty(), "every +word must be in the name");
+        // A scope alone lists the server's tools.
+        assert_eq!(names("server:github"), ["mcp__github__create_issue"]);
+        assert_eq!(index.search_in("send", Some("slack"), 5)[0].name, "mcp__slack__send_message");
+        // Names with or without the MCP prefix.
+        assert_eq!(names("mcp__github__create_issue")[0], "mcp__github__create_issue");
+        assert_eq!(names("create_issue")[0], "mcp__github__create_issue");
+        // A match names what it requires.
+        assert_eq!(index.search("+slack send", 1)[0].required, ["channel", "text"]);
+    }
+
+    #[test]
+    fn extra_search_text_finds_a_tool_its_description_does_not() {
+        let plain = SearchIndex::new([
+            doc("mcp__crm__upsert_contact", "Upsert a contact record.", json!({})),
+            doc("mcp__crm__merge_records", "Merge two records.", json!({})),
+        ]);
+        assert!(plain.search("enroll a patron", 1).is_empty());
+        let hinted = SearchIndex::new([
+            doc("mcp__crm__upsert_contact", "Upsert a contact record.", json!({})).with_keywords("enroll a new patron"),
+            doc("mcp__crm__merge_records", "Merge two records.", json!({})),
+        ]);
+        assert_eq!(hinted.search("enroll a patron", 1)[0].name, "mcp__crm__upsert_contact");
+    }
+
+    #[test]
+    fn the_closest_servers_come_from_tools_then_summaries() {
+        let index = SearchIndex::new([
+            doc("mcp__slack__send_message", "Send a message to a channel.", json!({})),
+            doc("mcp__calendar__list_events", "List events.", json!({})),
+            doc("mcp__zeta__noop", "Nothing.", json!({})),
+        ]);
+        let summary = |s: &str| (s == "calendar").then(|| "Meetings and schedules.".to_owned());
+        let closest = index.closest_servers("server:calendar send a message about the meeting", summary, 5);
+        assert_eq!(closest, ["slack", "calendar", "zeta"]);
     }
 }

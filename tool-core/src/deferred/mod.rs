@@ -34,11 +34,13 @@
 //! assert_eq!(pool.deferred_len(), 0, "nothing to defer in an empty registry");
 //! ```
 
+mod hints;
 mod index;
 mod lexicon;
 pub(crate) mod search_tool;
 
 pub use crate::Defer;
+pub use hints::{HintsError, SearchHints};
 pub use index::{Explanation, SearchDocument, SearchError, SearchIndex, SearchMatch, TermMatch, WordMatch};
 pub use search_tool::{TOOL_SEARCH, ToolSearch};
 
@@ -85,6 +87,9 @@ pub struct Deferral {
     pub native_anthropic: Option<NativeSearch>,
     /// How many tools one search loads at most.
     pub max_results: usize,
+    /// The most tokens the catalogue of deferred tools in `tool_search`'s
+    /// description may take (server lines always; tool names while they fit).
+    pub catalogue_tokens: usize,
 }
 
 /// Which of Anthropic's server-side tool search tools to send.
@@ -113,6 +118,7 @@ impl Default for Deferral {
             budget: Budget::ShareOfContext { window: 200_000, percent: 10 },
             native_anthropic: None,
             max_results: 5,
+            catalogue_tokens: 1_000,
         }
     }
 }
@@ -133,6 +139,13 @@ impl Deferral {
     /// With at most `n` tools loaded per search (at least 1).
     pub fn max_results(mut self, n: usize) -> Self {
         self.max_results = n.max(1);
+        self
+    }
+
+    /// With a catalogue of at most `tokens` in `tool_search`'s description (default
+    /// 1,000): every server's line, then the tools' names while they fit.
+    pub fn catalogue_tokens(mut self, tokens: usize) -> Self {
+        self.catalogue_tokens = tokens;
         self
     }
 }
@@ -232,8 +245,41 @@ impl ToolSession {
     /// Searches the deferred tools of the last pool: a natural-language query, or
     /// a regular expression when `regex`. Loads nothing.
     pub fn search(&self, query: &str, regex: bool, limit: usize) -> Result<Vec<SearchMatch>, SearchError> {
+        self.search_in(query, None, regex, limit)
+    }
+
+    /// [`search`](Self::search) within one server's tools when `server` is given
+    /// (a regular expression is matched within it too).
+    pub fn search_in(
+        &self,
+        query: &str,
+        server: Option<&str>,
+        regex: bool,
+        limit: usize,
+    ) -> Result<Vec<SearchMatch>, SearchError> {
         let Some(index) = self.index() else { return Ok(Vec::new()) };
-        if regex { index.search_regex(query, limit) } else { Ok(index.search(query, limit)) }
+        if !regex {
+            return Ok(index.search_in(query, server, limit));
+        }
+        let all = index.search_regex(query, usize::MAX)?;
+        let within =
+            |m: &SearchMatch| server.is_none_or(|s| m.server.as_deref().is_some_and(|own| own.eq_ignore_ascii_case(s)));
+        Ok(all.into_iter().filter(within).take(limit).collect())
+    }
+
+    /// The servers whose tools or summaries come closest to `query`, best first, at
+    /// most `n`, each with its summary: where to look when nothing matched.
+    pub fn closest_servers(&self, query: &str, n: usize) -> Vec<(String, Option<String>)> {
+        let Some(index) = self.index() else { return Vec::new() };
+        let hints = self.state().current.as_ref().map(|split| split.hints().clone()).unwrap_or_default();
+        index
+            .closest_servers(query, |server| hints.summary(server).map(str::to_owned), n)
+            .into_iter()
+            .map(|server| {
+                let summary = hints.summary(&server).map(str::to_owned);
+                (server, summary)
+            })
+            .collect()
     }
 
     /// Why the deferred tool `name` ranks where it does for `query`

@@ -261,6 +261,8 @@ struct Overlay {
     routes: HashMap<Box<str>, Arc<Entry>, FnvBuild>,
     owners: HashMap<Arc<str>, Vec<Box<str>>>,
     mcp: McpNames,
+    /// What the search knows beyond the tools (server summaries, extra words).
+    hints: crate::deferred::SearchHints,
 }
 
 /// Counts of what the dynamic overlay holds (for monitoring and leak tests).
@@ -423,6 +425,25 @@ impl Registry {
     /// wake it once.
     pub fn changes(&self) -> tokio::sync::watch::Receiver<u64> {
         self.changes.subscribe()
+    }
+
+    /// Adds what the search should know beyond the tools themselves: server
+    /// summaries and extra search text ([`SearchHints`](crate::deferred::SearchHints));
+    /// sessions see them from their next split. A change bumps the
+    /// [`generation`](Self::generation); the same hints again change nothing.
+    pub fn add_search_hints(&self, hints: crate::deferred::SearchHints) {
+        let mut overlay = self.write_overlay();
+        let mut merged = overlay.hints.clone();
+        merged.merge(hints);
+        if merged != overlay.hints {
+            overlay.hints = merged;
+            self.changed(&mut overlay);
+        }
+    }
+
+    /// The search hints added so far.
+    pub fn search_hints(&self) -> crate::deferred::SearchHints {
+        self.read_overlay().hints.clone()
     }
 
     fn changed(&self, overlay: &mut Overlay) {

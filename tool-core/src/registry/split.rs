@@ -58,6 +58,8 @@ pub(crate) struct Split {
     /// A hash of the deferred tools and their descriptions: the search index's key,
     /// and a part of every pool fingerprint made from this split.
     pub(crate) deferred_hash: u64,
+    /// The registry's search hints when the split was made (extra words per tool).
+    hints: crate::deferred::SearchHints,
 }
 
 impl Split {
@@ -74,6 +76,7 @@ impl Split {
         deferral: &Deferral,
     ) -> Split {
         let (generation, admitted) = registry.admitted(profile, denied);
+        let hints = registry.search_hints();
         let is_search = |entry: &Entry| entry.spec().name == TOOL_SEARCH;
         let enabled = |entry: &Entry| entry.tool().is_enabled(turn);
         // Auto tools go when everything that could be sent is over the budget.
@@ -111,8 +114,10 @@ impl Split {
         } else {
             eager.iter().find(|entry| is_search(entry)).map(|search| {
                 Described::new(crate::deferred::search_tool::description_for(
-                    deferred.iter().map(|m| m.entry.spec().name.as_ref()),
+                    deferred.iter().map(|m| (m.entry.spec().name.as_ref(), m.description())),
                     &search.spec().description,
+                    &hints,
+                    deferral.catalogue_tokens,
                 ))
             })
         };
@@ -137,6 +142,7 @@ impl Split {
             search_description,
             native,
             deferred_hash,
+            hints,
         }
     }
 
@@ -150,12 +156,17 @@ impl Split {
         self.by_name.contains_key(name)
     }
 
+    /// The registry's search hints when the split was made.
+    pub(crate) fn hints(&self) -> &crate::deferred::SearchHints {
+        &self.hints
+    }
+
     /// The deferred tools as the search index reads them.
     pub(crate) fn documents(&self) -> impl Iterator<Item = SearchDocument> + '_ {
-        self.deferred.iter().map(|m| SearchDocument {
-            name: m.entry.spec().name.to_string(),
-            description: m.description().to_owned(),
-            input_schema: m.entry.input_schema().clone(),
+        self.deferred.iter().map(|m| {
+            let name = m.entry.spec().name.as_ref();
+            SearchDocument::new(name, m.description(), m.entry.input_schema().clone())
+                .with_keywords(self.hints.keywords(name))
         })
     }
 }
