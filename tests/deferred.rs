@@ -119,8 +119,9 @@ fn a_deferred_tool_is_found_loaded_and_appended_after_what_was_sent() {
     // The search tool says what can be found.
     let search = before.to_value().as_array().unwrap().iter().find(|d| d["name"] == TOOL_SEARCH).cloned().unwrap();
     let description = search["description"].as_str().unwrap();
-    assert!(description.contains("weather (2)") && description.contains("github (1)"), "{description}");
-    assert!(description.contains("4 tools can be loaded"), "{description}");
+    assert!(description.contains("- weather (2 tools)") && description.contains("- github (1 tool)"), "{description}");
+    assert!(description.contains("4 deferred tools can be loaded"), "{description}");
+    assert!(description.contains("Tools: create_issue."), "the names fit the budget: {description}");
 
     // Not loaded: an error that says how to get it.
     let result = run(&executor, &pool, &turn, "mcp__weather__get_forecast", json!({"query": "Paris"}));

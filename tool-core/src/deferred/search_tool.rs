@@ -308,7 +308,7 @@ fn head(line: &ServerLine<'_>, hints: &super::SearchHints) -> String {
         Some(server) => {
             let summary = match hints.summary(server) {
                 Some(summary) => summary.trim_end_matches('.').to_owned(),
-                None => drawn_summary(&line.descriptions),
+                None => drawn_summary(&line.descriptions, server),
             };
             format!("{server} ({counted}): {summary}.")
         }
@@ -404,12 +404,15 @@ const GENERIC: &[&str] = &[
 
 /// A server's summary drawn from its tools' descriptions: the words most of them
 /// share, most common first.
-fn drawn_summary(descriptions: &[&str]) -> String {
+fn drawn_summary(descriptions: &[&str], server: &str) -> String {
+    // The server's own name says nothing its line does not.
+    let own = server.to_lowercase();
     let mut counts: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();
     for description in descriptions {
         let mut seen: Vec<String> = Vec::new();
         for word in description.split(|c: char| !c.is_alphanumeric()).map(str::to_lowercase) {
-            if word.len() >= 4 && !GENERIC.contains(&word.as_str()) && !word.bytes().all(|b| b.is_ascii_digit()) {
+            let plain = word.len() >= 4 && !GENERIC.contains(&word.as_str()) && !own.contains(word.as_str());
+            if plain && !word.bytes().all(|b| b.is_ascii_digit()) {
                 let singular = word.strip_suffix('s').filter(|w| w.len() >= 4).unwrap_or(&word).to_owned();
                 if !seen.contains(&singular) {
                     seen.push(singular);
