@@ -213,6 +213,13 @@ impl Bwrap {
             let path = Path::new("/proc").join(entry);
             args.extend(["--ro-bind-try".into(), path.clone().into_os_string(), path.into_os_string()]);
         }
+        // bubblewrap's own process is PID 1 here while it sets up (and then reaps):
+        // its memory and environment are covered, so no command opens them, not even
+        // to write (ptrace and process_vm_* are refused by seccomp besides).
+        for entry in PID1_COVERED {
+            let path = Path::new("/proc/1").join(entry);
+            args.extend(["--ro-bind".into(), "/dev/null".into(), path.into_os_string()]);
+        }
         args
     }
 }
@@ -220,6 +227,9 @@ impl Bwrap {
 /// What stays read-only under `/proc`: bubblewrap's list (`sys`, `sysrq-trigger`,
 /// `irq`, `bus`) and the rest of the container runtimes' (`fs`, `acpi`, `scsi`).
 const PROC_READ_ONLY: &[&str] = &["sys", "sysrq-trigger", "irq", "bus", "fs", "acpi", "scsi"];
+
+/// What of PID 1 (bubblewrap) is covered: its memory and its environment.
+const PID1_COVERED: &[&str] = &["mem", "environ"];
 
 fn exists(path: &Path) -> bool {
     std::fs::symlink_metadata(path).is_ok()
