@@ -179,6 +179,18 @@ fn what_the_transport_forbids_is_its_status_with_a_jsonrpc_error() {
     assert!(error["message"].as_str().unwrap().contains("initialize"), "{error}");
 }
 
+/// The headers of a request in `session` by the caller whose `Authorization` is `auth`.
+fn as_caller<'a>(session: &'a str, auth: &'a str) -> [(&'a str, &'a str); 3] {
+    [("Mcp-Session-Id", session), ("Mcp-Protocol-Version", "2025-06-18"), ("Authorization", auth)]
+}
+
+/// Ends the handshake of `session` (`notifications/initialized`).
+fn initialized(serve: &HttpServe, session: &str, auth: &str) {
+    let body = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+    let done = post(&serve.addr, "/mcp", &serve.addr, &as_caller(session, auth), body);
+    assert_eq!(status(&done), 202, "{done}");
+}
+
 /// A session of the caller whose `Authorization` is `auth`.
 fn open_session_as(serve: &HttpServe, auth: &str) -> Result<String, String> {
     let response = initialize(&serve.addr, "/mcp", &serve.addr, &[("Authorization", auth)]);
@@ -186,10 +198,7 @@ fn open_session_as(serve: &HttpServe, auth: &str) -> Result<String, String> {
         return Err(response);
     }
     let id = header(&response, "mcp-session-id").unwrap_or_else(|| panic!("no session id: {response}")).to_owned();
-    let headers = [("Mcp-Session-Id", id.as_str()), ("Mcp-Protocol-Version", "2025-06-18"), ("Authorization", auth)];
-    let done =
-        post(&serve.addr, "/mcp", &serve.addr, &headers, r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
-    assert_eq!(status(&done), 202, "{done}");
+    initialized(serve, &id, auth);
     Ok(id)
 }
 
@@ -239,49 +248,24 @@ fn one_caller_cannot_lock_out_the_others() {
         r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"shell","arguments":{"command":"sleep 2"}}}"#;
     let sessions: Vec<String> = opened.iter().map(|a| header(a, "mcp-session-id").unwrap().to_owned()).collect();
     for session in &sessions {
-        let headers = [
-            ("Mcp-Session-Id", session.as_str()),
-            ("Mcp-Protocol-Version", "2025-06-18"),
-            ("Authorization", flood.as_str()),
-        ];
-        let done = post(
-            &serve.addr,
-            "/mcp",
-            &serve.addr,
-            &headers,
-            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
-        );
-        assert_eq!(status(&done), 202, "{done}");
+        initialized(&serve, session, &flood);
     }
     let running: Vec<_> = (0..4)
         .map(|i| {
             let (addr, flood, session) = (serve.addr.clone(), flood.clone(), sessions[i % sessions.len()].clone());
             std::thread::spawn(move || {
-                let headers = [
-                    ("Mcp-Session-Id", session.as_str()),
-                    ("Mcp-Protocol-Version", "2025-06-18"),
-                    ("Authorization", flood.as_str()),
-                ];
-                post_until(&addr, "/mcp", &addr, &headers, slow, Some("\"id\":3"))
+                post_until(&addr, "/mcp", &addr, &as_caller(&session, &flood), slow, Some("\"id\":3"))
             })
         })
         .collect();
     std::thread::sleep(Duration::from_millis(1000));
-    let headers = [
-        ("Mcp-Session-Id", flood_session.as_str()),
-        ("Mcp-Protocol-Version", "2025-06-18"),
-        ("Authorization", flood.as_str()),
-    ];
+    let headers = as_caller(&flood_session, &flood);
     let more = post(&serve.addr, "/mcp", &serve.addr, &headers, r#"{"jsonrpc":"2.0","id":9,"method":"tools/list"}"#);
     assert_eq!(status(&more), 429, "{more}");
     assert!(more.contains("for this caller") && more.contains("--max-calls-per-caller"), "{more}");
     // The other caller: initializes, lists and calls while the flood holds its share.
     let session = open_session_as(&serve, &other).unwrap_or_else(|r| panic!("the other caller was locked out: {r}"));
-    let headers = [
-        ("Mcp-Session-Id", session.as_str()),
-        ("Mcp-Protocol-Version", "2025-06-18"),
-        ("Authorization", other.as_str()),
-    ];
+    let headers = as_caller(&session, &other);
     let listed = post(&serve.addr, "/mcp", &serve.addr, &headers, r#"{"jsonrpc":"2.0","id":4,"method":"tools/list"}"#);
     assert_eq!(status(&listed), 200, "{listed}");
     let call = r#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"read_file","arguments":{"path":"hello.txt"}}}"#;

@@ -186,7 +186,7 @@ fn changed_kind(path: &Path) -> bool {
 
 /// The git directory a `.git` file names (`gitdir: <path>`, relative to the file's
 /// directory), as git reads it.
-pub(crate) fn gitdir_of(dot_git: &Path) -> Option<PathBuf> {
+fn gitdir_of(dot_git: &Path) -> Option<PathBuf> {
     let meta = std::fs::symlink_metadata(dot_git).ok()?;
     if !meta.is_file() || meta.len() > 4096 {
         return None;

@@ -517,7 +517,7 @@ mod catalogue_tests {
         // With room, the names come too.
         let roomy = catalogue(&tools, &SearchHints::default(), 100_000);
         assert!(roomy.contains("do_thing_number_16"), "{roomy}");
-        assert!(!text.contains("Tools: do_thing_number_00, do_thing_number_01") || text.len() < roomy.len());
+        assert!(text.len() < roomy.len(), "the budget left some names out");
     }
 
     #[test]
