@@ -158,6 +158,9 @@ pub mod agent;
 #[cfg(feature = "subagents")]
 pub mod subagents;
 
+#[cfg(feature = "subagents")]
+pub mod skills;
+
 #[cfg(feature = "builtin")]
 mod workspace;
 #[cfg(feature = "builtin")]
@@ -183,6 +186,8 @@ mod reference_doctests {
     pub struct Agents;
     #[doc = include_str!("../docs/mcp.md")]
     pub struct Mcp;
+    #[doc = include_str!("../docs/workflow-tools.md")]
+    pub struct WorkflowTools;
 }
 
 /// Every tool linked into the binary, the built-ins always included.

@@ -264,23 +264,7 @@ fn files(dir: &Path, format: Format, problems: &mut Vec<Problem>) -> Vec<PathBuf
 
 /// The definition in `file`, or `None` (with the problems) when it cannot be used.
 fn read_file(file: &Path, format: Format, source: Source, problems: &mut Vec<Problem>) -> Option<AgentDefinition> {
-    let text = match std::fs::metadata(file) {
-        Ok(meta) if meta.len() > MAX_FILE_BYTES => {
-            problems.push(Problem::error(file, None, format!("is over {MAX_FILE_BYTES} bytes; not read")));
-            return None;
-        }
-        Ok(_) => match std::fs::read_to_string(file) {
-            Ok(text) => text,
-            Err(e) => {
-                problems.push(Problem::error(file, None, format!("cannot be read: {e}")));
-                return None;
-            }
-        },
-        Err(e) => {
-            problems.push(Problem::error(file, None, format!("cannot be read: {e}")));
-            return None;
-        }
-    };
+    let text = read_limited(file, MAX_FILE_BYTES, problems)?;
     let yaml_file = file.extension().is_some_and(|e| e == "yaml" || e == "yml");
     let parsed = if yaml_file && crate::frontmatter::split(&text).is_none() {
         // A Cline file that is all YAML (its prompt under `prompt`).
@@ -309,4 +293,18 @@ fn read_file(file: &Path, format: Format, source: Source, problems: &mut Vec<Pro
             None
         }
     }
+}
+
+/// The text of `file` if it is at most `max` bytes and readable; else `None`, with the
+/// problem.
+pub(crate) fn read_limited(file: &Path, max: u64, problems: &mut Vec<Problem>) -> Option<String> {
+    let read = match std::fs::metadata(file) {
+        Ok(meta) if meta.len() > max => {
+            problems.push(Problem::error(file, None, format!("is over {max} bytes; not read")));
+            return None;
+        }
+        Ok(_) => std::fs::read_to_string(file),
+        Err(e) => Err(e),
+    };
+    read.map_err(|e| problems.push(Problem::error(file, None, format!("cannot be read: {e}")))).ok()
 }

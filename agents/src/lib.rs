@@ -45,6 +45,7 @@ mod fields;
 mod frontmatter;
 mod naming;
 mod problem;
+pub mod skills;
 
 pub use builtin::{builtin, fork};
 pub use catalog::{Catalog, LoadOptions, Shadowed};

@@ -49,6 +49,13 @@ impl FileStates {
         self.0.lock().unwrap_or_else(PoisonError::into_inner).insert(path.to_path_buf(), stamp);
     }
 
+    /// Every file recorded (read or written this session), sorted.
+    pub fn paths(&self) -> Vec<PathBuf> {
+        let mut paths: Vec<PathBuf> = self.0.lock().unwrap_or_else(PoisonError::into_inner).keys().cloned().collect();
+        paths.sort();
+        paths
+    }
+
     /// The stamp recorded for `path`.
     pub fn get(&self, path: &Path) -> Option<FileStamp> {
         self.0.lock().unwrap_or_else(PoisonError::into_inner).get(path).cloned()

@@ -73,6 +73,8 @@ pub struct AgentArgs {
     claude_code: bool,
     #[command(flatten)]
     trust: super::turn::TrustArgs,
+    #[command(flatten)]
+    skill_places: super::skills::SkillPlaces,
     #[cfg(feature = "mcp")]
     #[command(flatten)]
     mcp: super::mounts::McpArgs,
@@ -119,6 +121,8 @@ pub fn run(args: AgentArgs) -> Result<(), String> {
     let policy = toolwright::agent::RetryPolicy::default().max_retries(args.retries);
     let subagents = subagents(&args, &workspace, &model, &orchestrator, hooks, policy, &trace)?;
     subagents.install(&registry).map_err(|e| e.to_string())?;
+    let skills = skills(&args, &workspace, &orchestrator, &trace);
+    skills.install(&registry).map_err(|e| e.to_string())?;
     let mut agent =
         Agent::new(model, Arc::clone(&orchestrator)).system(SYSTEM).max_responses(args.max_turns).retry(policy);
     if args.claude_code {
@@ -136,7 +140,7 @@ pub fn run(args: AgentArgs) -> Result<(), String> {
         // The workspace's MCP servers, mounted before the tools are listed.
         #[cfg(feature = "mcp")]
         let _mounts = args.mcp.mount(&workspace, trusted, &registry, |w| trace.note(&format!("warning: {w}"))).await?;
-        let (mut turn, printer) = traced_turn_with_transcript(&workspace, &trace, &subagents);
+        let (mut turn, printer) = traced_turn_with_transcript(&workspace, &trace, &subagents, &skills);
         // A stop signal stops the background agents too (the foreground ones stop
         // with the turn).
         let stopper = tokio::spawn({
@@ -262,6 +266,24 @@ fn subagents(
         .hooks(hooks)
         .observer(Arc::new(super::children::TracedChildren { trace: Arc::clone(trace) }))
         .build())
+}
+
+/// The skills runtime of a live run: the workspace's skills trusted as its settings
+/// are, read anew each turn; their problems noted once at the start.
+fn skills(
+    args: &AgentArgs,
+    workspace: &std::path::Path,
+    orchestrator: &Arc<Orchestrator>,
+    trace: &Arc<Trace>,
+) -> toolwright::skills::Skills {
+    use toolwright::skills::{SkillCatalog, Skills};
+    let options = args.skill_places.options(args.trust.trust(workspace));
+    for problem in SkillCatalog::load(workspace, &options).problems() {
+        trace.note(&problem.to_string());
+    }
+    Skills::builder(Arc::clone(orchestrator.executor()))
+        .catalog(move |cwd, touched| SkillCatalog::load(cwd, &options.clone().touched(touched)))
+        .build()
 }
 
 /// What the model is told when a background agent ends (Claude Code's task

@@ -32,6 +32,7 @@ mod output;
 mod replay;
 mod sample;
 mod search;
+mod skills;
 mod stop;
 mod timeline;
 mod timing;
@@ -77,6 +78,8 @@ enum Command {
     Check,
     /// List the subagent definitions for the workspace and every problem with them.
     Agents(agents::AgentsArgs),
+    /// List the skills for the workspace and every problem with them.
+    Skills(skills::SkillsArgs),
     /// List the registered tools with their flags.
     Tools,
     /// Draw a saved trace (`replay --json` / `agent --json` lines, or an OTLP JSON
@@ -165,6 +168,11 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
         }
         Command::Agents(args) => {
             let (listing, ok) = agents::run(args)?;
+            println!("{listing}");
+            return Ok(if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE });
+        }
+        Command::Skills(args) => {
+            let (listing, ok) = skills::run(args)?;
             println!("{listing}");
             return Ok(if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE });
         }

@@ -105,8 +105,9 @@ pub fn traced_turn_with_transcript(
     workspace: &std::path::Path,
     trace: &Arc<Trace>,
     subagents: &toolwright::subagents::Subagents,
+    skills: &toolwright::skills::Skills,
 ) -> (TurnContext, tokio::task::JoinHandle<()>) {
-    let mut session = subagents.extensions(toolwright::builtin::session());
+    let mut session = skills.extensions(subagents.extensions(toolwright::builtin::session()));
     let mut info = toolwright::SessionInfo::new();
     let home = std::env::var_os("HOME").map(std::path::PathBuf::from).unwrap_or_else(std::env::temp_dir);
     info.transcript_path = Some(home.join(".toolwright/transcripts").join(format!("{}.jsonl", info.id)));

@@ -36,6 +36,7 @@
 //! shell tool uses without the rules; it is re-exported here as [`shell`].
 
 pub mod domain;
+pub mod grants;
 /// Shell command analysis, from [`toolwright_shell`].
 pub use toolwright_shell as shell;
 pub use toolwright_shell::{expand, sed};

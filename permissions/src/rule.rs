@@ -5,6 +5,9 @@ use std::fmt;
 
 /// The agent tool's parameter that `Agent(Explore)` rules match.
 pub(crate) const AGENT_TYPE_PARAM: &str = "subagent_type";
+/// The skill tool's parameter that `Skill(name)` and `Skill(name *)` rules match (with
+/// the call's `args` after a space).
+pub(crate) const SKILL_PARAM: &str = "skill";
 /// The agent type a call without `subagent_type` starts.
 pub const DEFAULT_AGENT_TYPE: &str = "general-purpose";
 
@@ -331,6 +334,11 @@ fn specifier(name: &str, spec: &str, effect: Effect, anchors: &Anchors) -> Resul
         let value = CommandPattern::new(spec.trim()).map_err(|e| format!("`{spec}`: {e}"))?;
         let name = AGENT_TYPE_PARAM.to_owned();
         return Ok(Specifier::Param { name, value, otherwise: None });
+    }
+    // `Skill(commit)`, `Skill(review-pr *)`: the skill's name, and its arguments.
+    if name == "Skill" {
+        let value = CommandPattern::new(spec.trim().trim_start_matches('/')).map_err(|e| format!("`{spec}`: {e}"))?;
+        return Ok(Specifier::Param { name: SKILL_PARAM.to_owned(), value, otherwise: None });
     }
     match own {
         Some(own) => Ok(own),

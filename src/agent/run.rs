@@ -451,13 +451,14 @@ impl Agent {
             // and a session's searches may have loaded some.
             // With a profile, the pool is also what the calls are held to.
             let pool = self.profile.as_ref().map(|profile| registry.pool(turn, profile, &[]));
-            let tools = match (&pool, turn.extensions().get::<toolwright_core::deferred::ToolSession>()) {
-                (Some(pool), _) => pool.definitions(self.provider)?.to_value(),
-                (None, Some(_)) => {
+            // Without one, the main agent's pool: each tool as enabled and described
+            // for this turn (the skill and agent tools list what the turn has).
+            let tools = match &pool {
+                Some(pool) => pool.definitions(self.provider)?.to_value(),
+                None => {
                     let pool = registry.pool(turn, &toolwright_core::Profile::main_agent(), &[]);
                     pool.definitions(self.provider)?.to_value()
                 }
-                (None, None) => registry.definitions(self.provider)?.to_value(),
             };
             let tools = match &self.shown_tools {
                 Some(shown) => shown.clone(),

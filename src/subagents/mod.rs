@@ -66,4 +66,5 @@ pub use models::{ChildModels, ChildRequest, resolve_model_alias};
 pub use observer::{SubagentEvent, SubagentObserver};
 pub use recorded::{RecordedTree, RecordedTreeError, SECTION};
 pub use runtime::{Subagents, SubagentsBuilder};
+pub(crate) use tools::agent::Input as AgentInput;
 pub use tools::{AGENT_TOOL, SEND_MESSAGE_TOOL, TASK_OUTPUT_TOOL, TASK_STOP_TOOL};

@@ -110,6 +110,17 @@ impl Subagents {
             prompt.push_str("\n\n");
             prompt.push_str(&context);
         }
+        // `skills:` in the definition: their full content, preloaded.
+        let mut definition = definition;
+        if !definition.skills.is_empty()
+            && let Some(skills) = cx.extension::<crate::skills::Skills>()
+        {
+            let (text, notes) = skills.preload(cx.cwd(), &definition.skills);
+            definition.prompt.push_str(&text);
+            for note in notes {
+                tracing::warn!(agent = %definition.name, "{note}");
+            }
+        }
         let (conversation, agent) = match &fork {
             // The parent's system prompt, tool definitions and history, byte for byte,
             // then the task: the provider's cached prefix is reused.
@@ -162,6 +173,9 @@ impl Subagents {
             extensions.insert(own.turn_hooks());
         }
         extensions.insert(self.clone());
+        if let Some(skills) = cx.extension::<crate::skills::Skills>() {
+            extensions.insert(skills.clone());
+        }
         extensions.insert(crate::agent::ForkCell::default());
         let turn = cx.turn().with_extensions(extensions).with_cancellation(token);
         match cwd {

@@ -203,6 +203,12 @@ impl<F: Fn(&PermissionRequest<'_>) -> PermissionDecision + Send + Sync> Permissi
     }
 }
 
+/// In a call's extensions: the call is never put to the approver, and what would
+/// ask is denied, saying why no one was asked. A skill's `!` commands run so (Claude
+/// Code never prompts for them: only what a rule allows runs).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NoQuestions(pub std::borrow::Cow<'static, str>);
+
 /// The approver's answer.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Approval {

@@ -6,7 +6,7 @@ use super::places::*;
 use super::verdict::*;
 use super::*;
 use crate::mode::Mode;
-use crate::rule::AGENT_TYPE_PARAM;
+use crate::rule::{AGENT_TYPE_PARAM, SKILL_PARAM};
 use crate::rule::{CallNames, Effect, Kind, Specifier};
 use serde_json::Value;
 use std::path::Path;
@@ -47,7 +47,15 @@ impl RulePolicy {
     /// The decision for one call, from what it touches.
     pub(crate) fn decide(&self, request: &PermissionRequest<'_>) -> PermissionDecision {
         let confined = self.sandbox_auto_allows(request);
-        let decision = self.decide_by_rules(request, confined);
+        let mut decision = self.decide_by_rules(request, confined);
+        // A question the mode would ask is answered by a grant in force (a skill's
+        // `allowed-tools`); deny and ask rules are not `Ask`.
+        if matches!(decision, PermissionDecision::Ask(_))
+            && let Some(grants) = request.extensions.get::<crate::grants::Grants>()
+            && grants.policy().decide_by_rules(request, confined) == PermissionDecision::Allow
+        {
+            decision = PermissionDecision::Allow;
+        }
         // A command that will run confined skips the question (deny rules, explicit
         // ask rules and protected paths still hold: they are not `Ask`).
         if matches!(decision, PermissionDecision::Ask(_)) && confined {
@@ -112,10 +120,7 @@ impl RulePolicy {
                         Some(Specifier::Param { name, value, .. }) => {
                             // (Parsed only when a parameter rule names the tool.)
                             let params = params.get_or_insert_with(|| top_level(request.input));
-                            let given = params.get(name).and_then(scalar_text);
-                            // The agent tool's type defaults to the general-purpose agent.
-                            let given = given.or_else(|| (name == AGENT_TYPE_PARAM).then(|| DEFAULT_AGENT_TYPE.into()));
-                            given.is_some_and(|v| value.matches(&v))
+                            param_value(params, name).is_some_and(|v| value.matches(&v))
                         }
                         Some(_) => false,
                     };
@@ -125,6 +130,15 @@ impl RulePolicy {
                         continue;
                     }
                     if hit {
+                        return self.finish(verdict_for(rule), mode);
+                    }
+                }
+            }
+            // Allow rules that name a value (`Agent(Explore)`, `Skill(commit)`).
+            for rule in set.rules.iter().filter(|r| r.effect == Effect::Allow && r.tool.covers(&call)) {
+                if let Some(Specifier::Param { name, value, otherwise: None }) = &rule.specifier {
+                    let params = params.get_or_insert_with(|| top_level(request.input));
+                    if param_value(params, name).is_some_and(|v| value.matches(&v)) {
                         return self.finish(verdict_for(rule), mode);
                     }
                 }
@@ -273,4 +287,21 @@ pub(crate) fn scalar_text(value: &Value) -> Option<String> {
         Value::Number(n) => Some(n.to_string()),
         _ => None,
     }
+}
+
+/// The value a parameter rule matches: the parameter's text; the agent type
+/// defaulting to the general-purpose agent; a skill's name (without `/`) followed by
+/// its arguments.
+fn param_value(params: &serde_json::Map<String, Value>, name: &str) -> Option<String> {
+    let given = params.get(name).and_then(scalar_text);
+    if name == AGENT_TYPE_PARAM {
+        return given.or_else(|| Some(DEFAULT_AGENT_TYPE.into()));
+    }
+    if name == SKILL_PARAM {
+        let skill = given?.trim().trim_start_matches('/').to_owned();
+        let args = params.get("args").and_then(scalar_text).unwrap_or_default();
+        let args = args.trim();
+        return Some(if args.is_empty() { skill } else { format!("{skill} {args}") });
+    }
+    given
 }

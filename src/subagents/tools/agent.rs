@@ -91,6 +91,21 @@ pub(crate) struct Input {
     pub(crate) isolation: Option<String>,
 }
 
+impl Input {
+    /// A `context: fork` skill's start: its body as the prompt, in the foreground.
+    pub(crate) fn for_skill(skill: &str, prompt: String, agent: Option<String>, model: Option<String>) -> Input {
+        Input {
+            description: format!("skill {skill}"),
+            prompt,
+            subagent_type: agent,
+            model,
+            run_in_background: false,
+            name: None,
+            isolation: None,
+        }
+    }
+}
+
 impl PreparedCall for Input {
     fn flags(&self) -> Flags {
         FLAGS

@@ -80,6 +80,12 @@ impl Executor {
         if !forced && self.always_allowed.lock().unwrap_or_else(PoisonError::into_inner).contains(name) {
             return Ok(Asked::No);
         }
+        if let Some(crate::permission::NoQuestions(why)) = cx.extensions().get::<crate::permission::NoQuestions>() {
+            return Err(Failure::new(
+                ErrorKind::Denied,
+                format!("{name}: this call needs approval ({question}), and it is not asked for: {why}"),
+            ));
+        }
         let Some(approver) = &self.approver else {
             self.warn_unapproved(name);
             return Err(Failure::new(

@@ -1,0 +1,257 @@
+//! Skills end to end: the real binary's `agent` command against a scripted Anthropic
+//! server on 127.0.0.1, in a workspace with `.claude/skills/*/SKILL.md`, checked
+//! against Claude Code's skills documentation and the Agent Skills specification.
+
+#[path = "../../tests/common/mod.rs"]
+mod common;
+
+use common::scripted::{Logged, Reply, serve};
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+struct Workspace {
+    dir: tempfile::TempDir,
+    home: tempfile::TempDir,
+}
+
+impl Workspace {
+    fn new(skills: &[(&str, &str)], settings: Value) -> Workspace {
+        let dir = tempfile::tempdir().unwrap();
+        let home = tempfile::tempdir().unwrap();
+        for (name, text) in skills {
+            let skill = dir.path().join(".claude/skills").join(name);
+            std::fs::create_dir_all(&skill).unwrap();
+            std::fs::write(skill.join("SKILL.md"), text).unwrap();
+        }
+        std::fs::create_dir_all(dir.path().join(".claude")).unwrap();
+        std::fs::write(dir.path().join(".claude/settings.json"), settings.to_string()).unwrap();
+        Workspace { dir, home }
+    }
+
+    fn path(&self) -> PathBuf {
+        self.dir.path().canonicalize().unwrap()
+    }
+
+    fn run(&self, url: &str, extra: &[&str], env: &[(&str, &str)]) -> Output {
+        let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_toolwright"));
+        command
+            .args(["agent", "--provider", "anthropic", "--json", "--trust-workspace", "--workspace"])
+            .arg(self.path())
+            .args(extra)
+            .arg("Do the task.")
+            .env("ANTHROPIC_API_KEY", "test-key")
+            .env("ANTHROPIC_BASE_URL", url)
+            .env("HOME", self.home.path())
+            .env_remove("SLASH_COMMAND_TOOL_CHAR_BUDGET")
+            .env_remove("CLAUDE_CONFIG_DIR");
+        for (k, v) in env {
+            command.env(k, v);
+        }
+        command.output().unwrap()
+    }
+}
+
+fn skill(name: &str, front: &str, body: &str) -> String {
+    format!("---\nname: {name}\n{front}---\n{body}\n")
+}
+
+fn show(out: &Output) -> String {
+    format!("{}\n{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr))
+}
+
+fn skill_description(request: &Logged) -> String {
+    request.body["tools"]
+        .as_array()
+        .and_then(|tools| tools.iter().find(|t| t["name"] == "skill"))
+        .and_then(|t| t["description"].as_str())
+        .unwrap_or_default()
+        .to_owned()
+}
+
+/// Runs a main agent that makes `calls` one response at a time, then stops; the log.
+fn script(ws: &Workspace, calls: Vec<Value>, extra: &[&str], env: &[(&str, &str)]) -> (Output, Vec<Logged>) {
+    let (url, log) = serve(move |req| {
+        let step = req.messages().len() / 2;
+        match calls.get(step) {
+            Some(call) => Reply::calls(vec![(call["name"].as_str().unwrap(), call["input"].clone())]),
+            None => Reply::text("Done."),
+        }
+    });
+    let out = ws.run(&url, extra, env);
+    let log = log.lock().unwrap().clone();
+    (out, log)
+}
+
+fn call(name: &str, input: Value) -> Value {
+    json!({"name": name, "input": input})
+}
+
+#[test]
+fn the_listing_shows_model_invocable_skills_and_a_call_renders_the_body_once() {
+    let ws = Workspace::new(
+        &[
+            (
+                "fix-issue",
+                &skill(
+                    "fix-issue",
+                    "description: Fixes a GitHub issue by number\nargument-hint: [issue]\n",
+                    "Fix issue $0 in ${CLAUDE_PROJECT_DIR}: $ARGUMENTS.",
+                ),
+            ),
+            (
+                "deploy",
+                &skill("deploy", "description: Deploys to production\ndisable-model-invocation: true\n", "Deploy it."),
+            ),
+        ],
+        json!({"permissions": {"allow": ["Skill"]}}),
+    );
+    std::fs::write(ws.path().join(".claude/skills/fix-issue/checklist.md"), "- tests\n").unwrap();
+    let calls = vec![
+        call("Skill", json!({"skill": "fix-issue", "args": "123 urgent"})),
+        call("Skill", json!({"skill": "/fix-issue", "args": "123 urgent"})),
+        call("Skill", json!({"skill": "deploy"})),
+        call("Skill", json!({"skill": "fix-isue"})),
+    ];
+    let (out, log) = script(&ws, calls, &[], &[]);
+    assert!(out.status.success(), "{}", show(&out));
+    let description = skill_description(&log[0]);
+    assert!(description.contains("- fix-issue [issue]: Fixes a GitHub issue by number"), "{description}");
+    assert!(!description.contains("deploy"), "a user-only skill is listed: {description}");
+    let (_, first, error) = log[1].results().remove(0);
+    assert!(!error, "{first}");
+    let root = ws.path();
+    assert!(first.contains(&format!("Fix issue 123 in {}: 123 urgent.", root.display())), "{first}");
+    assert!(first.contains("checklist.md") && first.contains("Base directory for this skill"), "{first}");
+    let (_, again, _) = log[2].results().remove(0);
+    assert!(again.contains("already loaded"), "{again}");
+    let (_, user_only, error) = log[3].results().remove(0);
+    assert!(error && user_only.contains("only be invoked by the user"), "{user_only}");
+    let (_, missing, error) = log[4].results().remove(0);
+    assert!(error && missing.contains("Did you mean `fix-issue`?"), "{missing}");
+}
+
+#[test]
+fn bang_commands_run_only_when_a_rule_or_allowed_tools_allows_them_never_asked() {
+    let ws = Workspace::new(
+        &[
+            ("unasked", &skill("unasked", "description: Touches a file\n", "Made: !`touch by-unasked && echo made`")),
+            (
+                "granted",
+                &skill(
+                    "granted",
+                    "description: Touches a file it may\nallowed-tools: Bash(touch:*)\n",
+                    "Made: !`touch by-granted`\nBlock:\n```!\necho from-block\n```\nDone.",
+                ),
+            ),
+            ("fails", &skill("fails", "description: Fails\nallowed-tools: Bash(false)\n", "x !`false`")),
+        ],
+        json!({"permissions": {"allow": ["Skill"]}}),
+    );
+    let calls = vec![
+        call("Skill", json!({"skill": "unasked"})),
+        call("Skill", json!({"skill": "granted"})),
+        call("Skill", json!({"skill": "fails"})),
+        call("shell", json!({"command": "touch after-skill"})),
+    ];
+    // `--deny`: the grant must not outlive nothing else asking; a question would be
+    // answered no (and the `!` commands are never put to it).
+    let (out, log) = script(&ws, calls, &["--deny"], &[]);
+    assert!(out.status.success(), "{}", show(&out));
+    let (_, unasked, error) = log[1].results().remove(0);
+    assert!(
+        error && unasked.contains("Shell command failed for pattern \"!`touch by-unasked && echo made`\""),
+        "{unasked}"
+    );
+    assert!(unasked.contains("never asked"), "{unasked}");
+    assert!(!ws.path().join("by-unasked").exists(), "an unallowed `!` command ran");
+    let (_, granted, error) = log[2].results().remove(0);
+    assert!(!error, "{granted}");
+    assert!(granted.contains("Made: \nBlock:\nfrom-block\nDone.") || granted.contains("from-block"), "{granted}");
+    assert!(ws.path().join("by-granted").exists());
+    let (_, fails, error) = log[3].results().remove(0);
+    assert!(error && fails.contains("Shell command failed for pattern \"!`false`\""), "{fails}");
+    // The skill's grant holds for the run: `touch` runs without a question.
+    let (_, after, error) = log[4].results().remove(0);
+    assert!(!error, "{after}");
+    assert!(ws.path().join("after-skill").exists());
+}
+
+#[test]
+fn skill_rules_decide_which_skills_run() {
+    let ws = Workspace::new(
+        &[
+            ("commit", &skill("commit", "description: Commits\n", "Commit.")),
+            ("review", &skill("review", "description: Reviews\n", "Review $ARGUMENTS.")),
+            ("secret", &skill("secret", "description: Not for the model\n", "Secret.")),
+        ],
+        json!({"permissions": {"allow": ["Skill(commit)", "Skill(review *)"], "deny": ["Skill(secret)"]}}),
+    );
+    let calls = vec![
+        call("Skill", json!({"skill": "commit"})),
+        call("Skill", json!({"skill": "review", "args": "PR 7"})),
+        call("Skill", json!({"skill": "secret"})),
+    ];
+    let (out, log) = script(&ws, calls, &["--deny"], &[]);
+    assert!(out.status.success(), "{}", show(&out));
+    assert!(!log[1].results()[0].2, "{:?}", log[1].results());
+    let (_, review, error) = log[2].results().remove(0);
+    assert!(!error && review.contains("Review PR 7."), "{review}");
+    let (_, secret, error) = log[3].results().remove(0);
+    assert!(error && secret.contains("denied"), "{secret}");
+}
+
+#[test]
+fn the_listing_keeps_every_name_within_its_budget() {
+    let mut files = Vec::new();
+    for i in 0..12 {
+        let name = format!("skill-{i:02}");
+        files.push((
+            name.clone(),
+            skill(&name, &format!("description: {}\n", "A long description. ".repeat(20)), "Body."),
+        ));
+    }
+    let skills: Vec<(&str, &str)> = files.iter().map(|(n, t)| (n.as_str(), t.as_str())).collect();
+    let ws = Workspace::new(&skills, json!({}));
+    let (out, log) = script(&ws, Vec::new(), &[], &[("SLASH_COMMAND_TOOL_CHAR_BUDGET", "1500")]);
+    assert!(out.status.success(), "{}", show(&out));
+    let description = skill_description(&log[0]);
+    for i in 0..12 {
+        assert!(description.contains(&format!("- skill-{i:02}")), "{description}");
+    }
+    assert!(description.contains("listed by name only"), "{description}");
+    let listing = description.split("Available skills:\n").nth(1).unwrap();
+    let listed: usize = listing.lines().filter(|l| l.starts_with("- ")).map(|l| l.chars().count() + 1).sum();
+    assert!(listed <= 1500, "{listed} characters listed");
+}
+
+#[test]
+fn skills_lists_what_is_found_and_fails_on_a_file_that_cannot_be_used() {
+    let ws = Workspace::new(
+        &[
+            ("good", &skill("good", "description: Good\n", "Body.")),
+            ("bad", &skill("bad", "description: Bad\ncontext: thread\n", "Body.")),
+        ],
+        json!({}),
+    );
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_toolwright"))
+        .args(["skills", "--trust-workspace", "--cwd"])
+        .arg(ws.path())
+        .env("HOME", ws.home.path())
+        .output()
+        .unwrap();
+    let text = show(&out);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(text.contains("good (project)"), "{text}");
+    assert!(text.contains("bad/SKILL.md: `context`"), "{text}");
+    // Untrusted: nothing of the workspace's, each one said.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_toolwright"))
+        .args(["skills", "--cwd"])
+        .arg(ws.path())
+        .env("HOME", ws.home.path())
+        .output()
+        .unwrap();
+    let text = show(&out);
+    assert!(text.starts_with("0 skills") && text.contains("not used until the workspace is trusted"), "{text}");
+    let _ = Path::new("");
+}
