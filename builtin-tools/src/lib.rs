@@ -20,6 +20,7 @@ mod fsio;
 #[cfg_attr(not(target_os = "linux"), path = "sandbox/unsupported.rs")]
 mod sandbox;
 mod session;
+pub mod tasks;
 mod workspace;
 
 pub use session::{FileStamp, FileStates, session};
