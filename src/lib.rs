@@ -92,7 +92,7 @@ pub use toolwright_builtin::{DEFAULT_TOOL_NAMES, DefaultTool};
 // the paths earlier releases had at the root still resolve, hidden from the docs.
 pub use toolwright_core::{
     __private, access, adapters, deferred, hooks, leftovers, names, orchestrate, partial, permission, prelude,
-    progress, provider, sandbox, schema, state_file, streaming, suggest, truncate, usage, validate,
+    progress, provider, question, sandbox, schema, state_file, streaming, suggest, truncate, usage, validate,
 };
 #[doc(hidden)]
 pub use toolwright_core::{

@@ -29,6 +29,7 @@ mod children;
 mod mounts;
 mod otel;
 mod output;
+mod questions;
 mod replay;
 mod sample;
 mod search;

@@ -303,6 +303,11 @@ impl Trace {
     }
 
     /// Time a call spent waiting for a person's answer, left out of call time.
+    /// Runs `f` with the spinners hidden (a prompt on the terminal).
+    pub fn suspend<R>(&self, f: impl FnOnce() -> R) -> R {
+        self.multi.suspend(f)
+    }
+
     pub fn waited(&self, time: Duration) {
         lock(&self.stats).waiting += time;
     }

@@ -108,6 +108,11 @@ pub fn traced_turn_with_transcript(
     skills: &toolwright::skills::Skills,
 ) -> (TurnContext, tokio::task::JoinHandle<()>) {
     let mut session = skills.extensions(subagents.extensions(toolwright::builtin::session()));
+    // Questions for the person only where there is a terminal to ask on; without
+    // one the model is told that nobody is there.
+    if std::io::IsTerminal::is_terminal(&std::io::stdin()) {
+        session.insert(super::questions::TerminalQuestions::questions(trace));
+    }
     let mut info = toolwright::SessionInfo::new();
     let home = std::env::var_os("HOME").map(std::path::PathBuf::from).unwrap_or_else(std::env::temp_dir);
     info.transcript_path = Some(home.join(".toolwright/transcripts").join(format!("{}.jsonl", info.id)));

@@ -34,6 +34,7 @@ mod lines;
 mod mounted_tool;
 #[cfg(feature = "http")]
 mod oauth;
+mod questions;
 mod server;
 mod tasks;
 #[cfg(feature = "http")]

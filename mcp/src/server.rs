@@ -424,6 +424,11 @@ impl McpServer {
         let call = ToolCall::new(call_id_of(&context.id), request.name.as_ref(), input);
         let mut extensions = (self.extensions)();
         extensions.insert(McpPeer(context.peer.clone()));
+        // A tool's questions for the person (`AskUserQuestion`) go to the client's
+        // user as an elicitation, when it takes them.
+        if let Some(questions) = super::questions::for_peer(&context.peer) {
+            extensions.insert(questions);
+        }
         // The caller the HTTP layer authenticated, for the policy, the hooks and the
         // audit record.
         #[cfg(feature = "http")]

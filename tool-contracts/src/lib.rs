@@ -35,6 +35,7 @@ pub mod partial;
 pub mod permission;
 pub mod progress;
 mod provider_id;
+pub mod question;
 pub mod sandbox;
 mod schema_of;
 mod spec;

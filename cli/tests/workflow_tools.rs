@@ -1,6 +1,6 @@
-//! Skills end to end: the real binary's `agent` command against a scripted Anthropic
-//! server on 127.0.0.1, in a workspace with `.claude/skills/*/SKILL.md`, checked
-//! against Claude Code's skills documentation and the Agent Skills specification.
+//! The workflow tools end to end: the real binary's `agent` command against a
+//! scripted Anthropic server on 127.0.0.1, in a workspace with skills and settings,
+//! checked against Claude Code's documentation and the Agent Skills specification.
 
 #[path = "../../tests/common/mod.rs"]
 mod common;
@@ -254,4 +254,35 @@ fn skills_lists_what_is_found_and_fails_on_a_file_that_cannot_be_used() {
     let text = show(&out);
     assert!(text.starts_with("0 skills") && text.contains("not used until the workspace is trusted"), "{text}");
     let _ = Path::new("");
+}
+
+#[test]
+fn ask_user_question_is_answered_by_a_hook_or_says_no_one_is_there() {
+    let question = json!({"questions": [{
+        "question": "Which date library should we use?", "header": "Library", "multiSelect": false,
+        "options": [{"label": "chrono", "description": "The usual one"}, {"label": "time", "description": "Smaller"}]
+    }]});
+    // Headless: nobody to ask.
+    let ws = Workspace::new(&[], json!({}));
+    let (out, log) = script(&ws, vec![call("AskUserQuestion", question.clone())], &[], &[]);
+    assert!(out.status.success(), "{}", show(&out));
+    let (_, text, error) = log[1].results().remove(0);
+    assert!(error && text.contains("no one is there to answer"), "{text}");
+    // A PreToolUse hook answers, as Claude Code's hosts do (`updatedInput` with
+    // `answers`).
+    let answered = json!({"hookSpecificOutput": {
+        "hookEventName": "PreToolUse", "permissionDecision": "allow",
+        "updatedInput": {"questions": question["questions"], "answers": {"Which date library should we use?": "time"}}
+    }});
+    let hook = format!("printf '%s' '{}'", answered.to_string().replace('\'', "'\\''"));
+    let settings = json!({"hooks": {"PreToolUse": [{"matcher": "AskUserQuestion", "hooks": [{"type": "command", "command": hook}]}]}});
+    let ws = Workspace::new(&[], settings);
+    let bad = json!({"questions": [{"question": "Pick?", "header": "A header too long", "options": [{"label": "a", "description": ""}, {"label": "Other", "description": ""}]}]});
+    let (out, log) = script(&ws, vec![call("AskUserQuestion", question), call("AskUserQuestion", bad)], &[], &[]);
+    assert!(out.status.success(), "{}", show(&out));
+    let (_, text, error) = log[1].results().remove(0);
+    assert!(!error, "{text}");
+    assert!(text.contains(r#""Which date library should we use?"="time""#), "{text}");
+    let (_, text, error) = log[2].results().remove(0);
+    assert!(error && text.contains("`header` is 1 to 12 characters"), "{text}");
 }
