@@ -91,7 +91,7 @@ pub use toolwright_builtin::{DEFAULT_TOOL_NAMES, DefaultTool};
 // The root: what most code names. The rest lives in one module each (below), and
 // the paths earlier releases had at the root still resolve, hidden from the docs.
 pub use toolwright_core::{
-    __private, access, adapters, deferred, hooks, leftovers, names, orchestrate, partial, permission, prelude,
+    __private, access, adapters, deferred, hooks, leftovers, mode, names, orchestrate, partial, permission, prelude,
     progress, provider, question, sandbox, schema, state_file, streaming, suggest, truncate, usage, validate,
 };
 #[doc(hidden)]

@@ -14,7 +14,9 @@ pub const NEVER_FOR_SUBAGENTS: &[&str] = &[
     "AskUserQuestion",
     "ask_user",
     "EnterPlanMode",
+    "enter_plan_mode",
     "ExitPlanMode",
+    "exit_plan_mode",
     "TaskOutput",
     "task_output",
     "CronCreate",
@@ -88,7 +90,13 @@ impl AgentDefinition {
         if let Some(tools) = &self.tools {
             profile = profile.allow(tools.iter().cloned());
         }
-        profile = profile.deny(self.disallowed_tools.iter().cloned()).deny(NEVER_FOR_SUBAGENTS.iter().copied());
+        // A subagent in plan mode keeps ExitPlanMode, to present its plan.
+        let planning = self.permission_mode == Some(Mode::Plan);
+        let never = NEVER_FOR_SUBAGENTS
+            .iter()
+            .copied()
+            .filter(|name| !(planning && matches!(*name, "ExitPlanMode" | "exit_plan_mode")));
+        profile = profile.deny(self.disallowed_tools.iter().cloned()).deny(never);
         if spawn.depth >= spawn.max_depth {
             let reason = format!(
                 "this agent is at depth {} and the depth limit for subagents is {}, so it cannot start another; \

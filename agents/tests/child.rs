@@ -187,3 +187,17 @@ fn the_mode_follows_claude_codes_precedence() {
     // A planning parent's child changes no files either.
     assert_eq!(child_mode(Mode::Plan, Some(Mode::AcceptEdits)), Mode::Plan);
 }
+
+#[test]
+fn a_subagent_in_plan_mode_keeps_exit_plan_mode_and_nothing_else_of_the_never_list() {
+    let parent = Profile::new("main");
+    let mut planner = AgentDefinition::new("planner", "Plans", "You plan.").unwrap();
+    planner.permission_mode = Some(Mode::Plan);
+    let profile = planner.profile(&parent, Spawn::at_depth(1));
+    assert!(profile.admits_name("ExitPlanMode") && profile.admits_name("exit_plan_mode"));
+    for name in ["AskUserQuestion", "ask_user", "EnterPlanMode", "enter_plan_mode"] {
+        assert!(!profile.admits_name(name), "{name}");
+    }
+    let other = AgentDefinition::new("coder", "Codes", "You code.").unwrap().profile(&parent, Spawn::at_depth(1));
+    assert!(!other.admits_name("ExitPlanMode") && !other.admits_name("exit_plan_mode"));
+}

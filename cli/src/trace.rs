@@ -383,7 +383,20 @@ pub struct PromptApprover {
 impl Approver for PromptApprover {
     fn approve<'a>(&'a self, request: &'a PermissionRequest<'a>, question: &'a str) -> BoxFuture<'a, Approval> {
         Box::pin(async move {
-            let what = request.summary();
+            let mut what = request.summary().into_owned();
+            // A plan's approval shows the plan.
+            if request.rule_name == Some("ExitPlanMode") {
+                let plan = serde_json::from_str::<serde_json::Value>(request.input)
+                    .ok()
+                    .and_then(|input| input["plan"].as_str().map(str::to_owned))
+                    .or_else(|| {
+                        let file = &request.extensions.get::<toolwright::mode::PlanMode>()?.file;
+                        std::fs::read_to_string(file).ok()
+                    });
+                if let Some(plan) = plan {
+                    what = format!("the plan:\n{}", plan.trim());
+                }
+            }
             // A subagent's question says whose it is.
             let labelled;
             let question = match request.extensions.get::<toolwright::AgentScope>() {

@@ -286,3 +286,75 @@ fn ask_user_question_is_answered_by_a_hook_or_says_no_one_is_there() {
     let (_, text, error) = log[2].results().remove(0);
     assert!(error && text.contains("`header` is 1 to 12 characters"), "{text}");
 }
+
+/// A main agent for plan mode: enters it, tries an edit, writes the plan where it is
+/// told, presents it, then edits.
+fn plan_script() -> impl Fn(&Logged) -> Reply + Send + Sync + 'static {
+    move |req: &Logged| {
+        let results = req.results();
+        match req.messages().len() / 2 {
+            0 => Reply::calls(vec![("EnterPlanMode", json!({}))]),
+            1 => Reply::calls(vec![("Write", json!({"file_path": "src.txt", "content": "too early"}))]),
+            2 => {
+                let earlier = &req.messages()[2];
+                let text =
+                    earlier["content"][0]["content"].as_str().map(str::to_owned).unwrap_or_else(|| earlier.to_string());
+                let path = text
+                    .split("Markdown to ")
+                    .nth(1)
+                    .and_then(|rest| rest.split(", then").next())
+                    .unwrap_or("")
+                    .trim()
+                    .to_owned();
+                Reply::calls(vec![("Write", json!({"file_path": path, "content": "# Plan\n1. Write src.txt"}))])
+            }
+            3 => Reply::calls(vec![("ExitPlanMode", json!({}))]),
+            4 => Reply::calls(vec![("Write", json!({"file_path": "src.txt", "content": "after the plan"}))]),
+            _ => Reply::text(format!("Done: {results:?}")),
+        }
+    }
+}
+
+#[test]
+fn plan_mode_blocks_edits_until_the_plan_is_approved() {
+    // Hooks see the plan and its file, as Claude Code injects them.
+    let settings = json!({"hooks": {"PreToolUse": [{"matcher": "ExitPlanMode", "hooks": [{"type": "command", "command": "cat > \"$CLAUDE_PROJECT_DIR/hook-input.json\""}]}]}});
+    let ws = Workspace::new(&[], settings);
+    let (url, log) = serve(plan_script());
+    let out = ws.run(&url, &["--yes"], &[]);
+    assert!(out.status.success(), "{}", show(&out));
+    let log = log.lock().unwrap().clone();
+    let (_, early, error) = log[2].results().remove(0);
+    assert!(error && early.contains("plan mode does not change files"), "{early}");
+    let (_, plan_write, error) = log[3].results().remove(0);
+    assert!(!error, "the plan file is writable in plan mode: {plan_write}");
+    let (_, approved, error) = log[4].results().remove(0);
+    assert!(!error && approved.contains("1. Write src.txt") && approved.contains("default mode"), "{approved}");
+    let (_, after, error) = log[5].results().remove(0);
+    assert!(!error, "{after}");
+    assert_eq!(std::fs::read_to_string(ws.path().join("src.txt")).unwrap(), "after the plan");
+    let hook: Value =
+        serde_json::from_str(&std::fs::read_to_string(ws.path().join("hook-input.json")).unwrap()).unwrap();
+    assert_eq!(hook["tool_input"]["plan"], "# Plan\n1. Write src.txt", "{hook}");
+    assert!(hook["tool_input"]["planFilePath"].as_str().unwrap().ends_with(".md"), "{hook}");
+    assert_eq!(hook["permission_mode"], "plan", "{hook}");
+}
+
+#[test]
+fn a_plan_not_approved_keeps_plan_mode() {
+    let ws = Workspace::new(&[], json!({}));
+    let (url, log) = serve(plan_script());
+    let out = ws.run(&url, &["--deny"], &[]);
+    assert!(out.status.success(), "{}", show(&out));
+    let log = log.lock().unwrap().clone();
+    let (_, refused, error) = log[4].results().remove(0);
+    assert!(error && refused.contains("exit_plan_mode") && refused.contains("no"), "{refused}");
+    let (_, still, error) = log[5].results().remove(0);
+    assert!(error && still.contains("plan mode does not change files"), "{still}");
+    assert!(!ws.path().join("src.txt").exists());
+    // Outside plan mode there is nothing to approve.
+    let (out, log) = script(&ws, vec![call("ExitPlanMode", json!({"plan": "x"}))], &["--yes"], &[]);
+    assert!(out.status.success(), "{}", show(&out));
+    let (_, text, error) = log[1].results().remove(0);
+    assert!(error && text.contains("not in plan mode"), "{text}");
+}

@@ -214,6 +214,11 @@ impl CommandHook {
             .arg(&self.command)
             .current_dir(cwd)
             .env(tag_name, tag_value)
+            // Claude Code's hooks find the project by it.
+            .env(
+                "CLAUDE_PROJECT_DIR",
+                std::env::var_os("CLAUDE_PROJECT_DIR").unwrap_or_else(|| cwd.as_os_str().to_owned()),
+            )
             .process_group(0)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())

@@ -56,7 +56,7 @@ pub mod trust;
 
 pub use hook_event::{HookEvent, UnknownHookEvent};
 pub use pattern::CommandPattern;
-pub use policy::{DEFAULT_AGENT_TYPE, Mode, ModeOverride, ReadDenials, RulePolicy, SAFE_ENV_VARS};
+pub use policy::{DEFAULT_AGENT_TYPE, Mode, ModeOverride, PlanMode, ReadDenials, RulePolicy, SAFE_ENV_VARS};
 pub use rule::{Effect, Source};
 pub use settings::SettingsError;
 pub use subagent_hooks::StopVerdict;

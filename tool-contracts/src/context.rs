@@ -124,6 +124,7 @@ impl TurnContext {
             own_cancel: OnceLock::new(),
             read_filter: OnceLock::new(),
             sandbox: OnceLock::new(),
+            approval: OnceLock::new(),
         }
     }
 }
@@ -144,6 +145,8 @@ pub struct ToolContext {
     read_filter: OnceLock<Arc<dyn crate::permission::ReadFilter>>,
     /// How the policy confines the call's commands.
     sandbox: OnceLock<Arc<crate::sandbox::Sandbox>>,
+    /// What the person answered when the call was put to the approver.
+    approval: OnceLock<crate::permission::Approval>,
 }
 
 impl Clone for ToolContext {
@@ -158,6 +161,7 @@ impl Clone for ToolContext {
             own_cancel: OnceLock::from(self.cancellation().clone()),
             read_filter: self.read_filter.clone(),
             sandbox: self.sandbox.clone(),
+            approval: self.approval.clone(),
         }
     }
 }
@@ -203,6 +207,18 @@ impl ToolContext {
     #[doc(hidden)]
     pub fn set_sandbox(&self, sandbox: Arc<crate::sandbox::Sandbox>) {
         let _ = self.sandbox.set(sandbox);
+    }
+
+    /// What the person answered when this call was put to the approver: `AllowOnce`
+    /// or `AlwaysAllow` (a call that was not asked about has none). A tool whose
+    /// question offers a choice reads it (ExitPlanMode: `always` accepts edits).
+    pub fn approval(&self) -> Option<&crate::permission::Approval> {
+        self.approval.get()
+    }
+
+    #[doc(hidden)]
+    pub fn set_approval(&self, approval: crate::permission::Approval) {
+        let _ = self.approval.set(approval);
     }
 
     /// Sets the provider's call id.

@@ -29,6 +29,7 @@ mod extensions;
 mod future;
 pub mod hooks;
 mod input;
+pub mod mode;
 pub mod names;
 mod output;
 pub mod partial;

@@ -157,6 +157,12 @@ pub trait Tool: ToolInfo + Send + 'static {
     fn summary(&self) -> Option<String> {
         None
     }
+
+    /// The input as hooks see it, when the tool adds what it read for the call (see
+    /// [`PreparedCall::hook_input`]). `None`: the input as sent.
+    fn hook_input(&self, _cx: &ToolContext) -> Option<Value> {
+        None
+    }
 }
 
 /// The flags of one call, from the `&self` methods of [`Tool`].
@@ -231,6 +237,13 @@ pub trait PreparedCall: Send {
     /// policy decides by the tool's name and the mode.
     fn access(&self) -> Accesses {
         Accesses::undeclared()
+    }
+
+    /// The input as hooks see it, when the tool adds what it read for the call
+    /// (Claude Code's ExitPlanMode shows hooks the `plan` it read from the plan file).
+    /// Defaults to the input as sent.
+    fn hook_input(&self, _cx: &ToolContext) -> Option<String> {
+        None
     }
 
     /// Runs the call.
@@ -312,6 +325,10 @@ impl<T: Tool> PreparedCall for Prepared<T> {
 
     fn summary(&self) -> Option<String> {
         self.0.summary()
+    }
+
+    fn hook_input(&self, cx: &ToolContext) -> Option<String> {
+        self.0.hook_input(cx).map(|value| value.to_string())
     }
 
     fn access(&self) -> Accesses {

@@ -36,7 +36,7 @@
 
 // The layers below, at the paths they always had here.
 pub use toolwright_contracts::{
-    access, hooks, names, partial, permission, progress, question, sandbox, suggest, usage, validate,
+    access, hooks, mode, names, partial, permission, progress, question, sandbox, suggest, usage, validate,
 };
 pub use toolwright_providers::{provider, schema};
 

@@ -101,11 +101,21 @@ impl RulePolicy {
             })
         {
             let denied = self.fact(&Access::Write(path.clone()), &call, request.cwd, read_only, confined);
+            // The plan file is the one file plan mode writes (Claude Code's).
+            let plan = request.extensions.get::<crate::mode::PlanMode>();
+            let only_the_plan = plan.is_some_and(|plan| {
+                request.access.iter().all(|fact| match fact {
+                    Access::Write(path) => same_path(&request.cwd.join(path), &plan.file),
+                    _ => true,
+                })
+            });
             return match denied {
                 Verdict::Deny(why) => PermissionDecision::Deny(why),
+                _ if only_the_plan => PermissionDecision::Allow,
                 _ => PermissionDecision::Deny(format!(
-                    "plan mode does not change files: {} writes `{path}`; leave plan mode to make the change",
-                    request.tool
+                    "plan mode does not change files: {} writes `{path}`; leave plan mode to make the change{}",
+                    request.tool,
+                    plan.map(|p| format!(" (the plan itself goes in {})", p.file.display())).unwrap_or_default()
                 )),
             };
         }
@@ -133,6 +143,18 @@ impl RulePolicy {
                         return self.finish(verdict_for(rule), mode);
                     }
                 }
+            }
+            // Approving a plan is always a person's question, and only in plan mode.
+            if is_exit_plan(&call) {
+                return match mode {
+                    Mode::Plan => self.finish(Verdict::Ask(EXIT_PLAN_QUESTION.to_owned()), mode),
+                    _ => PermissionDecision::Deny(format!(
+                        "{} presents a plan for approval, and the session is not in plan mode (it is in {} mode): \
+                         there is nothing to approve; go on with the task",
+                        request.tool,
+                        mode.name()
+                    )),
+                };
             }
             // Allow rules that name a value (`Agent(Explore)`, `Skill(commit)`).
             for rule in set.rules.iter().filter(|r| r.effect == Effect::Allow && r.tool.covers(&call)) {
@@ -304,4 +326,33 @@ fn param_value(params: &serde_json::Map<String, Value>, name: &str) -> Option<St
         return Some(if args.is_empty() { skill } else { format!("{skill} {args}") });
     }
     given
+}
+
+/// The question a plan's approval asks: the approver's three answers are the three
+/// ways out of plan mode.
+pub(crate) const EXIT_PLAN_QUESTION: &str = "Approve this plan and leave plan mode? yes: approve, and ask before \
+each edit; always: approve, and accept edits without asking; no: keep planning";
+
+/// Whether the call is Claude Code's `ExitPlanMode` (toolwright's `exit_plan_mode`).
+pub(crate) fn is_exit_plan(call: &CallNames<'_>) -> bool {
+    call.rule_name == Some("ExitPlanMode") || call.tool == "exit_plan_mode"
+}
+
+/// Whether two absolute paths name the same place, `.` and `..` resolved by their
+/// text (the write itself is confined to what it resolves to).
+fn same_path(a: &Path, b: &Path) -> bool {
+    fn normal(path: &Path) -> std::path::PathBuf {
+        let mut out = std::path::PathBuf::new();
+        for part in path.components() {
+            match part {
+                std::path::Component::CurDir => {}
+                std::path::Component::ParentDir => {
+                    out.pop();
+                }
+                other => out.push(other),
+            }
+        }
+        out
+    }
+    normal(a) == normal(b)
 }

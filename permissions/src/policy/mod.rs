@@ -10,7 +10,7 @@ mod read_denials;
 mod shell_rules;
 mod verdict;
 
-pub use crate::mode::{Mode, ModeOverride};
+pub use crate::mode::{Mode, ModeOverride, PlanMode};
 use crate::path::home;
 pub use crate::rule::DEFAULT_AGENT_TYPE;
 use crate::rule::{self, Anchors, CallNames, Effect, Kind, Source};
@@ -335,6 +335,10 @@ impl PermissionPolicy for RulePolicy {
     }
 
     fn remember(&self, request: &PermissionRequest<'_>) -> bool {
+        // A plan's approval is never remembered: the next plan is asked about too.
+        if request.rule_name == Some("ExitPlanMode") || request.tool == "exit_plan_mode" {
+            return true;
+        }
         let rules = self.always_allow_rules(request);
         if rules.is_empty() {
             return false;

@@ -110,6 +110,9 @@ impl Executor {
             Stopped::Panicked(p) => Failure::new(ErrorKind::Denied, format!("{name}: the approver failed: {p}")),
             _ => Failure::new(ErrorKind::Cancelled, format!("{name}: cancelled while waiting for approval")),
         })?;
+        if matches!(approval, Approval::AllowOnce | Approval::AlwaysAllow) {
+            cx.set_approval(approval.clone());
+        }
         match approval {
             Approval::AllowOnce => Ok(Asked::Yes),
             Approval::AlwaysAllow => {

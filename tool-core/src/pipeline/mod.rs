@@ -326,7 +326,8 @@ impl Executor {
             self.pre_hooks.iter().chain(own).filter(|h| h.matches_call(name, spec.rule_name.as_deref())).collect();
         let mut hook_permission = None;
         if !hooks.is_empty() {
-            let hook_call = self.hook_call(name, spec, call_id, &input, &access, &cx);
+            let shown = prepared.hook_input(&cx);
+            let hook_call = self.hook_call(name, spec, call_id, shown.as_deref().unwrap_or(&input), &access, &cx);
             let runs = hooks.iter().map(|hook| {
                 let span = telemetry::hook_span("PreToolUse", hook.name());
                 guarded(&cx, hook.before(&hook_call), None, self.grace, true).instrument(span)
