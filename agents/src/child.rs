@@ -46,6 +46,8 @@ pub const BACKGROUND_TOOLS: &[&str] = &[
     "tool_search",
     "TaskStop",
     "SendMessage",
+    "EnterWorktree",
+    "ExitWorktree",
     "shell_output",
     "mcp__*",
 ];
@@ -97,6 +99,10 @@ impl AgentDefinition {
             .copied()
             .filter(|name| !(planning && matches!(*name, "ExitPlanMode" | "exit_plan_mode")));
         profile = profile.deny(self.disallowed_tools.iter().cloned()).deny(never);
+        // A child pinned to a worktree of its own does not leave it.
+        if self.isolation == Some(crate::definition::Isolation::Worktree) {
+            profile = profile.deny(["ExitWorktree", "exit_worktree"]);
+        }
         if spawn.depth >= spawn.max_depth {
             let reason = format!(
                 "this agent is at depth {} and the depth limit for subagents is {}, so it cannot start another; \

@@ -17,14 +17,18 @@ extern crate toolwright_core as toolwright;
 pub mod confined;
 mod edit;
 mod fsio;
+#[doc(hidden)]
+pub mod git;
 #[cfg_attr(not(target_os = "linux"), path = "sandbox/unsupported.rs")]
 mod sandbox;
 mod session;
 pub mod tasks;
 mod workspace;
+mod worktree_session;
 
 pub use session::{FileStamp, FileStates, session};
 pub use workspace::{IGNORE_FILE, Workspace};
+pub use worktree_session::WorktreeSession;
 
 /// The built-in tools, one module per file in `src/tools/` (generated).
 pub mod tools {

@@ -358,3 +358,68 @@ fn a_plan_not_approved_keeps_plan_mode() {
     let (_, text, error) = log[1].results().remove(0);
     assert!(error && text.contains("not in plan mode"), "{text}");
 }
+
+fn git(dir: &Path, args: &[&str]) -> String {
+    let out = std::process::Command::new("git").arg("-C").arg(dir).args(args).output().unwrap();
+    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).trim().to_owned()
+}
+
+fn repo(ws: &Workspace) {
+    let root = ws.path();
+    git(&root, &["init", "-q", "-b", "main"]);
+    std::fs::write(root.join("README.md"), "hello\n").unwrap();
+    git(&root, &["-c", "user.name=t", "-c", "user.email=t@t", "add", "README.md"]);
+    git(&root, &["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "first"]);
+}
+
+#[test]
+fn worktrees_move_the_session_and_are_removed_only_when_clean() {
+    let ws = Workspace::new(&[], json!({"permissions": {"allow": ["Edit", "Bash(git commit:*)", "Bash(git add:*)"]}}));
+    repo(&ws);
+    let calls = vec![
+        call("EnterWorktree", json!({"name": "feature/x"})),
+        call("Write", json!({"file_path": "new.txt", "content": "in the worktree"})),
+        call("ExitWorktree", json!({"action": "remove"})),
+        call("ExitWorktree", json!({"action": "keep"})),
+        call("EnterWorktree", json!({"name": "scratch"})),
+        call("ExitWorktree", json!({"action": "remove"})),
+        call("ExitWorktree", json!({"action": "remove"})),
+    ];
+    let (out, log) = script(&ws, calls, &[], &[]);
+    assert!(out.status.success(), "{}", show(&out));
+    let root = ws.path();
+    let worktree = root.join(".claude/worktrees/feature/x");
+    let (_, entered, error) = log[1].results().remove(0);
+    assert!(!error && entered.contains("worktree-feature-x"), "{entered}");
+    // The write went to the worktree, not the main checkout.
+    assert_eq!(std::fs::read_to_string(worktree.join("new.txt")).unwrap(), "in the worktree");
+    assert!(!root.join("new.txt").exists());
+    // Work in it: removal refused, listing what would be lost.
+    let (_, refused, error) = log[3].results().remove(0);
+    assert!(error && refused.contains("uncommitted: new.txt") && refused.contains("discard_changes"), "{refused}");
+    assert!(worktree.exists());
+    let (_, kept, error) = log[4].results().remove(0);
+    assert!(!error && kept.contains("kept"), "{kept}");
+    assert!(worktree.join("new.txt").exists());
+    // A clean one is removed with its branch.
+    let (_, removed, error) = log[6].results().remove(0);
+    assert!(!error && removed.contains("Removed the worktree"), "{removed}");
+    assert!(!root.join(".claude/worktrees/scratch").exists());
+    assert!(!git(&root, &["branch", "--list"]).contains("worktree-scratch"));
+    // After leaving, there is nothing to leave.
+    let (_, nothing, error) = log[7].results().remove(0);
+    assert!(!error && nothing.contains("nothing to do"), "{nothing}");
+}
+
+#[test]
+fn a_worktree_needs_a_repository_and_a_good_name() {
+    let ws = Workspace::new(&[], json!({}));
+    let calls = vec![call("EnterWorktree", json!({})), call("EnterWorktree", json!({"name": "../escape"}))];
+    let (out, log) = script(&ws, calls, &[], &[]);
+    assert!(out.status.success(), "{}", show(&out));
+    let (_, text, error) = log[1].results().remove(0);
+    assert!(error && text.contains("not in a git repository"), "{text}");
+    let (_, text, error) = log[2].results().remove(0);
+    assert!(error && text.contains("is not a worktree name"), "{text}");
+}

@@ -3,6 +3,7 @@
 //! named in the report) when it did.
 
 use std::path::{Path, PathBuf};
+use toolwright_builtin::git::git;
 
 /// A worktree made for one child.
 #[derive(Debug)]
@@ -15,21 +16,6 @@ pub(crate) struct Worktree {
     repo: PathBuf,
     /// The commit it started at.
     head: String,
-}
-
-async fn git(dir: &Path, args: &[&str]) -> Result<String, String> {
-    let out = tokio::process::Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(args)
-        .stdin(std::process::Stdio::null())
-        .output()
-        .await
-        .map_err(|e| format!("git could not be started: {e}"))?;
-    if !out.status.success() {
-        return Err(format!("`git {}` failed: {}", args.join(" "), String::from_utf8_lossy(&out.stderr).trim()));
-    }
-    Ok(String::from_utf8_lossy(&out.stdout).trim().to_owned())
 }
 
 impl Worktree {
