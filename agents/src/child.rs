@@ -20,8 +20,11 @@ pub const NEVER_FOR_SUBAGENTS: &[&str] = &[
     "TaskOutput",
     "task_output",
     "CronCreate",
+    "cron_create",
     "CronDelete",
+    "cron_delete",
     "CronList",
+    "cron_list",
 ];
 
 /// The tools that start agents: a child at the depth limit gets none of them.

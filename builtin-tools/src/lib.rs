@@ -21,6 +21,7 @@ mod fsio;
 pub mod git;
 #[cfg_attr(not(target_os = "linux"), path = "sandbox/unsupported.rs")]
 mod sandbox;
+pub mod schedules;
 mod session;
 pub mod tasks;
 mod workspace;

@@ -75,6 +75,10 @@ pub struct AgentArgs {
     trust: super::turn::TrustArgs,
     #[command(flatten)]
     skill_places: super::skills::SkillPlaces,
+    /// After the task, keep the session for scheduled prompts (CronCreate) due within
+    /// this many seconds, firing each between turns; 0 ends with the task.
+    #[arg(long, value_name = "SECONDS", default_value_t = 600)]
+    schedule_window: u64,
     #[cfg(feature = "mcp")]
     #[command(flatten)]
     mcp: super::mounts::McpArgs,
@@ -140,7 +144,14 @@ pub fn run(args: AgentArgs) -> Result<(), String> {
         // The workspace's MCP servers, mounted before the tools are listed.
         #[cfg(feature = "mcp")]
         let _mounts = args.mcp.mount(&workspace, trusted, &registry, |w| trace.note(&format!("warning: {w}"))).await?;
-        let (mut turn, printer) = traced_turn_with_transcript(&workspace, &trace, &subagents, &skills);
+        // Scheduled prompts: this session's, and the workspace's durable ones once it
+        // is trusted (a cloned repository's would otherwise prompt the model).
+        let now = toolwright::builtin::schedules::unix_now();
+        let schedules = match trusted {
+            true => toolwright::builtin::schedules::Schedules::with_durable(&workspace, now),
+            false => toolwright::builtin::schedules::Schedules::new(),
+        };
+        let (mut turn, printer) = traced_turn_with_transcript(&workspace, &trace, &subagents, &skills, &schedules);
         // A stop signal stops the background agents too (the foreground ones stop
         // with the turn).
         let stopper = tokio::spawn({
@@ -154,15 +165,18 @@ pub fn run(args: AgentArgs) -> Result<(), String> {
         let mut outcome = agent.run(&args.task, &mut turn, &mut observer).await;
         let mut usage = outcome.as_ref().map(|o| o.usage).unwrap_or_default();
         let mut responses = outcome.as_ref().map_or(0, |o| o.responses);
-        // Background agents still running: the model hears of each as it ends, as
-        // Claude Code tells it with a task notification.
+        // Between turns: background agents' reports (the model hears of each as it
+        // ends, as Claude Code tells it with a task notification) and scheduled
+        // prompts as they fall due, within the window.
+        let mut background = true;
         while let Ok(done) = &outcome
             && done.stop != Stop::Cancelled
             && responses < args.max_turns
         {
-            let Some(report) = subagents.next_background_report().await else { break };
+            let next = between_turns(&subagents, &schedules, &mut background, args.schedule_window, &trace).await;
+            let Some(message) = next else { break };
             let mut conversation = done.conversation.clone();
-            conversation.push_user(&notification(&report, subagents.limits().report_chars));
+            conversation.push_user(&message);
             outcome = agent.resume(conversation, &mut turn, &mut observer).await;
             if let Ok(more) = &outcome {
                 usage.add(&more.usage);
@@ -284,6 +298,47 @@ fn skills(
     Skills::builder(Arc::clone(orchestrator.executor()))
         .catalog(move |cwd, touched| SkillCatalog::load(cwd, &options.clone().touched(touched)))
         .build()
+}
+
+/// What comes next between turns: a background agent's report or the prompts of
+/// scheduled jobs now due; `None` when neither is pending (jobs due after the
+/// window do not hold the session).
+async fn between_turns(
+    subagents: &toolwright::subagents::Subagents,
+    schedules: &toolwright::builtin::schedules::Schedules,
+    background: &mut bool,
+    window: u64,
+    trace: &Trace,
+) -> Option<String> {
+    use toolwright::builtin::schedules::unix_now;
+    loop {
+        let now = unix_now();
+        let fires = schedules.take_due(now);
+        if !fires.is_empty() {
+            for fire in &fires {
+                trace.note(&format!(
+                    "scheduled prompt {} fires{}",
+                    fire.id,
+                    if fire.last { " (its last)" } else { "" }
+                ));
+            }
+            return Some(fires.into_iter().map(|f| f.prompt).collect::<Vec<_>>().join("\n\n"));
+        }
+        let due = schedules.next_due().filter(|at| (*at - now) as u64 <= window);
+        if due.is_none() && !*background {
+            return None;
+        }
+        let wait = due.map(|at| std::time::Duration::from_secs((at - now).max(0) as u64 + 1));
+        let stop = super::stop::token();
+        tokio::select! {
+            report = subagents.next_background_report(), if *background => match report {
+                Some(report) => return Some(notification(&report, subagents.limits().report_chars)),
+                None => *background = false,
+            },
+            () = async { tokio::time::sleep(wait.unwrap_or_default()).await }, if wait.is_some() => {}
+            () = stop.cancelled() => return None,
+        }
+    }
 }
 
 /// What the model is told when a background agent ends (Claude Code's task

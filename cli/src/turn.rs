@@ -106,8 +106,10 @@ pub fn traced_turn_with_transcript(
     trace: &Arc<Trace>,
     subagents: &toolwright::subagents::Subagents,
     skills: &toolwright::skills::Skills,
+    schedules: &toolwright::builtin::schedules::Schedules,
 ) -> (TurnContext, tokio::task::JoinHandle<()>) {
     let mut session = skills.extensions(subagents.extensions(toolwright::builtin::session()));
+    session.insert(schedules.clone());
     // Questions for the person only where there is a terminal to ask on; without
     // one the model is told that nobody is there.
     if std::io::IsTerminal::is_terminal(&std::io::stdin()) {

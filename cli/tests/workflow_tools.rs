@@ -423,3 +423,53 @@ fn a_worktree_needs_a_repository_and_a_good_name() {
     let (_, text, error) = log[2].results().remove(0);
     assert!(error && text.contains("is not a worktree name"), "{text}");
 }
+
+#[test]
+fn scheduled_prompts_fire_between_turns_and_durable_ones_are_kept() {
+    let ws = Workspace::new(&[], json!({}));
+    // A one-shot at the next whole minute (local time, as Claude Code's are).
+    let out = std::process::Command::new("date").arg("+%M %H").output().unwrap();
+    let now = String::from_utf8_lossy(&out.stdout);
+    let (minute, hour): (u32, u32) = {
+        let mut parts = now.split_whitespace().map(|p| p.parse::<u32>().unwrap());
+        (parts.next().unwrap(), parts.next().unwrap())
+    };
+    let (minute, hour) = if minute == 59 { (0, (hour + 1) % 24) } else { (minute + 1, hour) };
+    let once = format!("{minute} {hour} * * *");
+    let (url, log) = serve(move |req: &Logged| {
+        let last = req.last_user_text();
+        if last.contains("Time to check the build") {
+            return Reply::text("Checked the build.");
+        }
+        match req.messages().len() {
+            1 => Reply::calls(vec![
+                ("CronCreate", json!({"cron": once, "prompt": "Time to check the build", "recurring": false})),
+                ("CronCreate", json!({"cron": "0 9 * * 1-5", "prompt": "Standup notes", "durable": true})),
+                ("CronCreate", json!({"cron": "0 9 * * MON", "prompt": "bad"})),
+            ]),
+            3 => Reply::calls(vec![("CronList", json!({}))]),
+            _ => Reply::text("Scheduled."),
+        }
+    });
+    let started = std::time::Instant::now();
+    let out = ws.run(&url, &["--schedule-window", "90"], &[]);
+    assert!(out.status.success(), "{}", show(&out));
+    let log = log.lock().unwrap().clone();
+    let results = log[1].results();
+    assert!(!results[0].2 && results[0].1.contains("once"), "{:?}", results[0]);
+    assert!(!results[1].2 && results[1].1.contains("Kept in"), "{:?}", results[1]);
+    assert!(results[2].2 && results[2].1.contains("no names"), "{:?}", results[2]);
+    let (_, listed, _) = log[2].results().remove(0);
+    assert!(listed.contains("Time to check the build") && listed.contains("Standup notes"), "{listed}");
+    // The fire came after the model's last turn ended, as a user message of its own.
+    let fired: Vec<&Logged> = log.iter().filter(|l| l.last_user_text() == "Time to check the build").collect();
+    assert_eq!(fired.len(), 1, "{}", show(&out));
+    let before = &fired[0].messages()[fired[0].messages().len() - 2];
+    assert_eq!(before["role"], "assistant");
+    assert!(started.elapsed() < std::time::Duration::from_secs(80));
+    // The durable one is in the workspace, for later sessions.
+    let kept: Value =
+        serde_json::from_str(&std::fs::read_to_string(ws.path().join(".claude/scheduled_tasks.json")).unwrap())
+            .unwrap();
+    assert_eq!(kept[0]["prompt"], "Standup notes");
+}
