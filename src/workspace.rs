@@ -91,6 +91,12 @@ impl WorkspaceSettings {
         &self.hooks
     }
 
+    /// Adds hooks that come from elsewhere (a plugin's `hooks/hooks.json`, named
+    /// `origin` in their warnings); they run beside the settings' own.
+    pub fn add_hooks(&mut self, hooks: CommandHooks, origin: &Path) {
+        self.hooks.extend(hooks, origin);
+    }
+
     /// An executor for `registry` under these rules and hooks; what the rules would
     /// ask about goes to the settings' `PermissionRequest` hooks, then to `approver`.
     pub fn executor(self, registry: Arc<Registry>, approver: impl Approver + 'static) -> Executor {

@@ -18,6 +18,8 @@ pub struct LoadOptions {
     managed: Option<PathBuf>,
     additional_dirs: Vec<PathBuf>,
     given: Vec<AgentDefinition>,
+    /// Each plugin's name and agent folders.
+    plugins: Vec<(String, Vec<PathBuf>)>,
     trust: Trust,
 }
 
@@ -37,6 +39,7 @@ impl LoadOptions {
             managed: Some(PathBuf::from("/etc/claude-code")),
             additional_dirs: Vec::new(),
             given: Vec::new(),
+            plugins: Vec::new(),
             trust: Trust::Untrusted,
         }
     }
@@ -71,6 +74,13 @@ impl LoadOptions {
         self
     }
 
+    /// Plugins' agents (`agents/*.md`), named `<plugin>:<agent>`; as in Claude Code
+    /// they may not set `hooks`, `mcpServers` or `permissionMode`.
+    pub fn plugins<'a>(mut self, plugins: impl IntoIterator<Item = &'a crate::plugins::Plugin>) -> Self {
+        self.plugins.extend(plugins.into_iter().map(|p| (p.name.clone(), p.agent_dirs.clone())));
+        self
+    }
+
     /// Definitions given in code or on the command line.
     pub fn given(mut self, definitions: impl IntoIterator<Item = AgentDefinition>) -> Self {
         self.given.extend(definitions);
@@ -102,6 +112,8 @@ struct Place {
     dir: PathBuf,
     source: Source,
     format: Format,
+    /// `plugin` for a plugin's agents (named `plugin:agent`).
+    prefix: Option<String>,
 }
 
 impl Catalog {
@@ -126,9 +138,12 @@ impl Catalog {
             // Within one directory tree, the first file (by path) of a name is used.
             let mut here: BTreeMap<String, PathBuf> = BTreeMap::new();
             for file in files(&place.dir, place.format, &mut catalog.problems) {
-                let Some(definition) = read_file(&file, place.format, place.source, &mut catalog.problems) else {
+                let Some(mut definition) = read_file(&file, place.format, place.source, &mut catalog.problems) else {
                     continue;
                 };
+                if let Some(plugin) = &place.prefix {
+                    plugin_agent(&mut definition, plugin, &file, &mut catalog.problems);
+                }
                 if let Some(first) = here.get(&definition.name) {
                     catalog.problems.push(Problem::warning(
                         &file,
@@ -201,12 +216,22 @@ impl Catalog {
 fn places(cwd: &Path, options: &LoadOptions) -> Vec<Place> {
     let mut out = Vec::new();
     let both = |dir: &Path, source: Source, out: &mut Vec<Place>| {
-        out.push(Place { dir: dir.join(".claude/agents"), source, format: Format::ClaudeCode });
-        out.push(Place { dir: dir.join(".cline/agents"), source, format: Format::Cline });
+        out.push(Place { dir: dir.join(".claude/agents"), source, format: Format::ClaudeCode, prefix: None });
+        out.push(Place { dir: dir.join(".cline/agents"), source, format: Format::Cline, prefix: None });
     };
     if let Some(managed) = &options.managed {
-        out.push(Place { dir: managed.join(".claude/agents"), source: Source::Managed, format: Format::ClaudeCode });
-        out.push(Place { dir: managed.join("agents"), source: Source::Managed, format: Format::ClaudeCode });
+        out.push(Place {
+            dir: managed.join(".claude/agents"),
+            source: Source::Managed,
+            format: Format::ClaudeCode,
+            prefix: None,
+        });
+        out.push(Place {
+            dir: managed.join("agents"),
+            source: Source::Managed,
+            format: Format::ClaudeCode,
+            prefix: None,
+        });
     }
     let home = options.home.as_deref();
     // Up to the repository's root; outside a repository, the working directory alone.
@@ -225,6 +250,16 @@ fn places(cwd: &Path, options: &LoadOptions) -> Vec<Place> {
     }
     if let Some(home) = home {
         both(home, Source::User, &mut out);
+    }
+    for (name, dirs) in &options.plugins {
+        for dir in dirs {
+            out.push(Place {
+                dir: dir.clone(),
+                source: Source::User,
+                format: Format::ClaudeCode,
+                prefix: Some(name.clone()),
+            });
+        }
     }
     out
 }
@@ -307,4 +342,27 @@ pub(crate) fn read_limited(file: &Path, max: u64, problems: &mut Vec<Problem>) -
         Err(e) => Err(e),
     };
     read.map_err(|e| problems.push(Problem::error(file, None, format!("cannot be read: {e}")))).ok()
+}
+
+/// A plugin's agent: named `plugin:agent`, without what a plugin's agent may not set.
+fn plugin_agent(definition: &mut AgentDefinition, plugin: &str, file: &Path, problems: &mut Vec<Problem>) {
+    definition.name = format!("{plugin}:{}", definition.name);
+    let mut dropped = Vec::new();
+    if definition.hooks.take().is_some() {
+        dropped.push("hooks");
+    }
+    if !definition.mcp_servers.is_empty() {
+        definition.mcp_servers.clear();
+        dropped.push("mcpServers");
+    }
+    if definition.permission_mode.take().is_some() {
+        dropped.push("permissionMode");
+    }
+    for key in dropped {
+        problems.push(Problem::warning(
+            file,
+            Some(key),
+            "is not allowed in a plugin's agent (Claude Code's rule) and is ignored",
+        ));
+    }
 }

@@ -44,6 +44,7 @@ mod definition;
 mod fields;
 mod frontmatter;
 mod naming;
+pub mod plugins;
 mod problem;
 pub mod skills;
 

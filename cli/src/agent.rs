@@ -75,6 +75,8 @@ pub struct AgentArgs {
     trust: super::turn::TrustArgs,
     #[command(flatten)]
     skill_places: super::skills::SkillPlaces,
+    #[command(flatten)]
+    plugin_args: super::plugins::PluginArgs,
     /// After the task, keep the session for scheduled prompts (CronCreate) due within
     /// this many seconds, firing each between turns; 0 ends with the task.
     #[arg(long, value_name = "SECONDS", default_value_t = 600)]
@@ -104,7 +106,7 @@ pub fn run(args: AgentArgs) -> Result<(), String> {
         None => std::env::current_dir().map_err(|e| format!("the current directory: {e}"))?,
     };
     // The workspace's rules and hooks, as for `serve` and `call`.
-    let settings = args.trust.load(&workspace)?;
+    let mut settings = args.trust.load(&workspace)?;
     let trusted = settings.trust().is_trusted();
     let trace = Trace::new(Mode::pick(args.json));
     if let Some(path) = &args.timeline {
@@ -114,6 +116,9 @@ pub fn run(args: AgentArgs) -> Result<(), String> {
     for warning in settings.warnings() {
         trace.note(&format!("warning: {warning}"));
     }
+    // Plugins: their hooks join the settings' before the executor is made.
+    let plugins = args.plugin_args.load(&workspace, trusted, |w| trace.note(&format!("warning: {w}")));
+    super::plugins::add_hooks(&plugins, &mut settings);
     let registry = Arc::new(crate::registry()?);
     let approver = super::trace::PromptApprover { answer: args.answer.given(), trace: Arc::clone(&trace) };
     let hooks = settings.hooks().clone();
@@ -123,9 +128,10 @@ pub fn run(args: AgentArgs) -> Result<(), String> {
         json!({"provider": api.name(), "model": model.name(), "url": model.url(), "workspace": workspace}),
     );
     let policy = toolwright::agent::RetryPolicy::default().max_retries(args.retries);
-    let subagents = subagents(&args, &workspace, &model, &orchestrator, hooks, policy, &trace)?;
+    let runtime = Runtime { orchestrator: &orchestrator, hooks, policy, trace: &trace, plugins: &plugins };
+    let subagents = subagents(&args, &workspace, &model, runtime)?;
     subagents.install(&registry).map_err(|e| e.to_string())?;
-    let skills = skills(&args, &workspace, &orchestrator, &trace);
+    let skills = skills(&args, &workspace, &orchestrator, &trace, &plugins);
     skills.install(&registry).map_err(|e| e.to_string())?;
     let mut agent =
         Agent::new(model, Arc::clone(&orchestrator)).system(SYSTEM).max_responses(args.max_turns).retry(policy);
@@ -143,14 +149,11 @@ pub fn run(args: AgentArgs) -> Result<(), String> {
     let outcome = block_on(async {
         // The workspace's MCP servers, mounted before the tools are listed.
         #[cfg(feature = "mcp")]
-        let _mounts = args.mcp.mount(&workspace, trusted, &registry, |w| trace.note(&format!("warning: {w}"))).await?;
-        // Scheduled prompts: this session's, and the workspace's durable ones once it
-        // is trusted (a cloned repository's would otherwise prompt the model).
-        let now = toolwright::builtin::schedules::unix_now();
-        let schedules = match trusted {
-            true => toolwright::builtin::schedules::Schedules::with_durable(&workspace, now),
-            false => toolwright::builtin::schedules::Schedules::new(),
-        };
+        let _mounts = args
+            .mcp
+            .mount(&workspace, trusted, &registry, plugins.plugins(), |w| trace.note(&format!("warning: {w}")))
+            .await?;
+        let schedules = schedules(&workspace, trusted);
         let (mut turn, printer) = traced_turn_with_transcript(&workspace, &trace, &subagents, &skills, &schedules);
         // A stop signal stops the background agents too (the foreground ones stop
         // with the turn).
@@ -245,14 +248,12 @@ fn subagents(
     args: &AgentArgs,
     workspace: &std::path::Path,
     model: &HttpModel,
-    orchestrator: &Arc<Orchestrator>,
-    hooks: toolwright::rules::hooks::CommandHooks,
-    policy: toolwright::agent::RetryPolicy,
-    trace: &Arc<Trace>,
+    runtime: Runtime<'_>,
 ) -> Result<toolwright::subagents::Subagents, String> {
+    let Runtime { orchestrator, hooks, policy, trace, plugins } = runtime;
     use toolwright::subagents::{Catalog, ChildRequest, Limits, LoadOptions, Subagents, resolve_model_alias};
     let (given, mut problems) = super::agents::given(args.agents.as_deref())?;
-    let options = LoadOptions::new().trust(args.trust.trust(workspace)).given(given);
+    let options = LoadOptions::new().trust(args.trust.trust(workspace)).given(given).plugins(plugins.plugins());
     problems.extend(Catalog::load(workspace, &options).problems().iter().cloned());
     // Each problem carries its own label (`error:` for a file that cannot be used).
     for problem in &problems {
@@ -282,6 +283,15 @@ fn subagents(
         .build())
 }
 
+/// What the subagent runtime is built from.
+struct Runtime<'a> {
+    orchestrator: &'a Arc<Orchestrator>,
+    hooks: toolwright::rules::hooks::CommandHooks,
+    policy: toolwright::agent::RetryPolicy,
+    trace: &'a Arc<Trace>,
+    plugins: &'a toolwright::subagents::plugins::Plugins,
+}
+
 /// The skills runtime of a live run: the workspace's skills trusted as its settings
 /// are, read anew each turn; their problems noted once at the start.
 fn skills(
@@ -289,15 +299,26 @@ fn skills(
     workspace: &std::path::Path,
     orchestrator: &Arc<Orchestrator>,
     trace: &Arc<Trace>,
+    plugins: &toolwright::subagents::plugins::Plugins,
 ) -> toolwright::skills::Skills {
     use toolwright::skills::{SkillCatalog, Skills};
-    let options = args.skill_places.options(args.trust.trust(workspace));
+    let options = args.skill_places.options(args.trust.trust(workspace)).plugins(plugins.plugins());
     for problem in SkillCatalog::load(workspace, &options).problems() {
         trace.note(&problem.to_string());
     }
     Skills::builder(Arc::clone(orchestrator.executor()))
         .catalog(move |cwd, touched| SkillCatalog::load(cwd, &options.clone().touched(touched)))
         .build()
+}
+
+/// Scheduled prompts: this session's, and the workspace's durable ones once it is
+/// trusted (a cloned repository's would otherwise prompt the model).
+fn schedules(workspace: &std::path::Path, trusted: bool) -> toolwright::builtin::schedules::Schedules {
+    use toolwright::builtin::schedules::{Schedules, unix_now};
+    match trusted {
+        true => Schedules::with_durable(workspace, unix_now()),
+        false => Schedules::new(),
+    }
 }
 
 /// What comes next between turns: a background agent's report or the prompts of

@@ -24,6 +24,8 @@ pub struct AgentsArgs {
     json: bool,
     #[command(flatten)]
     trust: crate::turn::TrustArgs,
+    #[command(flatten)]
+    plugins: crate::plugins::PluginArgs,
 }
 
 /// The definitions of `--agents JSON|@FILE`, and the problems with them.
@@ -41,7 +43,10 @@ pub fn given(agents: Option<&str>) -> Result<(Vec<AgentDefinition>, Vec<toolwrig
 pub fn run(args: AgentsArgs) -> Result<(String, bool), String> {
     let cwd = crate::turn::workspace_dir(args.cwd.as_deref())?;
     let (given, mut problems) = given(args.agents.as_deref())?;
-    let options = LoadOptions::new().trust(args.trust.trust(&cwd)).given(given);
+    let trust = args.trust.trust(&cwd);
+    let plugins = args.plugins.load(&cwd, trust.is_trusted(), |_| {});
+    problems.extend(plugins.problems().iter().cloned());
+    let options = LoadOptions::new().trust(trust).given(given).plugins(plugins.plugins());
     let catalog = Catalog::load(&cwd, &options);
     problems.extend(catalog.problems().iter().cloned());
     let ok = !problems.iter().any(|p| p.severity == Severity::Error);

@@ -29,6 +29,7 @@ mod children;
 mod mounts;
 mod otel;
 mod output;
+mod plugins;
 mod questions;
 mod replay;
 mod sample;

@@ -53,9 +53,29 @@ impl McpArgs {
         cwd: &Path,
         trusted: bool,
         registry: &Arc<toolwright::Registry>,
+        plugins: &[toolwright::subagents::plugins::Plugin],
         warn: impl Fn(&str),
     ) -> Result<Option<McpMounts>, String> {
-        let Some(config) = self.config(cwd, trusted, &warn)? else { return Ok(None) };
+        let mut config = self.config(cwd, trusted, &warn)?;
+        // Plugins' servers, as `plugin_<plugin>_<server>` (unless --no-mcp).
+        if !self.no_mcp {
+            for plugin in plugins {
+                let Some(servers) = &plugin.mcp_servers else { continue };
+                let renamed: serde_json::Map<String, serde_json::Value> =
+                    servers.iter().map(|(name, v)| (plugin.server_name(name), v.clone())).collect();
+                let text = serde_json::json!({ "mcpServers": renamed }).to_string();
+                let origin = plugin.root.join(".mcp.json");
+                match McpConfig::parse(&text, &origin) {
+                    Ok(more) => {
+                        let into = config.get_or_insert_with(McpConfig::default);
+                        into.servers.extend(more.servers);
+                        into.warnings.extend(more.warnings);
+                    }
+                    Err(e) => warn(&format!("plugin `{}`: its MCP servers are not mounted: {e}", plugin.name)),
+                }
+            }
+        }
+        let Some(config) = config else { return Ok(None) };
         let mounts = McpMounts::mount(Arc::clone(registry), &config, MountOptions::default()).await;
         for warning in mounts.warnings() {
             warn(&warning);

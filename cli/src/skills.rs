@@ -24,6 +24,8 @@ pub struct SkillsArgs {
     trust: crate::turn::TrustArgs,
     #[command(flatten)]
     places: SkillPlaces,
+    #[command(flatten)]
+    plugins: crate::plugins::PluginArgs,
 }
 
 /// Where skills come from besides the standard places.
@@ -45,8 +47,10 @@ impl SkillPlaces {
 /// The listing, and whether every skill file could be used.
 pub fn run(args: SkillsArgs) -> Result<(String, bool), String> {
     let cwd = crate::turn::workspace_dir(args.cwd.as_deref())?;
-    let catalog = SkillCatalog::load(&cwd, &args.places.options(args.trust.trust(&cwd)));
-    let ok = !catalog.problems().iter().any(|p| p.severity == Severity::Error);
+    let trust = args.trust.trust(&cwd);
+    let plugins = args.plugins.load(&cwd, trust.is_trusted(), |w| eprintln!("{w}"));
+    let catalog = SkillCatalog::load(&cwd, &args.places.options(trust).plugins(plugins.plugins()));
+    let ok = !catalog.problems().iter().chain(plugins.problems()).any(|p| p.severity == Severity::Error);
     let budget = toolwright::skills::budget_from_env();
     let text = if args.json { json(&catalog, budget) } else { text(&catalog, budget) };
     Ok((text, ok))

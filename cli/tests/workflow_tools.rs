@@ -473,3 +473,75 @@ fn scheduled_prompts_fire_between_turns_and_durable_ones_are_kept() {
             .unwrap();
     assert_eq!(kept[0]["prompt"], "Standup notes");
 }
+
+/// A plugin folder with a skill, a command, an agent, a hook and an MCP server.
+fn plugin(dir: &Path) -> PathBuf {
+    let root = dir.join("kit");
+    let write = |path: &str, text: &str| {
+        let file = root.join(path);
+        std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+        std::fs::write(file, text).unwrap();
+    };
+    write(".claude-plugin/plugin.json", r#"{"name": "kit", "version": "1.2.0", "description": "A test kit"}"#);
+    write(
+        "skills/review/SKILL.md",
+        "---\nname: review\ndescription: Reviews the diff\n---\nReview it from ${CLAUDE_PLUGIN_ROOT}.\n",
+    );
+    write("commands/lint.md", "Run the linter.");
+    write(
+        "agents/checker.md",
+        "---\nname: checker\ndescription: Checks things\npermissionMode: bypassPermissions\n---\nYou check.\n",
+    );
+    write(
+        "hooks/hooks.json",
+        r#"{"hooks": {"PreToolUse": [{"matcher": "Skill", "hooks": [{"type": "command", "command": "touch \"$CLAUDE_PROJECT_DIR/hooked\" && test -d ${CLAUDE_PLUGIN_ROOT}/skills"}]}]}}"#,
+    );
+    let server =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/peers/raw_server.py")).unwrap();
+    write("server.py", &server);
+    write(
+        ".mcp.json",
+        r#"{"mcpServers": {"raw": {"command": "python3", "args": ["${CLAUDE_PLUGIN_ROOT}/server.py"]}}}"#,
+    );
+    root
+}
+
+#[test]
+fn a_plugin_brings_its_skills_commands_agents_hooks_and_mcp_servers() {
+    let ws = Workspace::new(&[], json!({"permissions": {"allow": ["Skill", "mcp__plugin_kit_raw"]}}));
+    let root = plugin(ws.home.path());
+    let dir = root.to_string_lossy().into_owned();
+    let calls = vec![
+        call("Skill", json!({"skill": "kit:review"})),
+        call("mcp__plugin_kit_raw__echo", json!({"text": "from the plugin"})),
+    ];
+    let (out, log) = script(&ws, calls, &["--plugin-dir", &dir], &[]);
+    assert!(out.status.success(), "{}", show(&out));
+    let description = skill_description(&log[0]);
+    assert!(
+        description.contains("- kit:review: Reviews the diff") && description.contains("- kit:lint"),
+        "{description}"
+    );
+    let agent = log[0].body["tools"].as_array().unwrap().iter().find(|t| t["name"] == "agent").unwrap().to_string();
+    assert!(agent.contains("kit:checker"), "{agent}");
+    let (_, skill, error) = log[1].results().remove(0);
+    assert!(
+        !error && skill.contains(&format!("Review it from {}.", root.canonicalize().unwrap().display())),
+        "{skill}"
+    );
+    assert!(ws.path().join("hooked").exists(), "the plugin's hook did not run");
+    let (_, echoed, error) = log[2].results().remove(0);
+    assert!(!error && echoed.contains("from the plugin"), "{echoed}");
+    // The agent's permissionMode is not a plugin agent's to set.
+    let listing = std::process::Command::new(env!("CARGO_BIN_EXE_toolwright"))
+        .args(["agents", "--plugin-dir", &dir, "--cwd"])
+        .arg(ws.path())
+        .env("HOME", ws.home.path())
+        .output()
+        .unwrap();
+    let text = show(&listing);
+    assert!(
+        text.contains("kit:checker") && text.contains("`permissionMode`: is not allowed in a plugin's agent"),
+        "{text}"
+    );
+}

@@ -518,8 +518,8 @@ impl CommandHooks {
         self.warnings.push(warning);
     }
 
-    /// Appends `other`'s hooks, naming `file` in its warnings.
-    pub(crate) fn extend(&mut self, other: CommandHooks, file: &Path) {
+    /// Appends `other`'s hooks (a plugin's), naming `file` in its warnings.
+    pub fn extend(&mut self, other: CommandHooks, file: &Path) {
         self.hooks.extend(other.hooks);
         self.warnings.extend(other.warnings.into_iter().map(|w| format!("{}: {w}", file.display())));
     }

@@ -17,7 +17,8 @@ pub struct SkillOptions {
     home: Option<PathBuf>,
     managed: Option<PathBuf>,
     additional_dirs: Vec<PathBuf>,
-    plugins: Vec<(String, PathBuf)>,
+    /// Each plugin's name, root, skill folders and command folders.
+    plugins: Vec<(String, PathBuf, Vec<PathBuf>, Vec<PathBuf>)>,
     given: Vec<Skill>,
     touched: Vec<PathBuf>,
     trust: Trust,
@@ -77,7 +78,19 @@ impl SkillOptions {
     /// A plugin's skills (`<root>/skills/*/SKILL.md`, or a root `SKILL.md`), named
     /// `<plugin>:<skill>`.
     pub fn plugin(mut self, name: impl Into<String>, root: impl Into<PathBuf>) -> Self {
-        self.plugins.push((name.into(), root.into()));
+        let root = root.into();
+        let (skills, commands) = (vec![root.join("skills")], vec![root.join("commands")]);
+        self.plugins.push((name.into(), root, skills, commands));
+        self
+    }
+
+    /// A plugin read from disk: its skills and commands, named `<plugin>:<name>`.
+    pub fn plugins<'a>(mut self, plugins: impl IntoIterator<Item = &'a crate::plugins::Plugin>) -> Self {
+        for plugin in plugins {
+            let entry =
+                (plugin.name.clone(), plugin.root.clone(), plugin.skill_dirs.clone(), plugin.command_dirs.clone());
+            self.plugins.push(entry);
+        }
         self
     }
 
@@ -168,7 +181,9 @@ impl SkillCatalog {
             let source = if place.commands { SkillSource::Command } else { place.source };
             if let Some(mut skill) = read_skill(&file, &name, source, &mut self.problems) {
                 if place.source == SkillSource::Plugin {
-                    skill.plugin_root = place.dir.parent().map(Path::to_path_buf);
+                    let root =
+                        options.plugins.iter().find(|p| Some(&p.0) == place.prefix.as_ref()).map(|p| p.1.clone());
+                    skill.plugin_root = root;
                 }
                 self.offer(skill);
             }
@@ -304,10 +319,14 @@ fn places(cwd: &Path, options: &SkillOptions) -> Vec<Place> {
     for dir in &options.additional_dirs {
         out.push(Place::skills(dir.join(".claude/skills"), SkillSource::AddedDir));
     }
-    for (name, root) in &options.plugins {
-        let skills = root.join("skills");
-        let dir = if skills.is_dir() { skills } else { root.clone() };
-        out.push(Place { prefix: Some(name.clone()), ..Place::skills(dir, SkillSource::Plugin) });
+    for (name, root, skill_dirs, command_dirs) in &options.plugins {
+        let plugin = |dir: PathBuf| Place { prefix: Some(name.clone()), ..Place::skills(dir, SkillSource::Plugin) };
+        // A root `SKILL.md` with no `skills/` is a one-skill plugin.
+        if !skill_dirs.iter().any(|d| d.is_dir()) && root.join("SKILL.md").is_file() {
+            out.push(plugin(root.clone()));
+        }
+        out.extend(skill_dirs.iter().cloned().map(plugin));
+        out.extend(command_dirs.iter().map(|dir| Place { commands: true, ..plugin(dir.clone()) }));
     }
     if let Some(home) = home {
         out.push(Place { commands: true, ..Place::skills(home.join(".claude/commands"), SkillSource::User) });
