@@ -113,6 +113,45 @@ SESSIONS = {
         ("The tool name was wrong, read_file wants `path`, rm -rf is denied here, and the check timed out. "
          "I'll stop and report back.", []),
     ]),
+    "plan.anthropic.sse": (anthropic_turn, [
+        ("I'll follow the project's bug-fixing skill.", [
+            ("Skill", {"skill": "fix-a-bug", "args": "mean() gives the wrong result"})]),
+        ("The skill says to run the tests first.", [
+            ("Bash", {"command": "python3 -m unittest -q", "description": "Run the tests"})]),
+        ("mean() fails two tests. One question before planning.", [
+            ("AskUserQuestion", {"questions": [{
+                "question": "How far should the fix go?", "header": "Scope", "multiSelect": False,
+                "options": [
+                    {"label": "Only mean() (Recommended)", "description": "Fix the divisor and nothing else"},
+                    {"label": "mean() and spread()", "description": "Also review spread() for the same mistake"}]}]})]),
+        ("Into plan mode to design the fix.", [("EnterPlanMode", {})]),
+        ("Reading the code while planning.", [
+            ("Read", {"file_path": "calc.py"}),
+            ("Grep", {"pattern": "mean\\(", "output_mode": "content", "-n": True})]),
+        ("Two steps; tracking them as tasks.", [
+            ("TaskCreate", {"subject": "Fix the divisor in mean()", "description": "calc.py: divide by len(values)",
+                            "activeForm": "Fixing mean()"}),
+            ("TaskCreate", {"subject": "Run the tests", "description": "python3 -m unittest -q",
+                            "activeForm": "Running the tests"})]),
+        ("The plan is ready for approval.", [
+            ("ExitPlanMode", {"plan": "## Fix mean()\n1. In calc.py, divide by len(values), not len(values) - 1.\n"
+                                      "2. Run the tests.\nThe change is made in a worktree, kept for review."})]),
+        ("Approved. The change goes in a worktree.", [("EnterWorktree", {"name": "fix-mean"})]),
+        ("", [
+            ("TaskUpdate", {"taskId": "1", "status": "in_progress"}),
+            ("Read", {"file_path": "calc.py"})]),
+        ("", [
+            ("Edit", {"file_path": "calc.py", "old_string": "sum(values) / (len(values) - 1)",
+                      "new_string": "sum(values) / len(values)"})]),
+        ("", [("Bash", {"command": "python3 -m unittest -q", "description": "Run the tests"})]),
+        ("The tests pass in the worktree.", [
+            ("TaskUpdate", {"taskId": "1", "status": "completed"}),
+            ("TaskUpdate", {"taskId": "2", "status": "completed"}),
+            ("ExitWorktree", {"action": "keep"}),
+            ("TaskList", {})]),
+        ("Fixed: mean() divides by len(values). The plan was approved, both tasks are done, and the change is in "
+         "the worktree .claude/worktrees/fix-mean (branch worktree-fix-mean), kept for review.", []),
+    ]),
 }
 
 

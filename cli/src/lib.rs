@@ -31,6 +31,7 @@ mod otel;
 mod output;
 mod plugins;
 mod questions;
+mod recorded;
 mod replay;
 mod sample;
 mod search;

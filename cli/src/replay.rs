@@ -3,7 +3,7 @@
 
 use super::sample;
 use super::trace::{Mode, Trace};
-use super::turn::{Traced, block_on, executor, traced_turn, traced_turn_with};
+use super::turn::{Traced, block_on, traced_turn_with};
 use serde_json::json;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -15,7 +15,7 @@ use toolwright::subagents::{Catalog, LoadOptions, RecordedTree, Subagents};
 
 #[derive(clap::Args)]
 pub struct ReplayArgs {
-    /// A bundled session (fix-failing-test, explore, trouble, delegate) or a file of
+    /// A bundled session (fix-failing-test, explore, trouble, delegate, plan) or a file of
     /// Anthropic SSE events, OpenAI chat chunks or OpenAI responses events; with
     /// `--- agent: NAME` section lines, the main agent's (`main`) and each child's
     /// (by the agent call's description). Default: fix-failing-test.
@@ -89,7 +89,26 @@ pub fn run(args: ReplayArgs) -> Result<(), String> {
     }
     let answer = args.answer.given();
     let registry = Arc::new(crate::registry()?);
-    let orchestrator = Arc::new(Orchestrator::new(Arc::new(executor(Arc::clone(&registry), policy, answer, &trace))));
+    // The recording approves its own plan (accepting edits), unless --deny.
+    let approver = super::recorded::RecordedPlanApproval {
+        inner: super::trace::PromptApprover { answer, trace: Arc::clone(&trace) },
+        deny: answer == Some(false),
+        trace: Arc::clone(&trace),
+    };
+    let executor = toolwright::Executor::builder(Arc::clone(&registry)).policy(policy).approver(approver).build();
+    let orchestrator = Arc::new(Orchestrator::new(Arc::new(executor)));
+    // The sample's skills; for the workflow session, a git repository to make a
+    // worktree in.
+    let skills = toolwright::skills::Skills::builder(Arc::clone(orchestrator.executor()))
+        .catalog(|cwd, touched| {
+            let options = toolwright::skills::SkillOptions::new().trust(toolwright::rules::trust::Trust::Trusted);
+            toolwright::skills::SkillCatalog::load(cwd, &options.no_user_or_managed().touched(touched))
+        })
+        .build();
+    skills.install(&registry).map_err(|e| e.to_string())?;
+    if name == "plan" {
+        super::recorded::commit_workspace(&workspace, &trace);
+    }
     let responses = model.responses();
     // Children get the built-in agent types and the sample's own definitions, and
     // their sections of the recording.
@@ -120,12 +139,15 @@ pub fn run(args: ReplayArgs) -> Result<(), String> {
     // executor, and the results are answered as to a live model.
     let agent = Agent::new_shared(model, orchestrator).max_responses(responses).retry(RetryPolicy::none());
     let outcome = block_on(async {
-        let (mut turn, printer) = match &subagents {
-            Some(subagents) => {
-                traced_turn_with(&workspace, &trace, subagents.extensions(toolwright::builtin::session()))
-            }
-            None => traced_turn(&workspace, &trace),
-        };
+        let mut session = toolwright::builtin::session();
+        if let Some(subagents) = &subagents {
+            session = subagents.extensions(session);
+        }
+        session = skills.extensions(session);
+        // The recording answers its questions; its task list stays in the workspace.
+        session.insert(super::recorded::questions(&trace));
+        session.insert(toolwright::builtin::tasks::TaskStore::at(workspace.join(".toolwright/tasks.json")));
+        let (mut turn, printer) = traced_turn_with(&workspace, &trace, session);
         let outcome = agent.run("(a recorded session)", &mut turn, &mut observer).await;
         if let Some(subagents) = &subagents {
             subagents.stop_all("the replay ended");

@@ -9,6 +9,7 @@ pub const SESSIONS: &[(&str, &str)] = &[
     ("explore", include_str!("../sessions/explore.openai.sse")),
     ("trouble", include_str!("../sessions/trouble.anthropic.sse")),
     ("delegate", include_str!("../sessions/delegate.anthropic.sse")),
+    ("plan", include_str!("../sessions/plan.anthropic.sse")),
 ];
 
 /// The session `replay` runs without an argument.
@@ -17,6 +18,7 @@ pub const DEFAULT_SESSION: &str = "fix-failing-test";
 /// (path, content): `cli/sessions/workspace/`.
 const WORKSPACE: &[(&str, &str)] = &[
     (".claude/settings.json", include_str!("../sessions/workspace/.claude/settings.json")),
+    (".claude/skills/fix-a-bug/SKILL.md", include_str!("../sessions/workspace/.claude/skills/fix-a-bug/SKILL.md")),
     ("README.md", include_str!("../sessions/workspace/README.md")),
     ("calc.py", include_str!("../sessions/workspace/calc.py")),
     ("test_calc.py", include_str!("../sessions/workspace/test_calc.py")),

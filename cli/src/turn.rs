@@ -62,18 +62,6 @@ impl AgentObserver for Traced {
     }
 }
 
-/// The executor the commands share: every linked tool, `policy`, and questions
-/// answered by `answer` (`--yes`/`--deny`) or asked on the terminal.
-pub fn executor(
-    registry: Arc<toolwright::Registry>,
-    policy: impl toolwright::permission::PermissionPolicy + 'static,
-    answer: Option<bool>,
-    trace: &Arc<Trace>,
-) -> toolwright::Executor {
-    let approver = super::trace::PromptApprover { answer, trace: Arc::clone(trace) };
-    toolwright::Executor::builder(registry).policy(policy).approver(approver).build()
-}
-
 /// Runs `work` on the multi-threaded runtime the commands share, with the stop
 /// signals watched (see [`super::stop`]). The runtime is then shut down without
 /// waiting for blocked reads (a terminal's stdin, a pipe an escaped process holds).

@@ -166,3 +166,30 @@ fn a_recording_with_an_unknown_child_answers_the_agent_call_with_why() {
     let (_, out) = replay(&[session.to_str().unwrap()], &ws);
     assert!(out.contains("no responses for an agent described as `map the tests`"), "{out}");
 }
+
+#[test]
+fn plan_loads_a_skill_asks_plans_tracks_tasks_and_fixes_in_a_worktree() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = dir.path().join("ws");
+    let (_, out) = replay(&["plan"], &ws);
+    assert!(out.contains("✓ skill fix-a-bug mean() gives the wrong result"), "{out}");
+    assert!(out.contains("→ Only mean() (Recommended) (the recording's answer)"), "{out}");
+    assert!(out.contains("Entered plan mode"), "{out}");
+    assert!(out.contains("approve the plan → yes, and accept edits"), "{out}");
+    assert!(
+        out.contains("#1 [completed] Fix the divisor in mean()\n") || out.contains("#1 [completed] Fix the divisor"),
+        "{out}"
+    );
+    assert!(out.contains("summary: 18 calls in 17 batches, 1 error;"), "{out}");
+    // The fix is in the worktree, on its branch; the main checkout is untouched.
+    let worktree = ws.join(".claude/worktrees/fix-mean");
+    assert!(std::fs::read_to_string(worktree.join("calc.py")).unwrap().contains("sum(values) / len(values)"));
+    assert!(unittest(&worktree).status.success());
+    assert!(std::fs::read_to_string(ws.join("calc.py")).unwrap().contains("(len(values) - 1)"));
+    // --deny keeps planning: nothing is changed anywhere.
+    let denied = dir.path().join("denied");
+    let (_, out) = replay(&["plan", "--deny"], &denied);
+    assert!(out.contains("plan mode changes nothing") && out.contains("plan mode does not change files"), "{out}");
+    assert!(!denied.join(".claude/worktrees/fix-mean").exists());
+    assert!(std::fs::read_to_string(denied.join("calc.py")).unwrap().contains("(len(values) - 1)"));
+}

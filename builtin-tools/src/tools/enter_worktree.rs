@@ -35,6 +35,10 @@ impl Tool for EnterWorktree {
         if let Some(name) = &self.name {
             check_name(name)?;
         }
+        // Plan mode changes nothing, and a worktree is a change to the repository.
+        if cx.extension::<toolwright_core::mode::ModeOverride>().is_some_and(|m| m.0 == toolwright_core::mode::Mode::Plan) {
+            return Err(ToolError::msg("plan mode changes nothing: have the plan approved (ExitPlanMode) first"));
+        }
         if cx.extension::<WorktreeSession>().is_some_and(|w| w.path == cx.cwd()) {
             return Err(ToolError::msg("already in a worktree: leave it with exit_worktree first"));
         }

@@ -27,8 +27,9 @@ impl ExitPlanMode {
     /// The plan and the file it came from: `plan`, else the plan file.
     fn read_plan(&self, cx: &ToolContext) -> Result<(String, Option<std::path::PathBuf>), ToolError> {
         let file = cx.extension::<PlanMode>().map(|p| p.file.clone());
+        // A plan given in the input names no file.
         if let Some(plan) = self.plan.as_deref().map(str::trim).filter(|p| !p.is_empty()) {
-            return Ok((plan.to_owned(), file));
+            return Ok((plan.to_owned(), None));
         }
         let Some(file) = file else {
             return Err(ToolError::msg("give the plan in `plan` (Markdown): there is no plan file in this session"));
