@@ -153,13 +153,16 @@ pub mod pipeline {
 pub use toolwright_permissions as rules;
 
 #[cfg(feature = "agent")]
-pub mod agent;
+#[doc(inline)]
+pub use toolwright_agent_runtime::agent;
 
 #[cfg(feature = "subagents")]
-pub mod subagents;
+#[doc(inline)]
+pub use toolwright_agent_runtime::subagents;
 
 #[cfg(feature = "subagents")]
-pub mod skills;
+#[doc(inline)]
+pub use toolwright_agent_runtime::skills;
 
 #[cfg(feature = "builtin")]
 mod workspace;

@@ -656,7 +656,7 @@ mod tests {
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_finished_tree_holds_no_reference_to_its_runtime() {
         let dir = tempfile::tempdir().unwrap();
-        let registry = Arc::new(crate::registry().unwrap());
+        let registry = Arc::new(toolwright_builtin::registry().unwrap());
         let executor = crate::Executor::builder(Arc::clone(&registry)).policy(crate::permission::AllowAll).build();
         let orchestrator = Arc::new(crate::orchestrate::Orchestrator::new(Arc::new(executor)));
         let session = format!(
