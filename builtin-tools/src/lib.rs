@@ -19,6 +19,7 @@ mod edit;
 mod fsio;
 #[doc(hidden)]
 pub mod git;
+mod notebook;
 #[cfg_attr(not(target_os = "linux"), path = "sandbox/unsupported.rs")]
 mod sandbox;
 pub mod schedules;

@@ -22,7 +22,8 @@ pub const MAX_IMAGE_BYTES: u64 = 5 * 1024 * 1024;
 /// Lines come back numbered, `cat -n` style (line number, tab, text). At most
 /// `limit` lines (default 2000) are returned per call; use `offset` to continue
 /// further down a long file. Lines longer than 2000 characters are cut with a marker.
-/// Images (png, jpg, gif, webp) come back as images. Other binary files are refused.
+/// Images (png, jpg, gif, webp) come back as images; Jupyter notebooks (`.ipynb`) as
+/// their cells, each with its id, source and outputs. Other binary files are refused.
 #[tool(read_only, concurrency_safe, idempotent, rule_name = "Read", aliases = ["Read"])]
 pub struct ReadFile {
     /// Path of the file, relative to the workspace root (or absolute inside it).
@@ -71,6 +72,9 @@ impl Tool for ReadFile {
             if let Some(media_type) = image_type(&file.path) {
                 return read_image(&file, media_type);
             }
+            if file.path.extension().is_some_and(|e| e.eq_ignore_ascii_case("ipynb")) {
+                return read_notebook(&file, states.as_ref());
+            }
             let lines = read_lines(&file, offset, limit)?;
             // What this session has seen of the file: its stamp, and a hash when the
             // whole file was read, for the staleness check before a write.
@@ -116,6 +120,29 @@ fn read_image(file: &Resolved, media_type: &str) -> Result<ToolOutput, ToolError
         content: vec![Content::Image { media_type: media_type.to_owned(), data }],
         ..ToolOutput::default()
     })
+}
+
+/// A notebook's cells, with their ids (what notebook_edit takes), sources and outputs;
+/// the whole file is recorded as read.
+fn read_notebook(file: &Resolved, states: Option<&FileStates>) -> Result<ToolOutput, ToolError> {
+    use crate::notebook::{MAX_NOTEBOOK_BYTES, Notebook};
+    let display = &file.display;
+    let (opened, meta) = crate::confined::open_read(file)?;
+    if meta.len() > MAX_NOTEBOOK_BYTES {
+        return Err(ToolError::msg(format!(
+            "`{display}` is a {} MB notebook; notebooks over 100 MB are not read whole. Read a slice with a shell \
+             command, such as `jq '.cells[0:20]' {display}`",
+            meta.len() / (1024 * 1024)
+        )));
+    }
+    let bytes = crate::confined::read_at_most(opened, meta.len(), MAX_NOTEBOOK_BYTES, display)?;
+    let notebook = Notebook::parse(&bytes, display)?;
+    if let Some(states) = states
+        && let Some(stamp) = stamp_now(&file.path, Some(&bytes), None)
+    {
+        states.record(&file.path, stamp);
+    }
+    Ok(ToolOutput { content: notebook.render(display), ..ToolOutput::default() })
 }
 
 /// The numbered lines, the last line shown, and a hash of the whole file if it was
