@@ -23,6 +23,7 @@ mod notebook;
 #[cfg_attr(not(target_os = "linux"), path = "sandbox/unsupported.rs")]
 mod sandbox;
 pub mod schedules;
+pub mod search_backends;
 mod session;
 pub mod tasks;
 mod workspace;

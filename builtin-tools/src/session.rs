@@ -20,6 +20,8 @@ pub fn session() -> Extensions {
     let mut extensions = Extensions::new();
     extensions.insert(FileStates::default());
     extensions.insert(crate::tools::BackgroundShells::default());
+    // The session's web searches, counted against its cap.
+    extensions.insert(crate::tools::WebSearches::default());
     // Hooks' `session_id`.
     extensions.insert(toolwright_core::SessionInfo::new());
     extensions
