@@ -9,9 +9,11 @@ use std::path::Path;
 use std::process::Command;
 use std::sync::{Arc, Mutex};
 
-/// A server answering every request with `body`; the requests seen (request line,
-/// headers, body).
-fn stand_in(body: Value) -> (String, Arc<Mutex<Vec<(String, Vec<String>, String)>>>) {
+/// A request as seen: request line, headers (lowercased), body.
+type Seen = Arc<Mutex<Vec<(String, Vec<String>, String)>>>;
+
+/// A server answering every request with `body`; the requests seen.
+fn stand_in(body: Value) -> (String, Seen) {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let url = format!("http://{}", listener.local_addr().unwrap());
     let seen = Arc::new(Mutex::new(Vec::new()));
