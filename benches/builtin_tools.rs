@@ -193,7 +193,7 @@ fn read_deep(c: &mut Criterion) {
         generate(&dir.join(name), size);
     }
     let read = |name: &str| {
-        let read = ReadFile { path: name.into(), offset: Some(1_000_000), limit: Some(2000) };
+        let read = ReadFile { path: name.into(), offset: Some(1_000_000), limit: Some(2000), pages: None };
         let text = ok(rt.block_on(call_typed(read, &ToolContext::new(&dir))));
         assert!(text.starts_with("1000000\t") || text.trim_start().starts_with("1000000\t"), "{}", &text[..40]);
     };

@@ -20,6 +20,8 @@ mod fsio;
 #[doc(hidden)]
 pub mod git;
 mod notebook;
+#[cfg(feature = "pdf")]
+mod pdf;
 #[cfg_attr(not(target_os = "linux"), path = "sandbox/unsupported.rs")]
 mod sandbox;
 pub mod schedules;

@@ -12,7 +12,7 @@ fn run<F: std::future::Future<Output = ToolOutput>>(f: F) -> ToolOutput {
 }
 
 fn read(dir: &Path, path: &str, offset: Option<u64>, limit: Option<u32>) -> ToolOutput {
-    run(call_typed(ReadFile { path: path.into(), offset, limit }, &ToolContext::new(dir)))
+    run(call_typed(ReadFile { path: path.into(), offset, limit, pages: None }, &ToolContext::new(dir)))
 }
 
 fn glob(dir: &Path, pattern: &str, path: Option<&str>, limit: Option<u32>) -> ToolOutput {

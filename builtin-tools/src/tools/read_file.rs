@@ -23,7 +23,9 @@ pub const MAX_IMAGE_BYTES: u64 = 5 * 1024 * 1024;
 /// `limit` lines (default 2000) are returned per call; use `offset` to continue
 /// further down a long file. Lines longer than 2000 characters are cut with a marker.
 /// Images (png, jpg, gif, webp) come back as images; Jupyter notebooks (`.ipynb`) as
-/// their cells, each with its id, source and outputs. Other binary files are refused.
+/// their cells, each with its id, source and outputs; PDFs as their text, page by page
+/// (whole up to 10 pages; longer ones by `pages`, at most 20 a call). Other binary
+/// files are refused.
 #[tool(read_only, concurrency_safe, idempotent, rule_name = "Read", aliases = ["Read"])]
 pub struct ReadFile {
     /// Path of the file, relative to the workspace root (or absolute inside it).
@@ -35,6 +37,9 @@ pub struct ReadFile {
     /// How many lines to return at most. Defaults to 2000.
     #[schemars(range(min = 1))]
     pub limit: Option<u32>,
+    /// PDFs only: the pages to read, such as "1-5" (at most 20 a call; needed for a
+    /// PDF over 10 pages).
+    pub pages: Option<String>,
 }
 
 impl Tool for ReadFile {
@@ -53,6 +58,9 @@ impl Tool for ReadFile {
         if self.limit == Some(0) {
             return Err(ToolError::msg("`limit` must be at least 1"));
         }
+        if self.pages.is_some() && !is_pdf(Path::new(&self.path)) {
+            return Err(ToolError::msg("`pages` is for PDFs; read other files by `offset` and `limit`"));
+        }
         Ok(())
     }
 
@@ -68,7 +76,11 @@ impl Tool for ReadFile {
         let offset = self.offset.unwrap_or(1);
         let limit = self.limit.unwrap_or(DEFAULT_LINE_LIMIT);
         let states = cx.extension::<FileStates>().cloned();
+        let pages = self.pages.clone();
         let read = move || {
+            if is_pdf(&file.path) {
+                return read_pdf(&file, pages.as_deref());
+            }
             if let Some(media_type) = image_type(&file.path) {
                 return read_image(&file, media_type);
             }
@@ -120,6 +132,34 @@ fn read_image(file: &Resolved, media_type: &str) -> Result<ToolOutput, ToolError
         content: vec![Content::Image { media_type: media_type.to_owned(), data }],
         ..ToolOutput::default()
     })
+}
+
+fn is_pdf(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e.eq_ignore_ascii_case("pdf"))
+}
+
+/// Without the `pdf` feature, a PDF is refused with the feature named.
+#[cfg(not(feature = "pdf"))]
+fn read_pdf(file: &Resolved, _pages: Option<&str>) -> Result<ToolOutput, ToolError> {
+    Err(ToolError::msg(format!(
+        "`{}` is a PDF, and this build reads none (toolwright-builtin's `pdf` feature is off)",
+        file.display
+    )))
+}
+
+/// A PDF's text, page by page (see `crate::pdf`).
+#[cfg(feature = "pdf")]
+fn read_pdf(file: &Resolved, pages: Option<&str>) -> Result<ToolOutput, ToolError> {
+    let display = &file.display;
+    let (opened, meta) = crate::confined::open_read(file)?;
+    if meta.len() > crate::pdf::MAX_PDF_BYTES {
+        return Err(ToolError::msg(format!(
+            "`{display}` is a {} MB PDF; PDFs over 20 MB are not read (split it with a shell command, such as `qpdf`)",
+            meta.len() / (1024 * 1024)
+        )));
+    }
+    let bytes = crate::confined::read_at_most(opened, meta.len(), crate::pdf::MAX_PDF_BYTES, display)?;
+    crate::pdf::read(&bytes, display, pages).map(ToolOutput::text)
 }
 
 /// A notebook's cells, with their ids (what notebook_edit takes), sources and outputs;

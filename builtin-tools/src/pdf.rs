@@ -1,0 +1,135 @@
+//! PDFs for `read_file`: their text, page by page, through `lopdf`; whole when short,
+//! by `pages` when long, as Claude Code reads them. Bounded in size, pages and text,
+//! and a PDF that breaks the parser is an error, never a panic.
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use toolwright_core::ToolError;
+
+/// The largest PDF read (Claude Code's API limit for a document).
+pub const MAX_PDF_BYTES: u64 = 20 * 1024 * 1024;
+/// A PDF of at most this many pages is read whole.
+pub const WHOLE_PAGES: usize = 10;
+/// The most pages one call reads.
+pub const MAX_PAGES_PER_CALL: usize = 20;
+/// Text kept of one page, and of the whole answer.
+const MAX_PAGE_CHARS: usize = 50_000;
+const MAX_TEXT_CHARS: usize = 256 * 1024;
+
+/// The text of the PDF in `bytes`, with a marker before each page: the pages named
+/// by `pages` (`"3"`, `"1-5"`, `"1,4,7-9"`), or all of them when it has at most 10.
+pub fn read(bytes: &[u8], display: &str, pages: Option<&str>) -> Result<String, ToolError> {
+    let document = catch_unwind(AssertUnwindSafe(|| lopdf::Document::load_mem(bytes)))
+        .map_err(|_| ToolError::msg(format!("`{display}` is a PDF the reader cannot parse")))?
+        .map_err(|e| ToolError::msg(format!("`{display}` is not a readable PDF: {e}")))?;
+    let numbers: Vec<u32> = document.get_pages().keys().copied().collect();
+    let total = numbers.len();
+    let wanted = match pages {
+        Some(spec) => page_list(spec, total)?,
+        None if total <= WHOLE_PAGES => numbers.clone(),
+        None => {
+            return Err(ToolError::msg(format!(
+                "`{display}` has {total} pages; a PDF over {WHOLE_PAGES} pages is read by `pages`, at most \
+                 {MAX_PAGES_PER_CALL} at a time: call read_file again with `pages: \"1-{MAX_PAGES_PER_CALL}\"`, then the next ones"
+            )));
+        }
+    };
+    let mut text = format!("PDF `{display}`: {total} page{}", if total == 1 { "" } else { "s" });
+    if wanted.len() < total {
+        text.push_str(&format!("; pages {} shown", describe(&wanted)));
+    }
+    text.push('\n');
+    for page in wanted {
+        if text.len() > MAX_TEXT_CHARS {
+            text.push_str(&format!(
+                "\n(the text is over {} KB: read the next pages from {page} with `pages`)\n",
+                MAX_TEXT_CHARS / 1024
+            ));
+            break;
+        }
+        let extracted = catch_unwind(AssertUnwindSafe(|| document.extract_text(&[page])))
+            .ok()
+            .and_then(Result::ok)
+            .unwrap_or_default();
+        let mut page_text = extracted.trim().to_owned();
+        if page_text.chars().count() > MAX_PAGE_CHARS {
+            page_text =
+                page_text.chars().take(MAX_PAGE_CHARS).collect::<String>() + "\n[page cut: over 50,000 characters]";
+        }
+        text.push_str(&format!("\n--- page {page} ---\n"));
+        if page_text.is_empty() {
+            text.push_str("(no text on this page: it may be an image, such as a scan)\n");
+        } else {
+            text.push_str(&page_text);
+            text.push('\n');
+        }
+    }
+    Ok(text)
+}
+
+/// `"1-5"`, `"3"`, `"1,4,7-9"` as page numbers within `1..=total`; at most 20.
+pub fn page_list(spec: &str, total: usize) -> Result<Vec<u32>, ToolError> {
+    let bad = |why: String| ToolError::msg(format!("`pages` `{spec}`: {why}"));
+    let mut out: Vec<u32> = Vec::new();
+    for part in spec.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let (from, to) = match part.split_once('-') {
+            Some((a, b)) => (a.trim(), b.trim()),
+            None => (part, part),
+        };
+        let parse = |s: &str| s.parse::<u32>().map_err(|_| bad(format!("`{s}` is not a page number")));
+        let (from, to) = (parse(from)?, parse(to)?);
+        if from == 0 || to < from {
+            return Err(bad("pages count from 1, and a range goes up (`1-5`)".into()));
+        }
+        if to as usize > total {
+            return Err(bad(format!("the PDF has {total} pages")));
+        }
+        if (to - from) as usize + out.len() >= MAX_PAGES_PER_CALL {
+            return Err(bad(format!("at most {MAX_PAGES_PER_CALL} pages are read per call")));
+        }
+        out.extend(from..=to);
+    }
+    if out.is_empty() {
+        return Err(bad("name pages, such as `1-5`".into()));
+    }
+    out.sort_unstable();
+    out.dedup();
+    Ok(out)
+}
+
+fn describe(pages: &[u32]) -> String {
+    match (pages.first(), pages.last()) {
+        (Some(first), Some(last)) if (*last - *first) as usize + 1 == pages.len() => format!("{first}-{last}"),
+        _ => pages.iter().map(u32::to_string).collect::<Vec<_>>().join(", "),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn page_lists_are_checked() {
+        assert_eq!(page_list("1-3", 10).unwrap(), [1, 2, 3]);
+        assert_eq!(page_list("4, 1,2", 10).unwrap(), [1, 2, 4]);
+        for bad in ["0", "3-1", "x", "11", "1-21", ""] {
+            assert!(page_list(bad, 30.min(if bad == "11" { 10 } else { 30 })).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn garbage_is_an_error_not_a_panic() {
+        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+        for len in 0..500 {
+            let bytes: Vec<u8> = std::iter::once(b"%PDF-1.4\n".to_vec())
+                .flatten()
+                .chain((0..len).map(|_| {
+                    seed ^= seed << 13;
+                    seed ^= seed >> 7;
+                    seed ^= seed << 17;
+                    b"obj endobj << >> [ ] 1 0 R stream\nendstream xref trailer /Pages /Kids 9"[(seed % 63) as usize]
+                }))
+                .collect();
+            let _ = read(&bytes, "fuzz.pdf", None);
+        }
+    }
+}
