@@ -326,7 +326,7 @@ async fn a_claude_code_profile_shows_the_builtins_under_claude_codes_names() {
     let schema = &read["input_schema"];
     assert_eq!(schema["required"], serde_json::json!(["file_path"]));
     let fields: Vec<&String> = schema["properties"].as_object().unwrap().keys().collect();
-    assert_eq!(fields, ["file_path", "offset", "limit"]);
+    assert_eq!(fields, ["file_path", "offset", "limit", "pages"]);
     // Every provider's list renders, and the strict ones keep the renamed fields.
     for provider in Provider::ALL {
         let text = pool.definitions(provider).unwrap().as_str().to_owned();

@@ -141,7 +141,10 @@ fn schema_shows_claude_codes_names_when_asked() {
     assert!(out.status.success(), "{}", text(&out.stderr));
     let list: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let read = list.as_array().unwrap().iter().find(|t| t["function"]["name"] == "Read").expect("Read");
-    assert_eq!(read["function"]["parameters"]["required"], serde_json::json!(["file_path", "offset", "limit"]));
+    assert_eq!(
+        read["function"]["parameters"]["required"],
+        serde_json::json!(["file_path", "offset", "limit", "pages"])
+    );
 }
 
 #[test]
