@@ -77,6 +77,19 @@ pub struct AgentArgs {
     skill_places: super::skills::SkillPlaces,
     #[command(flatten)]
     plugin_args: super::plugins::PluginArgs,
+    /// Let the model use the provider's own web search (Anthropic's `web_search`,
+    /// OpenAI Responses' `web_search`), its results kept in the conversation.
+    #[arg(long)]
+    web_search: bool,
+    /// With --web-search: at most this many searches per response (Anthropic).
+    #[arg(long, value_name = "N", requires = "web_search")]
+    web_search_max_uses: Option<u32>,
+    /// With --web-search: only results from this domain (repeatable).
+    #[arg(long = "web-search-allowed-domain", value_name = "DOMAIN", requires = "web_search")]
+    web_search_allowed: Vec<String>,
+    /// With --web-search: no results from this domain (repeatable; Anthropic).
+    #[arg(long = "web-search-blocked-domain", value_name = "DOMAIN", requires = "web_search")]
+    web_search_blocked: Vec<String>,
     /// After the task, keep the session for scheduled prompts (CronCreate) due within
     /// this many seconds, firing each between turns; 0 ends with the task.
     #[arg(long, value_name = "SECONDS", default_value_t = 600)]
@@ -135,9 +148,7 @@ pub fn run(args: AgentArgs) -> Result<(), String> {
     skills.install(&registry).map_err(|e| e.to_string())?;
     let mut agent =
         Agent::new(model, Arc::clone(&orchestrator)).system(SYSTEM).max_responses(args.max_turns).retry(policy);
-    if args.claude_code {
-        agent = agent.profile(toolwright::Profile::claude_code());
-    }
+    agent = presented(agent, &args, api)?;
     if args.cline_tools {
         let (subagents, registry, trace) = (subagents.clone(), Arc::clone(&registry), Arc::clone(&trace));
         agent = agent.before_each_request(move |turn| {
@@ -309,6 +320,24 @@ fn skills(
     Skills::builder(Arc::clone(orchestrator.executor()))
         .catalog(move |cwd, touched| SkillCatalog::load(cwd, &options.clone().touched(touched)))
         .build()
+}
+
+/// What the model is shown besides the tools: Claude Code's names (`--claude-code`)
+/// and the provider's own web search (`--web-search`).
+fn presented(mut agent: Agent, args: &AgentArgs, api: Api) -> Result<Agent, String> {
+    if args.claude_code {
+        agent = agent.profile(toolwright::Profile::claude_code());
+    }
+    if args.web_search {
+        let mut search = toolwright::provider::server_tools::WebSearchServerTool::new()
+            .allowed_domains(args.web_search_allowed.iter().cloned())
+            .blocked_domains(args.web_search_blocked.iter().cloned());
+        if let Some(n) = args.web_search_max_uses {
+            search = search.max_uses(n);
+        }
+        agent = agent.server_tool(search.definition(api).map_err(|e| format!("--web-search: {e}"))?);
+    }
+    Ok(agent)
 }
 
 /// Scheduled prompts: this session's, and the workspace's durable ones once it is

@@ -35,6 +35,35 @@ impl AgentObserver for Traced {
     fn text(&mut self, text: &str) {
         self.trace.text(text);
     }
+    fn server_tool(&mut self, event: &toolwright::provider::server_tools::ServerToolEvent) {
+        use toolwright::provider::server_tools::ServerToolEvent;
+        match event {
+            ServerToolEvent::Used { name, input } => {
+                let what = input.get("query").and_then(|q| q.as_str()).map_or_else(|| input.to_string(), str::to_owned);
+                self.trace.event(
+                    Some(&format!("  ⌕ {name} (the provider's): {what}")),
+                    serde_json::json!({"type": "server_tool", "name": name, "input": input}),
+                );
+            }
+            ServerToolEvent::Results { name, pages, error } => {
+                let line = match error {
+                    Some(code) => format!("    {name} failed: {code}"),
+                    None => format!(
+                        "    {} results: {}",
+                        pages.len(),
+                        pages.iter().take(5).map(|(_, url)| url.as_str()).collect::<Vec<_>>().join(", ")
+                    ),
+                };
+                let pages: Vec<_> =
+                    pages.iter().map(|(title, url)| serde_json::json!({"title": title, "url": url})).collect();
+                self.trace.event(
+                    Some(&line),
+                    serde_json::json!({"type": "server_tool_result", "name": name, "pages": pages, "error": error}),
+                );
+            }
+            _ => {}
+        }
+    }
     fn call(&mut self, event: &CallEvent<'_>) {
         match event {
             CallEvent::Started { call, concurrency_safe, .. } => {

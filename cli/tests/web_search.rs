@@ -147,3 +147,96 @@ fn web_search_asks_is_ruled_by_websearch_and_needs_a_backend() {
     let none = search(dir.path(), &[], json!({"query": "tokio"}), true);
     assert_eq!(none["is_error"], true, "{none}");
 }
+
+#[path = "../../tests/common/mod.rs"]
+mod common;
+
+/// Anthropic's server-side web search through `agent --web-search`: the tool is
+/// declared as the API documents it, the search's blocks and the text's citations go
+/// back in the next request exactly as they came, and the trace shows them.
+#[test]
+fn the_providers_own_search_is_declared_and_its_blocks_kept() {
+    use common::scripted::{Block, Reply, serve};
+    let result = json!({"type": "web_search_tool_result", "tool_use_id": "srvtoolu_1", "content": [
+        {"type": "web_search_result", "url": "https://tokio.rs/blog/2026-tokio-2", "title": "Tokio 2.0", "encrypted_content": "EqgfCioI", "page_age": "2 days ago"}
+    ]});
+    let citation = json!({"type": "web_search_result_location", "url": "https://tokio.rs/blog/2026-tokio-2", "title": "Tokio 2.0", "encrypted_index": "Eo8BCioI", "cited_text": "Tokio 2.0 is out."});
+    let (sent_result, sent_citation) = (result.clone(), citation.clone());
+    let (url, log) = serve(move |req| match req.messages().len() {
+        1 => Reply {
+            blocks: vec![
+                Block::Raw(
+                    json!({"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {}}),
+                    vec![json!({"type": "input_json_delta", "partial_json": "{\"query\": \"tokio 2.0 release\"}"})],
+                ),
+                Block::Raw(sent_result.clone(), vec![]),
+                Block::Raw(
+                    json!({"type": "text", "text": "", "citations": []}),
+                    vec![
+                        json!({"type": "citations_delta", "citation": sent_citation.clone()}),
+                        json!({"type": "text_delta", "text": "Tokio 2.0 is out."}),
+                    ],
+                ),
+                Block::Call("list_dir".into(), json!({"path": "."})),
+            ],
+            ..Reply::text("")
+        },
+        _ => Reply::text("Done."),
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_toolwright"))
+        .args([
+            "agent",
+            "--provider",
+            "anthropic",
+            "--json",
+            "--yes",
+            "--web-search",
+            "--web-search-max-uses",
+            "3",
+            "--web-search-allowed-domain",
+            "tokio.rs",
+            "--workspace",
+        ])
+        .arg(dir.path())
+        .arg("What is new in tokio?")
+        .env("ANTHROPIC_API_KEY", "test-key")
+        .env("ANTHROPIC_BASE_URL", &url)
+        .env("HOME", home.path())
+        .output()
+        .unwrap();
+    let shown = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(out.status.success(), "{shown}{}", String::from_utf8_lossy(&out.stderr));
+    let log = log.lock().unwrap().clone();
+    let tools = log[0].body["tools"].as_array().unwrap();
+    let declared = tools.iter().find(|t| t["type"] == "web_search_20250305").expect("the web search tool");
+    assert_eq!(
+        declared,
+        &json!({"type": "web_search_20250305", "name": "web_search", "max_uses": 3, "allowed_domains": ["tokio.rs"]})
+    );
+    // The next request carries the assistant's blocks as they came.
+    let assistant = &log[1].messages()[1]["content"];
+    assert_eq!(
+        assistant[0],
+        json!({"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {"query": "tokio 2.0 release"}})
+    );
+    assert_eq!(assistant[1], result);
+    assert_eq!(assistant[2], json!({"type": "text", "text": "Tokio 2.0 is out.", "citations": [citation]}));
+    assert!(shown.contains("\"type\":\"server_tool\"") && shown.contains("tokio 2.0 release"), "{shown}");
+    assert!(
+        shown.contains("\"type\":\"server_tool_result\"") && shown.contains("https://tokio.rs/blog/2026-tokio-2"),
+        "{shown}"
+    );
+    // Chat Completions has no such tool: said before anything is sent.
+    let chat = Command::new(env!("CARGO_BIN_EXE_toolwright"))
+        .args(["agent", "--provider", "openai", "--web-search", "--workspace"])
+        .arg(dir.path())
+        .arg("x")
+        .env("OPENAI_API_KEY", "k")
+        .env("OPENAI_BASE_URL", &url)
+        .env("HOME", home.path())
+        .output()
+        .unwrap();
+    assert!(!chat.status.success() && String::from_utf8_lossy(&chat.stderr).contains("no server-side web search"));
+}

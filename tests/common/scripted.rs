@@ -16,6 +16,9 @@ pub enum Block {
     Text(String),
     /// A tool call: name and input.
     Call(String, Value),
+    /// Any other block, as it starts, then its deltas (a server tool's blocks, text
+    /// with citations).
+    Raw(Value, Vec<Value>),
 }
 
 /// A scripted response: its blocks, and how long to wait before the last event.
@@ -184,6 +187,18 @@ pub fn sse(reply: &Reply) -> String {
                     "content_block_delta",
                     json!({"type": "content_block_delta", "index": i, "delta": {"type": "text_delta", "text": text}}),
                 );
+            }
+            Block::Raw(start, deltas) => {
+                out += &event(
+                    "content_block_start",
+                    json!({"type": "content_block_start", "index": i, "content_block": start}),
+                );
+                for delta in deltas {
+                    out += &event(
+                        "content_block_delta",
+                        json!({"type": "content_block_delta", "index": i, "delta": delta}),
+                    );
+                }
             }
             Block::Call(name, input) => {
                 calls = true;

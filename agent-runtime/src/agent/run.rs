@@ -21,6 +21,10 @@ pub trait AgentObserver: Send {
     fn text(&mut self, text: &str) {
         let _ = text;
     }
+    /// The provider's own tool at work (its web search's query, its results).
+    fn server_tool(&mut self, event: &crate::provider::server_tools::ServerToolEvent) {
+        let _ = event;
+    }
     /// A call event from the orchestrator (queued, started, finished, ...).
     fn call(&mut self, event: &CallEvent<'_>) {
         let _ = event;
@@ -147,6 +151,8 @@ pub struct Agent {
     /// How many items of the conversation a fork shares with its parent: the end of
     /// that prefix is a cache breakpoint of its own.
     shared_prefix: Option<usize>,
+    /// The provider's own tools declared with the function tools (its web search).
+    server_tools: Vec<serde_json::Value>,
 }
 
 /// What an agent's last request sent: where a fork starts, so that its first request
@@ -284,6 +290,7 @@ impl Agent {
             before_request: None,
             shown_tools: None,
             shared_prefix: None,
+            server_tools: Vec::new(),
         }
     }
 
@@ -303,6 +310,7 @@ impl Agent {
             before_request: None,
             shown_tools: None,
             shared_prefix: None,
+            server_tools: Vec::new(),
         }
     }
 
@@ -318,6 +326,15 @@ impl Agent {
     /// effect at the next request.
     pub fn before_each_request(mut self, f: impl Fn(&TurnContext) + Send + Sync + 'static) -> Agent {
         self.before_request = Some(Arc::new(f));
+        self
+    }
+
+    /// Declares a provider's own tool in every request, after the function tools
+    /// (a [`WebSearchServerTool`](crate::provider::server_tools::WebSearchServerTool)'s
+    /// definition for this API). Its uses and results stay in the conversation as the
+    /// API sent them, and reach the observer's [`AgentObserver::server_tool`].
+    pub fn server_tool(mut self, definition: serde_json::Value) -> Agent {
+        self.server_tools.push(definition);
         self
     }
 
@@ -460,10 +477,13 @@ impl Agent {
                     pool.definitions(self.provider)?.to_value()
                 }
             };
-            let tools = match &self.shown_tools {
+            let mut tools = match &self.shown_tools {
                 Some(shown) => shown.clone(),
                 None => tools,
             };
+            if let Some(list) = tools.as_array_mut() {
+                list.extend(self.server_tools.iter().cloned());
+            }
             if let Some(cell) = turn.extensions().get::<ForkCell>() {
                 cell.set(ForkPoint {
                     system: self.system.clone(),
@@ -597,6 +617,13 @@ impl Agent {
                         Item::Text(piece) => {
                             pending.push_str(&piece);
                             text.push_str(&piece);
+                        }
+                        Item::Server(event) => {
+                            if !pending.is_empty() {
+                                observe(observer).text(pending);
+                                pending.clear();
+                            }
+                            observe(observer).server_tool(&event);
                         }
                         Item::Call(event) => {
                             if !pending.is_empty() {

@@ -196,6 +196,8 @@ struct Block {
     accumulated: String,
     /// A thinking block's signature, which must go back with it unchanged.
     signature: String,
+    /// A text block's citations (of the web search's results), sent back with it.
+    citations: Vec<Value>,
 }
 
 impl TurnState for Turn {
@@ -213,8 +215,16 @@ impl TurnState for Turn {
                 if !text.is_empty() {
                     items.push(Item::Text(text.clone()));
                 }
-                self.blocks[i] =
-                    Some(Block { kind, start: block.clone(), accumulated: text, signature: String::new() });
+                if kind == "web_search_tool_result" {
+                    items.push(Item::Server(super::server_tools::ServerToolEvent::from_anthropic_result(block)));
+                }
+                self.blocks[i] = Some(Block {
+                    kind,
+                    start: block.clone(),
+                    accumulated: text,
+                    signature: String::new(),
+                    citations: Vec::new(),
+                });
             }
             (Some("content_block_delta"), Some(i)) => {
                 if let Some(Some(block)) = self.blocks.get_mut(i) {
@@ -231,6 +241,22 @@ impl TurnState for Turn {
                     if let Some(signature) = delta["signature"].as_str() {
                         block.signature.push_str(signature);
                     }
+                    if delta["type"] == "citations_delta" {
+                        block.citations.push(delta["citation"].clone());
+                    }
+                }
+            }
+            // A server tool's input is whole when its block ends.
+            (Some("content_block_stop"), Some(i)) => {
+                if let Some(Some(block)) = self.blocks.get(i)
+                    && block.kind == "server_tool_use"
+                {
+                    let input = match block.accumulated.is_empty() {
+                        true => block.start["input"].clone(),
+                        false => input_object(&block.accumulated),
+                    };
+                    let name = block.start["name"].as_str().unwrap_or("server tool").to_owned();
+                    items.push(Item::Server(super::server_tools::ServerToolEvent::Used { name, input }));
                 }
             }
             (Some("message_delta"), _) => {
@@ -273,7 +299,15 @@ impl Block {
         match self.kind.as_str() {
             // Anthropic refuses an empty text block.
             "text" if self.accumulated.is_empty() => return None,
-            "text" => return Some(json!({"type": "text", "text": self.accumulated})),
+            "text" => {
+                let mut text = json!({"type": "text", "text": self.accumulated});
+                let mut citations = self.start["citations"].as_array().cloned().unwrap_or_default();
+                citations.extend(self.citations.iter().cloned());
+                if !citations.is_empty() {
+                    text["citations"] = Value::Array(citations);
+                }
+                return Some(text);
+            }
             "tool_use" => {
                 return Some(json!({
                     "type": "tool_use", "id": self.start["id"], "name": self.start["name"],

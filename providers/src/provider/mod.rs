@@ -35,6 +35,7 @@ pub mod gemini;
 pub(crate) mod mcp;
 pub mod openai_chat;
 pub mod openai_responses;
+pub mod server_tools;
 
 pub use toolwright_contracts::usage::Usage;
 
@@ -366,6 +367,8 @@ pub enum Item {
     Text(String),
     /// A tool call event for the streaming executor.
     Call(StreamEvent),
+    /// A server tool's use or results (the provider's web search).
+    Server(server_tools::ServerToolEvent),
 }
 
 /// A streamed response that cannot be read.

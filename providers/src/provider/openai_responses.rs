@@ -175,6 +175,13 @@ impl TurnState for Turn {
                 }
             }
             (Some("response.output_item.done"), Some(i)) => {
+                if value["item"]["type"] == "web_search_call" {
+                    let input = value["item"]["action"].clone();
+                    items.push(Item::Server(super::server_tools::ServerToolEvent::Used {
+                        name: "web_search".into(),
+                        input,
+                    }));
+                }
                 self.output.insert(i, (value["item"].clone(), true));
             }
             (Some("response.completed"), _) => step = Step::Done,

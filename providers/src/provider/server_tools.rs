@@ -1,0 +1,196 @@
+//! The providers' own tools, which run on their servers: web search. A request
+//! declares them beside the function tools; their uses and results come back as
+//! blocks (Anthropic) or output items (OpenAI Responses) that the conversation keeps
+//! exactly as they came, and that the stream reports as [`ServerToolEvent`]s.
+
+use super::Api;
+use serde_json::{Value, json};
+
+/// The provider's web search: Anthropic's `web_search` tool, OpenAI Responses'
+/// `web_search`.
+///
+/// ```
+/// use toolwright_providers::provider::{Api, server_tools::WebSearchServerTool};
+/// let search = WebSearchServerTool::new().max_uses(3).allowed_domains(["docs.rs"]);
+/// let tool = search.definition(Api::Anthropic).unwrap();
+/// assert_eq!(tool["type"], "web_search_20250305");
+/// assert_eq!(tool["max_uses"], 3);
+/// assert!(search.definition(Api::OpenAiChat).is_err());
+/// ```
+#[derive(Debug, Clone, Default, PartialEq)]
+#[non_exhaustive]
+pub struct WebSearchServerTool {
+    /// The most searches in one response (Anthropic's `max_uses`).
+    pub max_uses: Option<u32>,
+    /// Only these domains.
+    pub allowed_domains: Vec<String>,
+    /// Never these domains (Anthropic only).
+    pub blocked_domains: Vec<String>,
+    /// Where the user is, as the API takes it (`{"type": "approximate", "city": ...}`).
+    pub user_location: Option<Value>,
+}
+
+/// Why a server tool cannot be declared for an API.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ServerToolError {
+    /// The API has no such tool.
+    #[error("{api} has no server-side web search (use Anthropic Messages or OpenAI Responses)")]
+    Unsupported {
+        /// The API.
+        api: &'static str,
+    },
+    /// Both domain lists were given.
+    #[error("the web search takes allowed domains or blocked domains, not both")]
+    BothLists,
+    /// The API takes no blocked domains.
+    #[error("{api}'s web search takes no blocked domains, only allowed ones")]
+    NoBlockedList {
+        /// The API.
+        api: &'static str,
+    },
+}
+
+impl WebSearchServerTool {
+    /// Searches as the provider sees fit.
+    pub fn new() -> WebSearchServerTool {
+        WebSearchServerTool::default()
+    }
+
+    /// At most `n` searches per response.
+    pub fn max_uses(mut self, n: u32) -> Self {
+        self.max_uses = Some(n);
+        self
+    }
+
+    /// Only results from these domains.
+    pub fn allowed_domains<I: IntoIterator<Item = S>, S: Into<String>>(mut self, domains: I) -> Self {
+        self.allowed_domains.extend(domains.into_iter().map(Into::into));
+        self
+    }
+
+    /// No results from these domains.
+    pub fn blocked_domains<I: IntoIterator<Item = S>, S: Into<String>>(mut self, domains: I) -> Self {
+        self.blocked_domains.extend(domains.into_iter().map(Into::into));
+        self
+    }
+
+    /// The tool as `api` declares it in a request's `tools`.
+    pub fn definition(&self, api: Api) -> Result<Value, ServerToolError> {
+        if !self.allowed_domains.is_empty() && !self.blocked_domains.is_empty() {
+            return Err(ServerToolError::BothLists);
+        }
+        match api {
+            Api::Anthropic => {
+                let mut tool = json!({"type": "web_search_20250305", "name": "web_search"});
+                if let Some(n) = self.max_uses {
+                    tool["max_uses"] = json!(n);
+                }
+                if !self.allowed_domains.is_empty() {
+                    tool["allowed_domains"] = json!(self.allowed_domains);
+                }
+                if !self.blocked_domains.is_empty() {
+                    tool["blocked_domains"] = json!(self.blocked_domains);
+                }
+                if let Some(location) = &self.user_location {
+                    tool["user_location"] = location.clone();
+                }
+                Ok(tool)
+            }
+            Api::OpenAiResponses => {
+                if !self.blocked_domains.is_empty() {
+                    return Err(ServerToolError::NoBlockedList { api: api.name() });
+                }
+                let mut tool = json!({"type": "web_search"});
+                if !self.allowed_domains.is_empty() {
+                    tool["filters"] = json!({"allowed_domains": self.allowed_domains});
+                }
+                if let Some(location) = &self.user_location {
+                    tool["user_location"] = location.clone();
+                }
+                Ok(tool)
+            }
+            other => Err(ServerToolError::Unsupported { api: other.name() }),
+        }
+    }
+}
+
+/// A server tool at work, as the stream shows it.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum ServerToolEvent {
+    /// The model used a server tool (its input: a search's query).
+    Used {
+        /// The tool (`web_search`).
+        name: String,
+        /// Its input, or the action it took.
+        input: Value,
+    },
+    /// A server tool's results: the pages found, or its error code.
+    Results {
+        /// The tool.
+        name: String,
+        /// (title, url) of each result.
+        pages: Vec<(String, String)>,
+        /// The error code, when it failed (Anthropic's `web_search_tool_result_error`).
+        error: Option<String>,
+    },
+}
+
+impl ServerToolEvent {
+    /// Anthropic's `web_search_tool_result` block as an event.
+    pub(crate) fn from_anthropic_result(block: &Value) -> ServerToolEvent {
+        let name = "web_search".to_owned();
+        match &block["content"] {
+            Value::Array(results) => ServerToolEvent::Results {
+                name,
+                pages: results
+                    .iter()
+                    .map(|r| {
+                        let url = r["url"].as_str().unwrap_or_default().to_owned();
+                        (r["title"].as_str().unwrap_or(&url).to_owned(), url)
+                    })
+                    .collect(),
+                error: None,
+            },
+            other => ServerToolEvent::Results {
+                name,
+                pages: Vec::new(),
+                error: Some(other["error_code"].as_str().unwrap_or("unknown").to_owned()),
+            },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::provider::Item;
+
+    #[test]
+    fn responses_declares_its_search_and_keeps_the_call_item() {
+        let tool = WebSearchServerTool::new().allowed_domains(["docs.rs"]).definition(Api::OpenAiResponses).unwrap();
+        assert_eq!(tool, json!({"type": "web_search", "filters": {"allowed_domains": ["docs.rs"]}}));
+        assert_eq!(
+            WebSearchServerTool::new().blocked_domains(["x.com"]).definition(Api::OpenAiResponses),
+            Err(ServerToolError::NoBlockedList { api: Api::OpenAiResponses.name() })
+        );
+        let call = json!({"type": "web_search_call", "id": "ws_1", "status": "completed", "action": {"type": "search", "query": "tokio"}});
+        let stream = format!(
+            "event: response.output_item.added\ndata: {}\n\nevent: response.output_item.done\ndata: {}\n\nevent: response.completed\ndata: {}\n\n",
+            json!({"type": "response.output_item.added", "output_index": 0, "item": {"type": "web_search_call", "id": "ws_1", "status": "in_progress"}}),
+            json!({"type": "response.output_item.done", "output_index": 0, "item": call}),
+            json!({"type": "response.completed", "response": {"usage": {"input_tokens": 1, "output_tokens": 1}}}),
+        );
+        let mut decoder = Api::OpenAiResponses.decoder();
+        let mut items = decoder.push(stream.as_bytes()).unwrap();
+        items.extend(decoder.finish().unwrap());
+        assert!(
+            items
+                .iter()
+                .any(|i| matches!(i, Item::Server(ServerToolEvent::Used { input, .. }) if input["query"] == "tokio")),
+            "{items:?}"
+        );
+        assert_eq!(decoder.assistant_items(), [call]);
+    }
+}
