@@ -47,7 +47,7 @@ impl PluginArgs {
 pub fn add_hooks(plugins: &Plugins, settings: &mut toolwright::WorkspaceSettings) {
     for plugin in plugins.plugins() {
         if let Some(hooks) = &plugin.hooks {
-            let hooks = toolwright::rules::hooks::CommandHooks::from_definition(hooks);
+            let hooks = toolwright::rules::hooks::CommandHooks::from_value(hooks);
             settings.add_hooks(hooks, &plugin.root.join("hooks/hooks.json"));
         }
     }

@@ -545,3 +545,21 @@ fn a_plugin_brings_its_skills_commands_agents_hooks_and_mcp_servers() {
         "{text}"
     );
 }
+
+#[test]
+fn a_skills_hooks_run_once_it_is_invoked() {
+    let front = "description: Guards the shell\nhooks:\n  PreToolUse:\n    - matcher: Bash\n      hooks:\n        - type: command\n          command: echo seen >> \"$CLAUDE_PROJECT_DIR/guarded\"\n";
+    let ws = Workspace::new(
+        &[("guard", &skill("guard", front, "Guarding."))],
+        json!({"permissions": {"allow": ["Skill", "Bash(echo:*)"]}}),
+    );
+    let calls = vec![
+        call("Bash", json!({"command": "echo before"})),
+        call("Skill", json!({"skill": "guard"})),
+        call("Bash", json!({"command": "echo after"})),
+    ];
+    let (out, _) = script(&ws, calls, &[], &[]);
+    assert!(out.status.success(), "{}", show(&out));
+    // The hook ran for the call after the skill, not the one before.
+    assert_eq!(std::fs::read_to_string(ws.path().join("guarded")).unwrap_or_default(), "seen\n", "{}", show(&out));
+}

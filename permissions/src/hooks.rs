@@ -563,6 +563,20 @@ impl CommandHooks {
         hooks
     }
 
+    /// Hooks in Claude Code's settings schema given as JSON (a plugin's
+    /// `hooks/hooks.json`, a skill's `hooks`): its problems are in
+    /// [`warnings`](Self::warnings).
+    pub fn from_value(hooks: &Value) -> CommandHooks {
+        match serde_json::from_value::<HooksSettings>(hooks.clone()) {
+            Ok(settings) => CommandHooks::from_settings(&settings),
+            Err(e) => {
+                let mut out = CommandHooks::default();
+                out.warn(format!("its `hooks` are not Claude Code's hooks schema ({e}); none of them run"));
+                out
+            }
+        }
+    }
+
     /// A definition's frontmatter `hooks` (Claude Code's settings schema), where a
     /// `Stop` hook is a `SubagentStop` hook: its problems are in
     /// [`warnings`](Self::warnings).

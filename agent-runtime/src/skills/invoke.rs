@@ -55,15 +55,31 @@ impl Skills {
                 skill.name
             )));
         }
+        // For the rest of the run: the skill's grants, on top of any granted before;
+        // its `hooks`, beside the turn's own (one modifier: a result has one).
+        let hooks = skill.hooks.as_ref().map(|hooks| {
+            let hooks = crate::rules::hooks::CommandHooks::from_value(hooks);
+            for warning in hooks.warnings() {
+                tracing::warn!(skill = %skill.name, "{warning}");
+            }
+            hooks.turn_hooks()
+        });
         let mut output = ToolOutput::text(content);
-        if let Some(grants) = grants {
-            // For the rest of the run, on top of any granted before.
+        if grants.is_some() || hooks.is_some() {
             output = output.with_modifier(ContextModifier::new(move |turn| {
-                let merged = match turn.extension::<Grants>() {
-                    Some(before) => before.merged(&grants),
-                    None => grants.clone(),
-                };
-                turn.insert_extension(merged);
+                if let Some(grants) = &grants {
+                    let merged = match turn.extension::<Grants>() {
+                        Some(before) => before.merged(grants),
+                        None => grants.clone(),
+                    };
+                    turn.insert_extension(merged);
+                }
+                if let Some(added) = &hooks {
+                    let mut all = turn.extension::<crate::hooks::TurnHooks>().cloned().unwrap_or_default();
+                    all.pre.extend(added.pre.iter().cloned());
+                    all.post.extend(added.post.iter().cloned());
+                    turn.insert_extension(all);
+                }
             }));
         }
         Ok(output)

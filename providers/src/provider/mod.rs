@@ -35,6 +35,8 @@ pub mod gemini;
 pub(crate) mod mcp;
 pub mod openai_chat;
 pub mod openai_responses;
+// Not a provider: the providers' own tools, beside them (one module per provider here).
+#[path = "../server_tools.rs"]
 pub mod server_tools;
 
 pub use toolwright_contracts::usage::Usage;
