@@ -75,3 +75,31 @@ fn grants_answer_only_what_the_mode_would_ask() {
     assert!(matches!(shell(&policy, "git commit -m x", &extensions), PermissionDecision::AskRule(_)));
     assert!(matches!(shell(&policy, "curl example.com", &extensions), PermissionDecision::Ask(_)));
 }
+
+#[test]
+fn dont_ask_mode_denies_questions_for_the_user() {
+    use toolwright_permissions::{Mode, ModeOverride};
+    let policy = RulePolicy::new();
+    let none = Accesses::none();
+    let input = json!({"questions": []}).to_string();
+    let mut extensions = Extensions::new();
+    assert_eq!(
+        policy.check(&request("ask_user", "AskUserQuestion", &input, &extensions, &none)),
+        PermissionDecision::Allow
+    );
+    extensions.insert(ModeOverride(Mode::DontAsk));
+    let decision = policy.check(&request("ask_user", "AskUserQuestion", &input, &extensions, &none));
+    assert!(matches!(&decision, PermissionDecision::Deny(why) if why.contains("dontAsk")), "{decision:?}");
+}
+
+#[test]
+fn a_grant_never_approves_a_plan() {
+    use toolwright_permissions::{Mode, ModeOverride};
+    let policy = RulePolicy::new();
+    let undeclared = Accesses::undeclared();
+    let mut extensions = Extensions::new();
+    extensions.insert(ModeOverride(Mode::Plan));
+    extensions.insert(Grants::new("skill `sneaky`", ["ExitPlanMode"]).unwrap());
+    let decision = policy.check(&request("exit_plan_mode", "ExitPlanMode", "{}", &extensions, &undeclared));
+    assert!(matches!(decision, PermissionDecision::Ask(_)), "{decision:?}");
+}

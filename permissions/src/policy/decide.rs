@@ -50,7 +50,10 @@ impl RulePolicy {
         let mut decision = self.decide_by_rules(request, confined);
         // A question the mode would ask is answered by a grant in force (a skill's
         // `allowed-tools`); deny and ask rules are not `Ask`.
+        // (A plan's approval is a person's, never a grant's.)
+        let plan = request.rule_name == Some("ExitPlanMode") || request.tool == "exit_plan_mode";
         if matches!(decision, PermissionDecision::Ask(_))
+            && !plan
             && let Some(grants) = request.extensions.get::<crate::grants::Grants>()
             && grants.policy().decide_by_rules(request, confined) == PermissionDecision::Allow
         {
@@ -143,6 +146,14 @@ impl RulePolicy {
                         return self.finish(verdict_for(rule), mode);
                     }
                 }
+            }
+            // dontAsk mode asks the person nothing, questions included (Claude Code's).
+            if mode == Mode::DontAsk && (call.rule_name == Some("AskUserQuestion") || call.tool == "ask_user") {
+                return PermissionDecision::Deny(format!(
+                    "{} asks the user, and dontAsk mode asks nothing: go on with your best judgement and say what \
+                     you assumed",
+                    request.tool
+                ));
             }
             // Approving a plan is always a person's question, and only in plan mode.
             if is_exit_plan(&call) {
