@@ -409,3 +409,49 @@ fn chat_spans_carry_the_cache_tokens_and_a_cancelled_run_is_not_ok() {
     assert_eq!(runs[1]["error.type"], "cancelled");
     assert_eq!(runs[1]["otel.status_code"], "ERROR");
 }
+
+#[test]
+fn a_chat_span_counts_the_providers_own_searches_not_their_queries() {
+    use scripted::{Block, Reply, sse};
+    use serde_json::json;
+    let results = json!({"type": "web_search_tool_result", "tool_use_id": "srvtoolu_1", "content": [
+        {"type": "web_search_result", "url": "https://a.example/1", "title": "One", "encrypted_content": "x"},
+        {"type": "web_search_result", "url": "https://a.example/2", "title": "Two", "encrypted_content": "y"}
+    ]});
+    let reply = Reply {
+        blocks: vec![
+            Block::Raw(
+                json!({"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {"query": "secret plans"}}),
+                vec![],
+            ),
+            Block::Raw(results, vec![]),
+            Block::Text("Found two.".into()),
+        ],
+        ..Reply::text("")
+    };
+    let recorder = Recorder::default();
+    let _guard = tracing::subscriber::set_default(recorder.clone());
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    rt.block_on(async {
+        let registry = Arc::new(toolwright::registry().unwrap());
+        let executor = Executor::builder(Arc::clone(&registry)).policy(AllowAll).build();
+        let orchestrator = Arc::new(toolwright::orchestrate::Orchestrator::new(Arc::new(executor)));
+        let model = toolwright::agent::RecordedModel::from_session(&sse(&reply)).unwrap();
+        let agent = toolwright::agent::Agent::new(model, orchestrator);
+        struct Seen(usize);
+        impl toolwright::agent::AgentObserver for Seen {
+            fn server_tool(&mut self, _event: &toolwright::provider::server_tools::ServerToolEvent) {
+                self.0 += 1;
+            }
+        }
+        let mut seen = Seen(0);
+        let outcome = agent.run("Search.", &mut TurnContext::new(dir.path()), &mut seen).await.unwrap();
+        assert_eq!(seen.0, 2, "{:?}", outcome.conversation.items());
+    });
+    let spans = recorder.0.lock().unwrap();
+    let chat = spans.iter().find(|(name, ..)| name == "chat").map(|(_, f, _)| f).unwrap();
+    assert_eq!(chat.get("toolwright.server_tool.uses").map(String::as_str), Some("1"), "{chat:?}");
+    assert_eq!(chat["toolwright.server_tool.results"], "2", "{chat:?}");
+    assert!(!format!("{spans:?}").contains("secret plans"));
+}

@@ -194,3 +194,33 @@ mod tests {
         assert_eq!(decoder.assistant_items(), [call]);
     }
 }
+
+#[cfg(test)]
+mod anthropic_tests {
+    use crate::provider::{Api, Item};
+    use serde_json::json;
+
+    #[test]
+    fn anthropic_reports_the_search_and_its_results() {
+        let ev = |name: &str, data: serde_json::Value| format!("event: {name}\ndata: {data}\n\n");
+        let mut s = ev(
+            "message_start",
+            json!({"type": "message_start", "message": {"id": "m", "type": "message", "role": "assistant", "content": [], "usage": {"input_tokens": 1, "output_tokens": 1}}}),
+        );
+        s += &ev(
+            "content_block_start",
+            json!({"type": "content_block_start", "index": 0, "content_block": {"type": "server_tool_use", "id": "s1", "name": "web_search", "input": {"query": "q"}}}),
+        );
+        s += &ev("content_block_stop", json!({"type": "content_block_stop", "index": 0}));
+        s += &ev(
+            "content_block_start",
+            json!({"type": "content_block_start", "index": 1, "content_block": {"type": "web_search_tool_result", "tool_use_id": "s1", "content": [{"type": "web_search_result", "url": "https://a/1", "title": "A"}]}}),
+        );
+        s += &ev("content_block_stop", json!({"type": "content_block_stop", "index": 1}));
+        s += &ev("message_stop", json!({"type": "message_stop"}));
+        let mut decoder = Api::Anthropic.decoder();
+        let items = decoder.push(s.as_bytes()).unwrap();
+        let servers = items.iter().filter(|i| matches!(i, Item::Server(_))).count();
+        assert_eq!(servers, 2, "{items:?}");
+    }
+}

@@ -2,7 +2,9 @@
 //! results, until it stops calling tools.
 
 use super::{Model, ModelError, RetryPolicy};
+use crate::provider::server_tools::ServerToolEvent;
 use crate::provider::{Api, Conversation, Item, Request, Usage};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::mpsc;
@@ -607,6 +609,8 @@ impl Agent {
         observe(observer).response_started(n, api);
         let token = turn.cancellation().clone();
         let (events, calls) = mpsc::channel(1024);
+        let (server_uses, server_results) = (AtomicUsize::new(0), AtomicUsize::new(0));
+        let (uses, found) = (&server_uses, &server_results);
         let reader = async move {
             let mut decoder = api.decoder();
             let mut pending = String::new();
@@ -623,6 +627,13 @@ impl Agent {
                                 observe(observer).text(pending);
                                 pending.clear();
                             }
+                            match &event {
+                                ServerToolEvent::Used { .. } => uses.fetch_add(1, Ordering::Relaxed),
+                                ServerToolEvent::Results { pages, .. } => {
+                                    found.fetch_add(pages.len(), Ordering::Relaxed)
+                                }
+                                _ => 0,
+                            };
                             observe(observer).server_tool(&event);
                         }
                         Item::Call(event) => {
@@ -680,6 +691,7 @@ impl Agent {
         let executing = self.orchestrator.run_streaming(calls, turn, pool, |event| observe(observer).call(&event));
         let ((decoder, outcome, text, streamed), results) = tokio::join!(reader, executing);
         super::telemetry::usage(&chat, &decoder.usage());
+        super::telemetry::server_tools(&chat, server_uses.into_inner(), server_results.into_inner());
         super::telemetry::finish_reason(&chat, decoder.stop_reason());
         let error = outcome.as_ref().err().map(super::telemetry::error_type);
         if let Some(kind) = &error {

@@ -41,6 +41,17 @@ pub(super) fn agent_span(turn: &TurnContext, api: Api, model: &str) -> Span {
     )
 }
 
+/// The provider's own tool at work in this response (its web search): how often it
+/// was used and how many results it brought. The queries are content, not recorded.
+pub(super) fn server_tools(span: &Span, uses: usize, results: usize) {
+    if uses > 0 {
+        span.record("toolwright.server_tool.uses", int(uses));
+    }
+    if results > 0 {
+        span.record("toolwright.server_tool.results", int(results));
+    }
+}
+
 /// The span of one model request, with the server it goes to when there is one.
 pub(super) fn chat_span(api: Api, model: &str, max_tokens: u32, endpoint: Option<&str>) -> Span {
     let server = endpoint.and_then(|url| reqwest::Url::parse(url).ok());
@@ -60,6 +71,8 @@ pub(super) fn chat_span(api: Api, model: &str, max_tokens: u32, endpoint: Option
         gen_ai.usage.output_tokens = Empty,
         gen_ai.usage.cache_read.input_tokens = Empty,
         gen_ai.usage.cache_creation.input_tokens = Empty,
+        toolwright.server_tool.uses = Empty,
+        toolwright.server_tool.results = Empty,
         error.type = Empty,
     )
 }
