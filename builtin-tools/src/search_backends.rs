@@ -98,11 +98,7 @@ impl SearchBackend {
         allowed: &[String],
         blocked: &[String],
     ) -> Result<Vec<SearchHit>, ToolError> {
-        let client = reqwest::Client::builder()
-            .timeout(SEARCH_TIMEOUT)
-            .connect_timeout(Duration::from_secs(10))
-            .build()
-            .map_err(|e| ToolError::msg(format!("the HTTP client: {e}")))?;
+        let client = client()?;
         // `site:` narrows the engines that have no domain parameter.
         let sited = match allowed {
             [] => query.to_owned(),
@@ -168,6 +164,21 @@ impl SearchBackend {
     fn failed(&self, why: &str) -> ToolError {
         ToolError::msg(format!("the web search through {} failed: {why}", self.name()))
     }
+}
+
+/// The client every search shares (made once: connections and TLS are reused).
+fn client() -> Result<&'static reqwest::Client, ToolError> {
+    static CLIENT: std::sync::OnceLock<Result<reqwest::Client, String>> = std::sync::OnceLock::new();
+    CLIENT
+        .get_or_init(|| {
+            reqwest::Client::builder()
+                .timeout(SEARCH_TIMEOUT)
+                .connect_timeout(Duration::from_secs(10))
+                .build()
+                .map_err(|e| e.to_string())
+        })
+        .as_ref()
+        .map_err(|e| ToolError::msg(format!("the HTTP client: {e}")))
 }
 
 /// An error's text without the query string (it may carry a key).

@@ -94,7 +94,7 @@ fn hostile_pdfs_are_refused_with_a_reason() {
     std::fs::write(dir.path().join("fake.pdf"), "not a pdf at all").unwrap();
     for name in ["cut.pdf", "fake.pdf"] {
         let (error, text) = read(dir.path(), json!({"file_path": name}));
-        assert!(error || text.contains("PDF"), "{name}: {text}");
+        assert!(error && text.contains(&format!("`{name}`")) && text.contains("PDF"), "{name}: {text}");
     }
     // Over 20 MB: refused unread.
     let big = std::fs::File::create(dir.path().join("big.pdf")).unwrap();

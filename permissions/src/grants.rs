@@ -54,6 +54,14 @@ impl Grants {
         Ok(Grants { by, rules, policy: Arc::new(policy) })
     }
 
+    /// These on top of the grants already in force, if any.
+    pub fn over(&self, before: Option<&Grants>) -> Grants {
+        match before {
+            Some(before) => before.merged(self),
+            None => self.clone(),
+        }
+    }
+
     /// These and `other`'s, together.
     pub fn merged(&self, other: &Grants) -> Grants {
         let mut rules = self.rules.clone();

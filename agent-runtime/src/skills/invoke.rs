@@ -68,10 +68,7 @@ impl Skills {
         if grants.is_some() || hooks.is_some() {
             output = output.with_modifier(ContextModifier::new(move |turn| {
                 if let Some(grants) = &grants {
-                    let merged = match turn.extension::<Grants>() {
-                        Some(before) => before.merged(grants),
-                        None => grants.clone(),
-                    };
+                    let merged = grants.over(turn.extension::<Grants>());
                     turn.insert_extension(merged);
                 }
                 if let Some(added) = &hooks {
@@ -105,10 +102,7 @@ impl Skills {
             .into(),
         ));
         if let Some(grants) = grants {
-            let merged = match extensions.get::<Grants>() {
-                Some(before) => before.merged(grants),
-                None => grants.clone(),
-            };
+            let merged = grants.over(extensions.get::<Grants>());
             extensions.insert(merged);
         }
         let turn = cx.turn().with_extensions(extensions).with_cancellation(cx.cancellation().child_token());

@@ -51,14 +51,18 @@ pub fn listing<'a>(skills: impl IntoIterator<Item = &'a Skill>, budget: usize) -
     let line = |(name, description): &(String, String), full: bool| {
         if full && !description.is_empty() { format!("- {name}: {description}") } else { format!("- {name}") }
     };
+    // Each line's length with and without its description, counted once; the
+    // descriptions are dropped from the last up until the total fits.
+    let lengths: Vec<(usize, usize)> =
+        entries.iter().map(|e| (line(e, true).chars().count() + 1, line(e, false).chars().count() + 1)).collect();
+    let mut total: usize = lengths.iter().map(|(with, _)| with).sum();
     let mut full = vec![true; entries.len()];
-    let total = |full: &[bool]| -> usize {
-        entries.iter().zip(full).map(|(e, f)| line(e, *f).chars().count() + 1).sum::<usize>()
-    };
-    let mut cut = entries.len();
-    while total(&full) > budget && cut > 0 {
-        cut -= 1;
-        full[cut] = false;
+    for (i, (with, without)) in lengths.iter().enumerate().rev() {
+        if total <= budget {
+            break;
+        }
+        total -= with - without;
+        full[i] = false;
     }
     let mut text = entries.iter().zip(&full).map(|(e, f)| line(e, *f)).collect::<Vec<_>>().join("\n");
     let names_only: Vec<String> = entries

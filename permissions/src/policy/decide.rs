@@ -51,9 +51,8 @@ impl RulePolicy {
         // A question the mode would ask is answered by a grant in force (a skill's
         // `allowed-tools`); deny and ask rules are not `Ask`.
         // (A plan's approval is a person's, never a grant's.)
-        let plan = request.rule_name == Some("ExitPlanMode") || request.tool == "exit_plan_mode";
         if matches!(decision, PermissionDecision::Ask(_))
-            && !plan
+            && !is_exit_plan(request.tool, request.rule_name)
             && let Some(grants) = request.extensions.get::<crate::grants::Grants>()
             && grants.policy().decide_by_rules(request, confined) == PermissionDecision::Allow
         {
@@ -156,7 +155,7 @@ impl RulePolicy {
                 ));
             }
             // Approving a plan is always a person's question, and only in plan mode.
-            if is_exit_plan(&call) {
+            if is_exit_plan(call.tool, call.rule_name) {
                 return match mode {
                     Mode::Plan => self.finish(Verdict::Ask(EXIT_PLAN_QUESTION.to_owned()), mode),
                     _ => PermissionDecision::Deny(format!(
@@ -344,9 +343,10 @@ fn param_value(params: &serde_json::Map<String, Value>, name: &str) -> Option<St
 pub(crate) const EXIT_PLAN_QUESTION: &str = "Approve this plan and leave plan mode? yes: approve, and ask before \
 each edit; always: approve, and accept edits without asking; no: keep planning";
 
-/// Whether the call is Claude Code's `ExitPlanMode` (toolwright's `exit_plan_mode`).
-pub(crate) fn is_exit_plan(call: &CallNames<'_>) -> bool {
-    call.rule_name == Some("ExitPlanMode") || call.tool == "exit_plan_mode"
+/// Whether a call of `tool` (rule name `rule_name`) is Claude Code's `ExitPlanMode`
+/// (toolwright's `exit_plan_mode`): a plan's approval, which only a person gives.
+pub(crate) fn is_exit_plan(tool: &str, rule_name: Option<&str>) -> bool {
+    rule_name == Some("ExitPlanMode") || tool == "exit_plan_mode"
 }
 
 /// Whether two absolute paths name the same place, `.` and `..` resolved by their

@@ -336,7 +336,7 @@ impl PermissionPolicy for RulePolicy {
 
     fn remember(&self, request: &PermissionRequest<'_>) -> bool {
         // A plan's approval is never remembered: the next plan is asked about too.
-        if request.rule_name == Some("ExitPlanMode") || request.tool == "exit_plan_mode" {
+        if decide::is_exit_plan(request.tool, request.rule_name) {
             return true;
         }
         let rules = self.always_allow_rules(request);
