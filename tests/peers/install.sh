@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the real MCP peers that toolwright's MCP tests talk to: the npm servers
-# (server-everything, server-filesystem) into tests/peers/node_modules, and the
+# (server-everything, server-filesystem) and the language servers of the LSP tests
+# (pyright, typescript-language-server with typescript) into tests/peers/node_modules, and the
 # official Python SDK into target/peers-venv. Pinned versions; idempotent. The
 # tests run it themselves (under a lock) when something is missing; .ci/run runs it
 # first.
@@ -8,7 +9,10 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 target="${CARGO_TARGET_DIR:-$here/../../target}"
 mkdir -p "$target"
-if [ ! -x "$here/node_modules/.bin/mcp-server-everything" ] || [ ! -x "$here/node_modules/.bin/mcp-server-filesystem" ]; then
+bins="mcp-server-everything mcp-server-filesystem pyright-langserver typescript-language-server tsserver"
+missing=""
+for bin in $bins; do [ -x "$here/node_modules/.bin/$bin" ] || missing="$missing $bin"; done
+if [ -n "$missing" ]; then
     (cd "$here" && npm ci --no-audit --no-fund --loglevel=error)
 fi
 venv="$target/peers-venv"
