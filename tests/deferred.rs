@@ -345,7 +345,10 @@ fn the_builtins_are_found_by_what_a_model_asks_for() {
     let index = toolwright::deferred::SearchIndex::new(docs.collect::<Vec<_>>());
     for (need, tool) in [
         ("search the code for a string", "grep"),
-        ("find where a function is used", "grep"),
+        ("search files for a regular expression", "grep"),
+        // With a language server, the precise answer.
+        ("find where a function is used", "lsp"),
+        ("go to the definition of a class", "lsp"),
         ("find files named like test_*.py", "glob"),
         ("list the files in a folder", "list_dir"),
         ("read the source of a file", "read_file"),

@@ -233,8 +233,24 @@ fn read(dir: &Path, problems: &mut Vec<Problem>) -> Option<Plugin> {
     }
     .map(substitute)
     .and_then(|v| v.as_object().cloned());
+    // `lspServers`: a path, an inline map, or a list of either (merged in order).
     let lsp_servers = match manifest.get("lspServers") {
         Some(Value::Object(inline)) => Some(Value::Object(inline.clone())),
+        Some(Value::String(path)) => reader.json_file(path, "lspServers"),
+        Some(Value::Array(items)) => {
+            let mut merged = Map::new();
+            for item in items {
+                let found = match item {
+                    Value::Object(inline) => Some(Value::Object(inline.clone())),
+                    Value::String(path) => reader.json_file(path, "lspServers"),
+                    _ => None,
+                };
+                if let Some(Value::Object(map)) = found {
+                    merged.extend(map);
+                }
+            }
+            Some(Value::Object(merged))
+        }
         _ => json_at(&root.join(".lsp.json"), reader.problems),
     }
     .map(substitute)

@@ -172,6 +172,8 @@ fn definitions_name_tools_as_claude_code_does() {
     assert!(
         background.admits_tool(&spec("shell", Some("Bash"))) && !background.admits_tool(&spec("agent", Some("Agent")))
     );
+    // Code intelligence is for the foreground: a background child has no LSP.
+    assert!(shallow.admits_tool(&spec("lsp", Some("LSP"))) && !background.admits_tool(&spec("lsp", Some("LSP"))));
 }
 
 #[test]

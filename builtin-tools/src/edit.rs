@@ -1,6 +1,7 @@
 //! Exact-string edits, shared by edit_file, multi_edit and replace_in_file: one
 //! implementation of matching, errors the model can act on, and the atomic write.
 
+use crate::code_intelligence::Written;
 use crate::fsio::{TextFile, unified_diff, write_atomic};
 use crate::session::check_fresh;
 use crate::workspace::resolve_existing;
@@ -23,7 +24,7 @@ pub struct Edit {
 
 /// Applies `edits` in order, each to the result of the one before, to the file at
 /// `requested`; all or nothing. Returns a report with a unified diff.
-pub(crate) fn edit_file(cx: &ToolContext, requested: &str, edits: &[Edit]) -> Result<String, ToolError> {
+pub(crate) fn edit_file(cx: &ToolContext, requested: &str, edits: &[Edit]) -> Result<(String, Written), ToolError> {
     let target = resolve_existing(cx, requested)?;
     let file = TextFile::load(&target)?;
     check_fresh(cx, &target.path, &target.display, &file.raw)?;
@@ -38,7 +39,8 @@ pub(crate) fn edit_file(cx: &ToolContext, requested: &str, edits: &[Edit]) -> Re
     write_atomic(cx, &target, &file.encode(&text))?;
     let diff = unified_diff(&target.display, &file.text, &text);
     let what = if replaced == 1 { "1 replacement".to_owned() } else { format!("{replaced} replacements") };
-    Ok(format!("Edited `{}`: {what}.\n{diff}", target.display).trim_end().to_owned())
+    let message = format!("Edited `{}`: {what}.\n{diff}", target.display).trim_end().to_owned();
+    Ok((message, Written::new(&target, Some(file.text), text)))
 }
 
 /// One edit applied to `text` (with `\n` line endings): the new text and the number

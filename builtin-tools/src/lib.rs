@@ -14,6 +14,7 @@
 // `#[tool]` expands to `::toolwright::...`; inside the workspace that is the core crate.
 extern crate toolwright_core as toolwright;
 
+mod code_intelligence;
 pub mod confined;
 mod edit;
 mod fsio;
@@ -32,6 +33,8 @@ mod workspace;
 mod worktree_session;
 
 pub use session::{FileStamp, FileStates, session};
+/// The language-server client behind the `lsp` tool and the edits' diagnostics.
+pub use toolwright_lsp as lsp;
 pub use workspace::{IGNORE_FILE, Workspace};
 pub use worktree_session::WorktreeSession;
 

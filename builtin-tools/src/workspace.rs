@@ -87,7 +87,7 @@ impl Workspace {
 
     /// Whether a `.toolwrightignore` in `path`'s root, or in a directory between the
     /// root and `path`, matches it (or one of its parents).
-    fn ignored(&self, path: &Path, is_dir: bool) -> bool {
+    pub(crate) fn ignored(&self, path: &Path, is_dir: bool) -> bool {
         let Some(root) = self.root_of(path) else { return false };
         let Ok(relative) = path.strip_prefix(root) else { return false };
         let mut dir = root.to_path_buf();

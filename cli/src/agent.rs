@@ -132,6 +132,7 @@ pub fn run(args: AgentArgs) -> Result<(), String> {
     // Plugins: their hooks join the settings' before the executor is made.
     let plugins = args.plugin_args.load(&workspace, trusted, |w| trace.note(&format!("warning: {w}")));
     super::plugins::add_hooks(&plugins, &mut settings);
+    let lsp = super::lsp::load(&workspace, trusted, &plugins, |w| trace.note(&format!("warning: {w}")));
     let registry = Arc::new(crate::registry()?);
     let approver = super::trace::PromptApprover { answer: args.answer.given(), trace: Arc::clone(&trace) };
     let hooks = settings.hooks().clone();
@@ -165,7 +166,8 @@ pub fn run(args: AgentArgs) -> Result<(), String> {
             .mount(&workspace, trusted, &registry, plugins.plugins(), |w| trace.note(&format!("warning: {w}")))
             .await?;
         let schedules = schedules(&workspace, trusted);
-        let (mut turn, printer) = traced_turn_with_transcript(&workspace, &trace, &subagents, &skills, &schedules);
+        let (mut turn, printer) =
+            traced_turn_with_transcript(&workspace, &trace, &subagents, &skills, &schedules, &lsp);
         // A stop signal stops the background agents too (the foreground ones stop
         // with the turn).
         let stopper = tokio::spawn({
@@ -198,6 +200,8 @@ pub fn run(args: AgentArgs) -> Result<(), String> {
             }
         }
         subagents.stop_all("the session ended");
+        // The language servers stop with the session (`shutdown`, then killed).
+        lsp.shutdown().await;
         stopper.abort();
         drop(turn);
         let _ = printer.await;
@@ -219,33 +223,7 @@ pub fn run(args: AgentArgs) -> Result<(), String> {
         Stop::Cancelled => trace.note("stopped by a signal"),
         _ => {}
     }
-    let children = subagents.usage();
-    if usage.total_tokens() > 0 || children.total_tokens() > 0 {
-        trace.note(&format!(
-            "tokens: {} in ({} read from the prompt cache, {} written to it), {} out, over {} responses",
-            usage.input_tokens,
-            usage.cache_read_input_tokens,
-            usage.cache_creation_input_tokens,
-            usage.output_tokens,
-            responses
-        ));
-    }
-    let reports = subagents.reports();
-    if !reports.is_empty() {
-        let mut all = usage;
-        all.add(&children);
-        trace.event(
-            Some(&format!(
-                "subagents: {} started, {} tokens ({} in, {} out); with the main agent {} tokens",
-                reports.len(),
-                children.total_tokens(),
-                children.input_tokens + children.cache_read_input_tokens + children.cache_creation_input_tokens,
-                children.output_tokens,
-                all.total_tokens()
-            )),
-            json!({"type": "usage", "main": usage, "subagents": children, "total": all, "agents": reports.len()}),
-        );
-    }
+    report_usage(&trace, &subagents, usage, responses);
     trace.summary();
     crate::timeline::finish(&trace, args.timeline.as_deref())?;
     Ok(())
@@ -401,4 +379,40 @@ fn notification(report: &toolwright::subagents::AgentReport, max_chars: usize) -
         report.status.name(),
         report.for_model(max_chars)
     )
+}
+
+/// The tokens the run used: the main agent's, and its subagents' with the total.
+fn report_usage(
+    trace: &Trace,
+    subagents: &toolwright::subagents::Subagents,
+    usage: toolwright::usage::Usage,
+    responses: usize,
+) {
+    let children = subagents.usage();
+    if usage.total_tokens() > 0 || children.total_tokens() > 0 {
+        trace.note(&format!(
+            "tokens: {} in ({} read from the prompt cache, {} written to it), {} out, over {} responses",
+            usage.input_tokens,
+            usage.cache_read_input_tokens,
+            usage.cache_creation_input_tokens,
+            usage.output_tokens,
+            responses
+        ));
+    }
+    let reports = subagents.reports();
+    if !reports.is_empty() {
+        let mut all = usage;
+        all.add(&children);
+        trace.event(
+            Some(&format!(
+                "subagents: {} started, {} tokens ({} in, {} out); with the main agent {} tokens",
+                reports.len(),
+                children.total_tokens(),
+                children.input_tokens + children.cache_read_input_tokens + children.cache_creation_input_tokens,
+                children.output_tokens,
+                all.total_tokens()
+            )),
+            json!({"type": "usage", "main": usage, "subagents": children, "total": all, "agents": reports.len()}),
+        );
+    }
 }

@@ -93,8 +93,14 @@ pub fn run(args: CallArgs) -> Result<bool, String> {
         let states = toolwright::builtin::FileStates::load(&cwd, session_file);
         let mut extensions = toolwright::builtin::session();
         extensions.insert(states.clone());
+        let plugins = toolwright::subagents::plugins::Plugins::default();
+        let lsp = super::lsp::load(&cwd, trusted, &plugins, |w| say!("toolwright: warning: {w}"));
+        if !lsp.is_empty() {
+            extensions.insert(lsp.clone());
+        }
         let turn = turn.with_extensions(extensions);
         let result = executor.execute(&ToolCall::new("cli-call", args.tool.as_str(), input), &turn).await;
+        lsp.shutdown().await;
         drop(turn);
         let _ = printer.await;
         if let Err(e) = states.save(&cwd, session_file) {

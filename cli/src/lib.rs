@@ -26,6 +26,7 @@ mod call;
 mod check;
 mod children;
 #[cfg(feature = "mcp")]
+mod lsp;
 mod mounts;
 mod otel;
 mod output;

@@ -124,9 +124,13 @@ pub fn traced_turn_with_transcript(
     subagents: &toolwright::subagents::Subagents,
     skills: &toolwright::skills::Skills,
     schedules: &toolwright::builtin::schedules::Schedules,
+    lsp: &toolwright::builtin::lsp::LspServers,
 ) -> (TurnContext, tokio::task::JoinHandle<()>) {
     let mut session = skills.extensions(subagents.extensions(toolwright::builtin::session()));
     session.insert(schedules.clone());
+    if !lsp.is_empty() {
+        session.insert(lsp.clone());
+    }
     // Questions for the person only where there is a terminal to ask on; without
     // one the model is told that nobody is there.
     if std::io::IsTerminal::is_terminal(&std::io::stdin()) {

@@ -35,6 +35,7 @@ impl Tool for EditFile {
 
     async fn call(self, cx: &ToolContext) -> Result<String, ToolError> {
         let edit = Edit { old_string: self.old_string, new_string: self.new_string, replace_all: self.replace_all };
-        edit_file(cx, &self.path, &[edit])
+        let (message, written) = edit_file(cx, &self.path, &[edit])?;
+        Ok(crate::code_intelligence::with_diagnostics(cx, written, message).await)
     }
 }

@@ -36,6 +36,7 @@ impl Tool for MultiEdit {
     }
 
     async fn call(self, cx: &ToolContext) -> Result<String, ToolError> {
-        edit_file(cx, &self.path, &self.edits)
+        let (message, written) = edit_file(cx, &self.path, &self.edits)?;
+        Ok(crate::code_intelligence::with_diagnostics(cx, written, message).await)
     }
 }

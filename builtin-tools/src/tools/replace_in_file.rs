@@ -29,6 +29,7 @@ impl Tool for ReplaceInFile {
 
     async fn call(self, cx: &ToolContext) -> Result<String, ToolError> {
         let edits = parse_search_replace(&self.diff).map_err(|e| ToolError::msg(format!("`diff`: {e}")))?;
-        edit_file(cx, &self.path, &edits)
+        let (message, written) = edit_file(cx, &self.path, &edits)?;
+        Ok(crate::code_intelligence::with_diagnostics(cx, written, message).await)
     }
 }

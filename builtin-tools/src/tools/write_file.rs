@@ -1,5 +1,6 @@
 //! `write_file`: create or overwrite a file, atomically.
 
+use crate::code_intelligence::{Written, with_diagnostics};
 use crate::fsio::{TextFile, unified_diff, write_atomic};
 use crate::session::{check_fresh, check_fresh_by};
 use crate::workspace::resolve_for_write;
@@ -61,17 +62,20 @@ impl Tool for WriteFile {
                 };
                 check_fresh(cx, &target.path, &target.display, &raw)?;
                 write_atomic(cx, &target, self.content.as_bytes())?;
-                let diff = match existing {
-                    Ok(file) => unified_diff(&target.display, &file.text, &self.content.replace("\r\n", "\n")),
-                    Err(_) => String::new(),
+                let after = self.content.replace("\r\n", "\n");
+                let (diff, before) = match existing {
+                    Ok(file) => (unified_diff(&target.display, &file.text, &after), Some(file.text)),
+                    Err(_) => (String::new(), None),
                 };
                 let lines = self.content.lines().count();
-                Ok(format!("Overwrote `{}` ({lines} lines).\n{diff}", target.display).trim_end().to_owned())
+                let message = format!("Overwrote `{}` ({lines} lines).\n{diff}", target.display).trim_end().to_owned();
+                Ok(with_diagnostics(cx, Written::new(&target, before, after), message).await)
             }
             Err(_) => {
                 write_atomic(cx, &target, self.content.as_bytes())?;
                 let lines = self.content.lines().count();
-                Ok(format!("Created `{}` ({lines} lines, {} bytes).", target.display, self.content.len()))
+                let message = format!("Created `{}` ({lines} lines, {} bytes).", target.display, self.content.len());
+                Ok(with_diagnostics(cx, Written::new(&target, None, self.content), message).await)
             }
         }
     }

@@ -1,0 +1,77 @@
+//! The session's language servers, for the `lsp` tool and the edits' diagnostics:
+//! `lspServers` in the user's settings, then the workspace's (`.claude/settings.json`,
+//! `.claude/settings.local.json`, `.lsp.json` at its root) once it is trusted, then
+//! the plugins' (`.lsp.json` or the manifest's `lspServers`, Claude Code's way). The
+//! first server that claims an extension covers it.
+
+use serde_json::{Map, Value};
+use std::path::{Path, PathBuf};
+use toolwright::builtin::lsp::config::{Variables, parse};
+use toolwright::builtin::lsp::{LspServers, ServerConfig};
+use toolwright::subagents::plugins::Plugins;
+
+/// The servers for a session in `workspace`, each problem passed to `warn`.
+pub fn load(workspace: &Path, trusted: bool, plugins: &Plugins, warn: impl Fn(&str)) -> LspServers {
+    let vars = Variables { project_dir: Some(workspace.to_path_buf()) };
+    let mut servers: Vec<ServerConfig> = Vec::new();
+    let mut problems = Vec::new();
+    let mut add = |map: &Map<String, Value>, source: &Path, prefix: Option<&str>| {
+        let (found, bad) = parse(map, &source.display().to_string(), prefix, &vars);
+        servers.extend(found);
+        problems.extend(bad);
+    };
+    let home = std::env::var_os("HOME").filter(|h| !h.is_empty()).map(PathBuf::from);
+    let mut files: Vec<(PathBuf, bool)> = Vec::new();
+    if let Some(home) = &home {
+        files.push((home.join(".claude/settings.json"), true));
+    }
+    let workspace_files = [
+        (workspace.join(".claude/settings.json"), true),
+        (workspace.join(".claude/settings.local.json"), true),
+        (workspace.join(".lsp.json"), false),
+    ];
+    for (file, settings) in workspace_files {
+        if trusted {
+            files.push((file, settings));
+        } else if matches!(lsp_map(&file, settings), Ok(Some(_))) {
+            warn(&format!(
+                "{}: its language servers are not started: the workspace is not trusted (--trust-workspace)",
+                file.display()
+            ));
+        }
+    }
+    for (file, settings) in files {
+        match lsp_map(&file, settings) {
+            Ok(Some(map)) => add(&map, &file, None),
+            Ok(None) => {}
+            Err(e) => warn(&format!("{}: {e}; its language servers are left out", file.display())),
+        }
+    }
+    for plugin in plugins.plugins() {
+        if let Some(map) = &plugin.lsp_servers {
+            add(map, &plugin.root.join(".lsp.json"), Some(&plugin.name));
+        }
+    }
+    for problem in &problems {
+        warn(&format!("{problem}; left out"));
+    }
+    LspServers::new(servers).with_problems(problems)
+}
+
+/// The servers map in `file`: its `lspServers` key (a settings file), or the
+/// whole file (`.lsp.json`); `None` when there is none.
+fn lsp_map(file: &Path, settings: bool) -> Result<Option<Map<String, Value>>, String> {
+    let Ok(text) = std::fs::read_to_string(file) else { return Ok(None) };
+    let value: Value = serde_json::from_str(&text).map_err(|e| format!("is not JSON ({e})"))?;
+    let map = match (settings, value) {
+        (true, value) => match value.get("lspServers") {
+            None => return Ok(None),
+            Some(map) => map.clone(),
+        },
+        (false, value) => value,
+    };
+    match map {
+        Value::Object(map) => Ok(Some(map)),
+        other => Err(format!("`lspServers` maps server names to their settings, not {other}")),
+    }
+}
