@@ -161,3 +161,42 @@ async fn gemini_round_trip() {
     );
     assert_eq!(next["role"], Value::from("user"));
 }
+
+/// Return a PDF.
+#[tool(read_only)]
+pub struct Scan;
+impl Tool for Scan {
+    type Output = ToolOutput;
+    async fn call(self, _cx: &ToolContext) -> Result<ToolOutput, ToolError> {
+        Ok(ToolOutput {
+            content: vec![Content::Document {
+                media_type: "application/pdf".into(),
+                data: "JVBERi0x".into(),
+                text: "PDF `a.pdf`: 1 page\n\n--- page 1 ---\nHello.".into(),
+            }],
+            ..ToolOutput::default()
+        })
+    }
+}
+
+/// A PDF goes to Anthropic as a document block after its header line; the others,
+/// which take no document in a tool result, read its text.
+#[tokio::test]
+async fn a_document_is_a_document_block_for_anthropic_and_text_elsewhere() {
+    let results = execute_all(&[ToolCall::new("c1", "scan", "{}")]).await;
+    let block = anthropic::tool_result(&results[0]);
+    assert_eq!(
+        block["content"],
+        json!([
+            {"type": "text", "text": "PDF `a.pdf`: 1 page"},
+            {"type": "document", "source": {"type": "base64", "media_type": "application/pdf", "data": "JVBERi0x"}}
+        ])
+    );
+    let chat = openai_chat::tool_messages(&results);
+    assert!(chat[0]["content"].as_str().unwrap().contains("--- page 1 ---\nHello."), "{chat:?}");
+    let responses = openai_responses::function_call_outputs(&results);
+    assert!(responses[0]["output"].as_str().unwrap().contains("Hello."), "{responses:?}");
+    let parts = gemini::function_responses(&results);
+    assert!(parts["parts"][0]["functionResponse"]["response"]["output"].as_str().unwrap().contains("Hello."));
+    assert!(!parts.to_string().contains("JVBERi0x"), "no base64 where it is not read");
+}

@@ -15,9 +15,18 @@ pub const MAX_PAGES_PER_CALL: usize = 20;
 const MAX_PAGE_CHARS: usize = 50_000;
 const MAX_TEXT_CHARS: usize = 256 * 1024;
 
+/// A PDF as read: its text with page markers, and the PDF of the pages read (the
+/// file itself when all of them are), for providers that read documents.
+pub struct PdfRead {
+    /// The header line, then each page's text after a marker.
+    pub text: String,
+    /// The pages read as a PDF, when it could be written.
+    pub pdf: Option<Vec<u8>>,
+}
+
 /// The text of the PDF in `bytes`, with a marker before each page: the pages named
 /// by `pages` (`"3"`, `"1-5"`, `"1,4,7-9"`), or all of them when it has at most 10.
-pub fn read(bytes: &[u8], display: &str, pages: Option<&str>) -> Result<String, ToolError> {
+pub fn read(bytes: &[u8], display: &str, pages: Option<&str>) -> Result<PdfRead, ToolError> {
     let document = catch_unwind(AssertUnwindSafe(|| lopdf::Document::load_mem(bytes)))
         .map_err(|_| ToolError::msg(format!("`{display}` is a PDF the reader cannot parse")))?
         .map_err(|e| ToolError::msg(format!("`{display}` is not a readable PDF: {e}")))?;
@@ -38,7 +47,8 @@ pub fn read(bytes: &[u8], display: &str, pages: Option<&str>) -> Result<String, 
         text.push_str(&format!("; pages {} shown", describe(&wanted)));
     }
     text.push('\n');
-    for page in wanted {
+    let pdf = if wanted.len() == total { Some(bytes.to_vec()) } else { only_pages(&document, &numbers, &wanted) };
+    for &page in &wanted {
         if text.len() > MAX_TEXT_CHARS {
             text.push_str(&format!(
                 "\n(the text is over {} KB: read the next pages from {page} with `pages`)\n",
@@ -63,7 +73,22 @@ pub fn read(bytes: &[u8], display: &str, pages: Option<&str>) -> Result<String, 
             text.push('\n');
         }
     }
-    Ok(text)
+    Ok(PdfRead { text, pdf })
+}
+
+/// The document with only the `wanted` pages, written anew; `None` if lopdf cannot.
+fn only_pages(document: &lopdf::Document, all: &[u32], wanted: &[u32]) -> Option<Vec<u8>> {
+    let others: Vec<u32> = all.iter().copied().filter(|p| !wanted.contains(p)).collect();
+    catch_unwind(AssertUnwindSafe(|| {
+        let mut subset = document.clone();
+        subset.delete_pages(&others);
+        subset.prune_objects();
+        let mut out = Vec::new();
+        subset.save_to(&mut out).ok().map(|()| out)
+    }))
+    .ok()
+    .flatten()
+    .filter(|out| out.len() as u64 <= MAX_PDF_BYTES)
 }
 
 /// `"1-5"`, `"3"`, `"1,4,7-9"` as page numbers within `1..=total`; at most 20.

@@ -2,6 +2,11 @@
 //! by `pages` beyond, at most 20 a call, the text page by page; hostile files are
 //! refused with a reason.
 
+#[path = "../../tests/common/mod.rs"]
+mod common;
+
+use base64::Engine as _;
+use common::scripted::{self, Reply};
 use lopdf::content::{Content, Operation};
 use lopdf::{Document, Object, Stream, dictionary};
 use serde_json::{Value, json};
@@ -101,4 +106,39 @@ fn hostile_pdfs_are_refused_with_a_reason() {
     big.set_len(21 * 1024 * 1024).unwrap();
     let (error, text) = read(dir.path(), json!({"file_path": "big.pdf"}));
     assert!(error && text.contains("over 20 MB"), "{text}");
+}
+
+/// In an agent run on Anthropic, the pages read reach the model as a document block
+/// holding only those pages, after the line that says which they are.
+#[test]
+fn anthropic_gets_the_pages_read_as_a_pdf_document() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("report.pdf"), pdf(12)).unwrap();
+    let (url, log) = scripted::serve(|logged| match logged.results().len() {
+        0 => Reply::calls(vec![("Read", json!({"file_path": "report.pdf", "pages": "2-3"}))]),
+        _ => Reply::text("done"),
+    });
+    let out = Command::new(env!("CARGO_BIN_EXE_toolwright"))
+        .args(["agent", "--provider", "anthropic", "--json", "--workspace"])
+        .arg(dir.path())
+        .arg("Summarise pages 2 and 3.")
+        .env("ANTHROPIC_API_KEY", "test-key")
+        .env("ANTHROPIC_BASE_URL", &url)
+        .env("HOME", dir.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let logs = log.lock().unwrap();
+    let last = logs[1].messages().last().unwrap().clone();
+    let result = last["content"].as_array().unwrap().iter().find(|b| b["type"] == "tool_result").unwrap().clone();
+    let blocks = result["content"].as_array().unwrap();
+    assert_eq!(blocks[0]["text"], "PDF `report.pdf`: 12 pages; pages 2-3 shown", "{result}");
+    assert_eq!(blocks[1]["type"], "document");
+    assert_eq!(blocks[1]["source"]["media_type"], "application/pdf");
+    let bytes =
+        base64::engine::general_purpose::STANDARD.decode(blocks[1]["source"]["data"].as_str().unwrap()).unwrap();
+    let sent = Document::load_mem(&bytes).unwrap();
+    assert_eq!(sent.get_pages().len(), 2, "only the pages read");
+    assert!(sent.extract_text(&[1]).unwrap().contains("This is page 2."));
+    assert!(sent.extract_text(&[2]).unwrap().contains("This is page 3."));
 }

@@ -32,6 +32,8 @@ fn to_block(content: Content) -> ContentBlock {
             };
             ContentBlock::resource(resource)
         }
+        // MCP has no document block: its text (an embedded blob would be unread).
+        Content::Document { text, .. } => ContentBlock::text(text),
         // A kind of content added to the core later: its debug form, until MCP
         // gets a block for it here.
         other => ContentBlock::text(format!("{other:?}")),

@@ -26,6 +26,16 @@ pub enum Content {
         /// Base64 data without a `data:` prefix.
         data: String,
     },
+    /// A document (a PDF) for providers that read documents in a tool result
+    /// (Anthropic), with its text for those that do not.
+    Document {
+        /// MIME type: `application/pdf`.
+        media_type: String,
+        /// Base64 data without a `data:` prefix.
+        data: String,
+        /// Its extracted text, what a provider without document blocks reads.
+        text: String,
+    },
     /// A resource (an MCP embedded resource or resource link): text, a base64 blob,
     /// or only its URI.
     Resource {
@@ -53,6 +63,7 @@ impl Content {
             Content::Audio { media_type, data } => {
                 Cow::Owned(format!("[audio omitted: {media_type}, {} bytes base64]", data.len()))
             }
+            Content::Document { text, .. } => Cow::Borrowed(text),
             Content::Resource { uri, mime_type, text, blob } => {
                 let mime = mime_type.as_deref().unwrap_or("unknown type");
                 match (text, blob) {

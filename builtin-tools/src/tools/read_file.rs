@@ -159,7 +159,19 @@ fn read_pdf(file: &Resolved, pages: Option<&str>) -> Result<ToolOutput, ToolErro
         )));
     }
     let bytes = crate::confined::read_at_most(opened, meta.len(), crate::pdf::MAX_PDF_BYTES, display)?;
-    crate::pdf::read(&bytes, display, pages).map(ToolOutput::text)
+    let read = crate::pdf::read(&bytes, display, pages)?;
+    // The pages as a document for providers that read PDFs (their text for the rest).
+    Ok(match read.pdf {
+        Some(pdf) => ToolOutput {
+            content: vec![Content::Document {
+                media_type: "application/pdf".to_owned(),
+                data: base64::engine::general_purpose::STANDARD.encode(pdf),
+                text: read.text,
+            }],
+            ..ToolOutput::default()
+        },
+        None => ToolOutput::text(read.text),
+    })
 }
 
 /// A notebook's cells, with their ids (what notebook_edit takes), sources and outputs;

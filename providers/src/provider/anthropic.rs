@@ -110,11 +110,16 @@ pub fn tool_result(result: &ToolResult) -> Value {
         .output
         .content
         .iter()
-        .map(|block| match block {
+        .flat_map(|block| match block {
             Content::Image { media_type, data } => {
-                json!({"type": "image", "source": {"type": "base64", "media_type": media_type, "data": data}})
+                vec![json!({"type": "image", "source": {"type": "base64", "media_type": media_type, "data": data}})]
             }
-            other => json!({"type": "text", "text": other.to_model_text()}),
+            // The document itself, after the line saying what it is (its pages).
+            Content::Document { media_type, data, text } => vec![
+                json!({"type": "text", "text": text.lines().next().unwrap_or("A document:")}),
+                json!({"type": "document", "source": {"type": "base64", "media_type": media_type, "data": data}}),
+            ],
+            other => vec![json!({"type": "text", "text": other.to_model_text()})],
         })
         .collect();
     if blocks.is_empty() {
