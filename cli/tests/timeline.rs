@@ -205,7 +205,17 @@ fn an_otlp_export_of_the_spans_draws_subagents_as_groups() {
                                {"key": "error.type", "value": {"stringValue": "529"}}]}]);
             run
         },
-        span("m1", "a", "chat claude", 0, 10, vec![]),
+        span(
+            "m1",
+            "a",
+            "chat claude",
+            0,
+            10,
+            vec![
+                json!({"key": "toolwright.server_tool.uses", "value": {"intValue": "2"}}),
+                json!({"key": "toolwright.server_tool.results", "value": {"intValue": "7"}}),
+            ],
+        ),
         span(
             "c1",
             "a",
@@ -253,6 +263,12 @@ fn an_otlp_export_of_the_spans_draws_subagents_as_groups() {
     assert!(html.contains("class=\"bar turn\""), "the model turn");
     assert!(html.contains("class=\"bar retry\" data-attempt=\"1\" data-at-ms=\"5.0\""), "the retry, at 5 ms");
     assert!(html.contains("retry after attempt 1: 529"));
+    // The provider's searches in a response: one mark at its end.
+    assert!(
+        html.contains("data-server-tool=\"web_search\" data-at-ms=\"10.0\"")
+            && html.contains("the provider's web_search: 2 searches, 7 results"),
+        "{html}"
+    );
     assert!(
         html.contains("class=\"bar hook\" data-call-id=\"call-2\" data-hook=\"PreToolUse audit\""),
         "the hook on its call"

@@ -197,8 +197,10 @@ fn the_providers_own_search_is_declared_and_its_blocks_kept() {
             "3",
             "--web-search-allowed-domain",
             "tokio.rs",
-            "--workspace",
+            "--timeline",
         ])
+        .arg(home.path().join("t.html"))
+        .arg("--workspace")
         .arg(dir.path())
         .arg("What is new in tokio?")
         .env("ANTHROPIC_API_KEY", "test-key")
@@ -228,6 +230,10 @@ fn the_providers_own_search_is_declared_and_its_blocks_kept() {
         shown.contains("\"type\":\"server_tool_result\"") && shown.contains("https://tokio.rs/blog/2026-tokio-2"),
         "{shown}"
     );
+    // The timeline marks the search and what it found on the model's lane.
+    let html = std::fs::read_to_string(home.path().join("t.html")).unwrap();
+    assert!(html.contains("title=\"the provider's web_search: tokio 2.0 release\""), "{html}");
+    assert!(html.contains("title=\"the provider's web_search: 1 result\""), "{html}");
     // Chat Completions has no such tool: said before anything is sent.
     let chat = Command::new(env!("CARGO_BIN_EXE_toolwright"))
         .args(["agent", "--provider", "openai", "--web-search", "--workspace"])

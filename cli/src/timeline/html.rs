@@ -34,6 +34,7 @@ h1{font-size:18px;margin:0 0 4px}
 .wait{background:#f9a825;top:0;height:16px;opacity:.85;outline:1px dashed #6d4c00;pointer-events:none}
 .turn{background:#43a047;opacity:.75}
 .retry{background:none;color:#e65100;font-weight:700;top:-2px;height:auto;font-size:12px}
+.server{background:none;color:#1565c0;font-weight:700;top:-2px;height:auto;font-size:12px}
 .status{font-weight:600}
 .batch{color:#888;font-size:11px}
 .status.error{color:#c62828}.status.denied{color:#8e24aa}.status.cancelled{color:#424242}.status.open{color:#666}
@@ -59,7 +60,7 @@ pub(super) fn render(timeline: &Timeline) -> String {
     out.push_str(
         "<p class=\"key\"><span><i class=\"call ok\"></i>call</span><span><i class=\"call error\"></i>failed (✗)</span>\
          <span><i class=\"call denied\"></i>refused (⊘)</span><span><i class=\"call cancelled\"></i>cancelled (■)</span><span><i class=\"wait\"></i>waiting for approval</span><span><i class=\"hook\"></i>hook</span>\
-         <span><i class=\"turn\"></i>model turn</span><span>↻ model request retried</span></p>",
+         <span><i class=\"turn\"></i>model turn</span><span>↻ model request retried</span><span>⌕ the provider's web search</span></p>",
     );
     axis(&mut out, wall);
     // The main agent's lanes, each subagent's as a group inside the group of the
@@ -99,8 +100,21 @@ fn group(out: &mut String, timeline: &Timeline, id: Option<&str>, pct: &dyn Fn(f
         (None, _) => out.push_str("<div class=\"group\" data-agent=\"main\">"),
     }
     let retries: Vec<&super::Retry> = timeline.retries.iter().filter(|r| r.agent.as_deref() == id).collect();
-    if !turns.is_empty() || !retries.is_empty() {
+    let searches: Vec<&super::ServerUse> = timeline.server_uses.iter().filter(|u| u.agent.as_deref() == id).collect();
+    if !turns.is_empty() || !retries.is_empty() || !searches.is_empty() {
         out.push_str("<div class=\"lane model\"><div class=\"label\">model turns</div><div class=\"track\">");
+        for found in &searches {
+            let _ = write!(
+                out,
+                "<div class=\"bar server\" data-server-tool=\"{}\" data-at-ms=\"{:.1}\" style=\"left:{:.3}%\" \
+                 title=\"the provider's {}: {}\">⌕</div>",
+                esc(&found.name),
+                found.at_ms,
+                pct(found.at_ms),
+                esc(&found.name),
+                esc(&found.what),
+            );
+        }
         for retry in &retries {
             let _ = write!(
                 out,

@@ -102,9 +102,23 @@ pub struct Retry {
     pub error: String,
 }
 
+/// The provider's own tool at work in a model turn (its web search): a search
+/// made, or what it found.
+#[derive(Debug, Clone)]
+pub struct ServerUse {
+    pub agent: Option<String>,
+    pub at_ms: f64,
+    /// `web_search`.
+    pub name: String,
+    /// The query, or what came back.
+    pub what: String,
+}
+
 /// A whole session.
 #[derive(Debug, Clone, Default)]
 pub struct Timeline {
+    /// The provider's own tools used in model turns.
+    pub server_uses: Vec<ServerUse>,
     /// Model requests tried again.
     pub retries: Vec<Retry>,
     /// Hooks that ran on calls.
@@ -263,6 +277,25 @@ impl Timeline {
                     attempt: event.get("attempt").and_then(Value::as_u64).unwrap_or(0) as usize,
                     error: first_line(&text("error")),
                 }),
+                Some("server_tool") => {
+                    let input = event.get("input");
+                    let query = input.and_then(|i| i.get("query")).and_then(Value::as_str);
+                    let what = query.map_or_else(|| input.map(Value::to_string).unwrap_or_default(), str::to_owned);
+                    timeline.server_uses.push(ServerUse {
+                        agent,
+                        at_ms: at,
+                        name: text("name"),
+                        what: first_line(&what),
+                    });
+                }
+                Some("server_tool_result") => {
+                    let pages = event.get("pages").and_then(Value::as_array).map_or(0, Vec::len);
+                    let what = match event.get("error").and_then(Value::as_str) {
+                        Some(code) => format!("failed: {code}"),
+                        None => format!("{pages} result{}", if pages == 1 { "" } else { "s" }),
+                    };
+                    timeline.server_uses.push(ServerUse { agent, at_ms: at, name: text("name"), what });
+                }
                 Some("wait") => timeline.waits.push(Wait {
                     call_id: text("call_id"),
                     start_ms: ms(event, "start_ms").unwrap_or(at),

@@ -1,7 +1,7 @@
 //! A timeline from an OTLP JSON export of toolwright's spans (the conventions'
 //! names: `execute_tool`, `approval`, `chat`, `invoke_agent`).
 
-use super::{Agent, Call, Hook, Retry, Status, Timeline, TimelineError, Turn, Wait};
+use super::{Agent, Call, Hook, Retry, ServerUse, Status, Timeline, TimelineError, Turn, Wait};
 use serde_json::Value;
 use std::collections::HashMap;
 
@@ -126,6 +126,14 @@ pub(super) fn timeline(documents: &[(usize, &Value)], whole: Option<&str>) -> Re
                 let agent = agent_of(span);
                 let n = turns.entry(agent.clone()).or_default();
                 *n += 1;
+                // The provider's searches in this response: one mark at its end.
+                let count = |key: &str| span.attributes.get(key).and_then(|v| v.parse::<u64>().ok()).unwrap_or(0);
+                let (uses, results) = (count("toolwright.server_tool.uses"), count("toolwright.server_tool.results"));
+                if uses > 0 {
+                    let what = format!("{uses} search{}, {results} results", if uses == 1 { "" } else { "es" });
+                    let name = "web_search".to_owned();
+                    timeline.server_uses.push(ServerUse { agent: agent.clone(), at_ms: end, name, what });
+                }
                 timeline.turns.push(Turn { n: *n, agent, start_ms: start, end_ms: Some(end) });
             }
             _ => {}
