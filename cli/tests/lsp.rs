@@ -12,11 +12,15 @@ use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-fn lsp_json() -> Value {
+/// The servers' configuration; each process they start carries `LSP_TEST_MARK` =
+/// the project's path, by which the tests find them (pyright changes its working
+/// directory, so that does not tell).
+fn lsp_json(root: &Path) -> Value {
     json!({"pyright": {
         "command": peers::npm_bin("pyright-langserver"),
         "args": ["--stdio"],
-        "extensionToLanguage": {".py": "python"}
+        "extensionToLanguage": {".py": "python"},
+        "env": {"LSP_TEST_MARK": root}
     }})
 }
 
@@ -47,15 +51,18 @@ fn text(result: &Value) -> String {
     result["content"].as_array().into_iter().flatten().filter_map(Value::as_str).collect::<Vec<_>>().join("\n")
 }
 
-/// Processes whose working directory is inside `dir`.
+/// The processes started for the project in `dir` (its servers and what they
+/// started): those whose environment has `LSP_TEST_MARK` = the project's path.
 fn processes_in(dir: &Path) -> Vec<String> {
-    let dir = dir.canonicalize().unwrap();
+    let root = dir.join("project");
+    let mark = format!("LSP_TEST_MARK={}", root.display());
     let mut found = Vec::new();
     for entry in std::fs::read_dir("/proc").unwrap().flatten() {
         if entry.file_name().to_string_lossy().parse::<u32>().is_err() {
             continue;
         }
-        if std::fs::read_link(entry.path().join("cwd")).is_ok_and(|cwd| cwd.starts_with(&dir)) {
+        let environ = std::fs::read(entry.path().join("environ")).unwrap_or_default();
+        if environ.split(|&b| b == 0).any(|v| v == mark.as_bytes()) {
             let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
             found.push(String::from_utf8_lossy(&cmdline).replace('\0', " "));
         }
@@ -66,7 +73,7 @@ fn processes_in(dir: &Path) -> Vec<String> {
 #[test]
 fn a_trusted_workspace_lsp_json_serves_navigation_and_edits_get_new_diagnostics() {
     let (home, root) = project();
-    std::fs::write(root.join(".lsp.json"), lsp_json().to_string()).unwrap();
+    std::fs::write(root.join(".lsp.json"), lsp_json(&root).to_string()).unwrap();
     // Not trusted: the servers are not started, and the tool is not there.
     let untrusted = Command::new(env!("CARGO_BIN_EXE_toolwright"))
         .args(["call", "LSP", r#"{"operation":"hover","filePath":"app.py","line":3,"character":7}"#, "--json", "--cwd"])
@@ -153,7 +160,7 @@ fn an_agent_uses_a_plugins_language_server_and_leaves_no_process() {
     let plugin = home.path().join("py-lsp");
     std::fs::create_dir_all(plugin.join(".claude-plugin")).unwrap();
     std::fs::write(plugin.join(".claude-plugin/plugin.json"), r#"{"name": "pyright-lsp"}"#).unwrap();
-    std::fs::write(plugin.join(".lsp.json"), lsp_json().to_string()).unwrap();
+    std::fs::write(plugin.join(".lsp.json"), lsp_json(&root).to_string()).unwrap();
     let (url, log) = scripted::serve(|logged| match logged.results().len() {
         0 => Reply::calls(vec![(
             "LSP",
@@ -179,4 +186,87 @@ fn an_agent_uses_a_plugins_language_server_and_leaves_no_process() {
     assert!(!is_error, "{result}");
     assert!(result.contains("app.py:3:7") && result.contains("util.py:1:5"), "{result}");
     assert!(processes_in(home.path()).is_empty(), "{:?}", processes_in(home.path()));
+}
+
+/// `serve` offers the tool over MCP on the trusted workspace's servers, and stops
+/// them when serving ends.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn serve_offers_the_lsp_tool_over_mcp() {
+    use std::sync::Arc;
+    use toolwright::mcp::{McpConfig, McpMounts, MountOptions};
+    use toolwright::rules::RulePolicy;
+    use toolwright::{Executor, Registry, ToolCall, TurnContext};
+    let (home, root) = project();
+    std::fs::write(root.join(".lsp.json"), lsp_json(&root).to_string()).unwrap();
+    let config = json!({"mcpServers": {"tw": {
+        "command": env!("CARGO_BIN_EXE_toolwright"),
+        "args": ["serve", "--trust-workspace", "--cwd", root],
+        "env": {"HOME": home.path()}
+    }}});
+    let config = McpConfig::parse(&config.to_string(), "t.json".as_ref()).unwrap();
+    let registry = Arc::new(Registry::builder().build().unwrap());
+    let mounts = McpMounts::mount(Arc::clone(&registry), &config, MountOptions::default()).await;
+    assert!(mounts.warnings().is_empty(), "{:?}", mounts.warnings());
+    let executor = Executor::builder(Arc::clone(&registry)).policy(RulePolicy::new().allow("mcp__tw")).build();
+    let input = json!({"operation": "goToDefinition", "filePath": "app.py", "line": 3, "character": 7}).to_string();
+    let result = executor.execute(&ToolCall::new("1", "mcp__tw__lsp", input), &TurnContext::new(&root)).await;
+    let shown = result.output.text_content();
+    assert!(shown.contains("util.py:1:5: def helper(x: int) -> int:"), "{result:?}");
+    mounts.shutdown().await;
+    drop(registry);
+    for _ in 0..50 {
+        if processes_in(home.path()).is_empty() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert!(processes_in(home.path()).is_empty(), "{:?}", processes_in(home.path()));
+}
+
+/// A server outlives nothing: when `serve` is killed outright (SIGKILL, no chance
+/// to stop it), its language server dies with it.
+#[test]
+fn a_killed_toolwright_takes_its_language_servers_with_it() {
+    use std::io::{BufRead, BufReader, Write};
+    let (home, root) = project();
+    std::fs::write(root.join(".lsp.json"), lsp_json(&root).to_string()).unwrap();
+    let mut serve = Command::new(env!("CARGO_BIN_EXE_toolwright"))
+        .args(["serve", "--trust-workspace", "--cwd"])
+        .arg(&root)
+        .env("HOME", home.path())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = serve.stdin.take().unwrap();
+    let mut stdout = BufReader::new(serve.stdout.take().unwrap());
+    let mut send = |message: Value| writeln!(stdin, "{message}").unwrap();
+    send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}));
+    send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    send(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "lsp", "arguments":
+        {"operation": "hover", "filePath": "app.py", "line": 3, "character": 7}}}));
+    let mut answered = false;
+    for line in (&mut stdout).lines() {
+        let line = line.unwrap();
+        if line.contains("\"id\":2") {
+            assert!(line.contains("helper") && !line.contains("isError\":true"), "{line}");
+            answered = true;
+            break;
+        }
+    }
+    assert!(answered);
+    assert!(processes_in(home.path()).iter().any(|p| p.contains("pyright")), "{:?}", processes_in(home.path()));
+    serve.kill().unwrap();
+    serve.wait().unwrap();
+    let mut left = processes_in(home.path());
+    for _ in 0..50 {
+        if left.is_empty() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        left = processes_in(home.path());
+    }
+    assert!(left.is_empty(), "orphaned: {left:?}");
 }

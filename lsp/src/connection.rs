@@ -99,6 +99,9 @@ pub(crate) struct Connection {
     exited: watch::Receiver<bool>,
     /// Whether a request has waited for its first quiet.
     warm: std::sync::atomic::AtomicBool,
+    /// Holds the thread that started the server: its parent-death signal follows
+    /// that thread, which ends when this is dropped.
+    _tether: std::sync::mpsc::Sender<()>,
     group: Mutex<ProcessGroup>,
     tag: CallTag,
 }
@@ -110,7 +113,19 @@ impl Connection {
         let start_error = |reason: String| LspError::Start { server: server.clone(), reason };
         let tag = CallTag::new();
         let (tag_name, tag_value) = tag.env();
-        let mut command = tokio::process::Command::new(&config.command);
+        let not_installed = || LspError::NotInstalled { server: server.clone(), command: config.command.clone() };
+        let program = find_program(&config.command, root, config.env.get("PATH").map(String::as_str))
+            .ok_or_else(not_installed)?;
+        // Killed if this process dies, by any signal (SIGKILL included): `setpriv`
+        // sets the parent-death signal, which the server keeps across its exec.
+        let mut command = match setpriv() {
+            Some(setpriv) => {
+                let mut command = tokio::process::Command::new(setpriv);
+                command.args(["--pdeathsig", "KILL", "--"]).arg(&program);
+                command
+            }
+            None => tokio::process::Command::new(&program),
+        };
         command
             .args(&config.args)
             .envs(&config.env)
@@ -122,10 +137,9 @@ impl Connection {
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .kill_on_drop(true);
-        let mut child = command.spawn().map_err(|e| match e.kind() {
-            std::io::ErrorKind::NotFound => {
-                LspError::NotInstalled { server: server.clone(), command: config.command.clone() }
-            }
+        let (spawned, tether) = spawn_tethered(command).await;
+        let mut child = spawned.map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound => not_installed(),
             _ => start_error(format!("starting `{}`: {e}", config.command)),
         })?;
         let group = ProcessGroup::adopt(child.id());
@@ -167,6 +181,7 @@ impl Connection {
             capabilities: ServerCapabilities::default(),
             exited,
             warm: std::sync::atomic::AtomicBool::new(false),
+            _tether: tether,
             group: Mutex::new(group),
             tag,
         };
@@ -334,6 +349,52 @@ impl Drop for Connection {
     fn drop(&mut self) {
         self.kill();
     }
+}
+
+/// `command` as a path to run: found on `PATH` (the server's own, else ours) when
+/// it is a bare name, else relative to the workspace `root`; `None` when there is
+/// no such executable file.
+fn find_program(command: &str, root: &Path, path: Option<&str>) -> Option<std::path::PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    let runnable = |p: &Path| std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0);
+    if command.contains('/') {
+        let candidate = root.join(command);
+        return runnable(&candidate).then_some(candidate);
+    }
+    let search = path.map(std::ffi::OsString::from).or_else(|| std::env::var_os("PATH"))?;
+    std::env::split_paths(&search).map(|dir| dir.join(command)).find(|p| runnable(p))
+}
+
+/// Spawns `command` on a thread of its own that lives until the returned sender is
+/// dropped: the parent-death signal fires when the thread that forked the server
+/// ends, and a runtime's threads come and go.
+async fn spawn_tethered(
+    mut command: tokio::process::Command,
+) -> (std::io::Result<tokio::process::Child>, std::sync::mpsc::Sender<()>) {
+    let runtime = tokio::runtime::Handle::current();
+    let (spawned_tx, spawned_rx) = oneshot::channel();
+    let (tether, held) = std::sync::mpsc::channel::<()>();
+    let thread = std::thread::Builder::new().name("toolwright-lsp".into()).spawn(move || {
+        // The child is registered with the runtime's process driver.
+        let spawned = {
+            let _runtime = runtime.enter();
+            command.spawn()
+        };
+        let _ = spawned_tx.send(spawned);
+        // Until the connection drops its end.
+        let _ = held.recv();
+    });
+    if let Err(e) = thread {
+        return (Err(e), tether);
+    }
+    let spawned = spawned_rx.await.unwrap_or_else(|_| Err(std::io::Error::other("the spawning thread ended")));
+    (spawned, tether)
+}
+
+/// util-linux's `setpriv`, if this system has it.
+fn setpriv() -> Option<&'static Path> {
+    static SETPRIV: std::sync::OnceLock<Option<std::path::PathBuf>> = std::sync::OnceLock::new();
+    SETPRIV.get_or_init(|| find_program("setpriv", Path::new("/"), None)).as_deref()
 }
 
 #[allow(deprecated)] // `root_uri` and `root_path`: older servers still read them.

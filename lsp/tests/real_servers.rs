@@ -6,19 +6,27 @@
 #[allow(dead_code)]
 mod peers;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 use toolwright_lsp::{LspError, LspServers, Operation, Query, ServerConfig};
 
-fn pyright() -> ServerConfig {
-    let bin = peers::npm_bin("pyright-langserver");
-    ServerConfig::new("pyright", bin.to_str().unwrap(), [(".py", "python")]).with_args(["--stdio"])
+/// Every process a test's servers start carries `LSP_TEST_MARK` = the project's
+/// path (pyright changes its working directory, so that does not tell).
+fn marked(mut config: ServerConfig, root: &Path) -> ServerConfig {
+    config.env.insert("LSP_TEST_MARK".into(), root.display().to_string());
+    config
 }
 
-fn typescript() -> ServerConfig {
+fn pyright(root: &Path) -> ServerConfig {
+    let bin = peers::npm_bin("pyright-langserver");
+    marked(ServerConfig::new("pyright", bin.to_str().unwrap(), [(".py", "python")]).with_args(["--stdio"]), root)
+}
+
+fn typescript(root: &Path) -> ServerConfig {
     let bin = peers::npm_bin("typescript-language-server");
-    ServerConfig::new("typescript", bin.to_str().unwrap(), [(".ts", "typescript"), (".js", "javascript")])
-        .with_args(["--stdio"])
+    let config = ServerConfig::new("typescript", bin.to_str().unwrap(), [(".ts", "typescript"), (".js", "javascript")])
+        .with_args(["--stdio"]);
+    marked(config, root)
 }
 
 fn python_project() -> tempfile::TempDir {
@@ -66,13 +74,15 @@ async fn ask(
     servers.query(query, &show(root)).await
 }
 
-/// The processes whose working directory is in `dir` (the servers start there).
+/// The processes started for the project in `dir`: those whose environment has
+/// `LSP_TEST_MARK` = its path.
 fn processes_in(dir: &Path) -> Vec<u32> {
-    let dir = dir.canonicalize().unwrap();
+    let mark = format!("LSP_TEST_MARK={}", dir.display());
     let mut pids = Vec::new();
     for entry in std::fs::read_dir("/proc").unwrap().flatten() {
         let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else { continue };
-        if std::fs::read_link(entry.path().join("cwd")).is_ok_and(|cwd: PathBuf| cwd.starts_with(&dir)) {
+        let environ = std::fs::read(entry.path().join("environ")).unwrap_or_default();
+        if environ.split(|&b| b == 0).any(|v| v == mark.as_bytes()) {
             pids.push(pid);
         }
     }
@@ -93,7 +103,7 @@ async fn gone(dir: &Path) -> Vec<u32> {
 async fn pyright_navigates_across_files_and_reports_new_errors_after_an_edit() {
     let dir = python_project();
     let root = dir.path().canonicalize().unwrap();
-    let servers = LspServers::new(vec![pyright()]);
+    let servers = LspServers::new(vec![pyright(&root)]);
 
     // `helper` used on line 5 of app.py is defined on line 1 of util.py.
     let definition = ask(&servers, &root, "app.py", Operation::GoToDefinition, Some((5, 11))).await.unwrap();
@@ -138,6 +148,7 @@ async fn pyright_navigates_across_files_and_reports_new_errors_after_an_edit() {
     assert_eq!(servers.after_edit(&root.join("app.py"), &root, Some(&after), &calmer, &show).await, None);
 
     assert_eq!(servers.running().await.len(), 1);
+    assert!(!processes_in(&root).is_empty(), "the server runs, and the test sees it");
     servers.shutdown().await;
     assert_eq!(gone(&root).await, Vec::<u32>::new(), "processes left after the shutdown");
 }
@@ -158,7 +169,7 @@ async fn typescript_finds_definitions_references_and_type_errors() {
         "import { add } from \"./math\";\n\nconst total: number = add(1, 2);\nconsole.log(total);\n",
     )
     .unwrap();
-    let servers = LspServers::new(vec![typescript()]);
+    let servers = LspServers::new(vec![typescript(&root)]);
 
     let definition = ask(&servers, &root, "main.ts", Operation::GoToDefinition, Some((3, 23))).await.unwrap();
     assert!(definition.contains("math.ts:1:17"), "{definition}");
@@ -181,8 +192,9 @@ async fn typescript_finds_definitions_references_and_type_errors() {
 async fn a_killed_server_is_started_again_on_the_next_request() {
     let dir = python_project();
     let root = dir.path().canonicalize().unwrap();
-    let servers = LspServers::new(vec![pyright()]);
+    let servers = LspServers::new(vec![pyright(&root)]);
     ask(&servers, &root, "app.py", Operation::Hover, Some((5, 11))).await.unwrap();
+    assert!(!processes_in(&root).is_empty(), "the server runs, and the test sees it");
     for pid in processes_in(&root) {
         let _ = std::process::Command::new("kill").args(["-9", &pid.to_string()]).status();
     }
@@ -209,6 +221,7 @@ async fn a_missing_or_broken_server_is_a_clear_error_never_a_hang() {
     let chatty = ServerConfig::new("chatty", "sh", [(".py", "python")])
         .with_args(["-c", "echo hello; sleep 30"])
         .with_max_restarts(0);
+    let chatty = marked(chatty, &root);
     let servers = LspServers::new(vec![chatty]);
     let started = std::time::Instant::now();
     let error = ask(&servers, &root, "app.py", Operation::Hover, Some((1, 1))).await.unwrap_err().to_string();
@@ -219,6 +232,7 @@ async fn a_missing_or_broken_server_is_a_clear_error_never_a_hang() {
     let silent = ServerConfig::new("silent", "sleep", [(".py", "python")])
         .with_args(["30"])
         .with_startup_timeout(Duration::from_millis(500));
+    let silent = marked(silent, &root);
     let servers = LspServers::new(vec![silent]);
     let error = ask(&servers, &root, "app.py", Operation::Hover, Some((1, 1))).await.unwrap_err().to_string();
     assert!(error.contains("within 1 s (`startupTimeout`)") || error.contains("(`startupTimeout`)"), "{error}");
@@ -226,7 +240,7 @@ async fn a_missing_or_broken_server_is_a_clear_error_never_a_hang() {
     drop(servers);
     assert_eq!(gone(&root).await, Vec::<u32>::new());
 
-    let none = LspServers::new(vec![pyright()]);
+    let none = LspServers::new(vec![pyright(&root)]);
     let error = ask(&none, &root, ".gitignore", Operation::Hover, Some((1, 1))).await.unwrap_err().to_string();
     assert!(error.contains("no language server is configured") && error.contains(".py"), "{error}");
 }

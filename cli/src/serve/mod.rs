@@ -170,8 +170,17 @@ pub fn run(args: ServeArgs) -> Result<(), String> {
             }
             None => None,
         };
+        // The language servers behind the `lsp` tool and the edits' diagnostics,
+        // started on first use and stopped when serving ends.
+        let plugins = toolwright::subagents::plugins::Plugins::default();
+        let lsp = crate::lsp::load(&cwd, trusted, &plugins, |w| say!("toolwright: warning: {w}"));
+        let mut session = toolwright::builtin::session();
+        if !lsp.is_empty() {
+            session.insert(lsp.clone());
+        }
         let mut server = workspace
             .mcp_server(Arc::clone(&registry), ask)
+            .with_extensions(move || session.clone())
             .with_limits(limits)
             .with_http_access(access)
             .with_http_limits(http_limits);
@@ -223,6 +232,7 @@ pub fn run(args: ServeArgs) -> Result<(), String> {
                 mounts.shutdown().await;
             }
         }
+        lsp.shutdown().await;
         served
     })?
 }
