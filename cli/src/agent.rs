@@ -19,6 +19,8 @@ pub enum ApiArg {
     Openai,
     /// OpenAI Responses (OPENAI_API_KEY, OPENAI_BASE_URL).
     OpenaiResponses,
+    /// Google Gemini (GEMINI_API_KEY, GEMINI_BASE_URL).
+    Gemini,
 }
 
 impl ApiArg {
@@ -27,18 +29,19 @@ impl ApiArg {
             ApiArg::Anthropic => Api::Anthropic,
             ApiArg::Openai => Api::OpenAiChat,
             ApiArg::OpenaiResponses => Api::OpenAiResponses,
+            ApiArg::Gemini => Api::Gemini,
         }
     }
 }
 
 #[derive(clap::Args)]
 pub struct AgentArgs {
-    /// Which API: anthropic, openai (chat completions) or openai-responses.
+    /// Which API: anthropic, openai (chat completions), openai-responses or gemini.
     #[arg(long, value_enum)]
     provider: ApiArg,
     /// What to do, in words.
     task: String,
-    /// The model (default: claude-sonnet-4-5 or gpt-4.1).
+    /// The model (default: claude-sonnet-4-5, gpt-4.1 or gemini-2.5-flash).
     #[arg(long)]
     model: Option<String>,
     /// The workspace the tools work in (default: the current directory).
@@ -78,7 +81,8 @@ pub struct AgentArgs {
     #[command(flatten)]
     plugin_args: super::plugins::PluginArgs,
     /// Let the model use the provider's own web search (Anthropic's `web_search`,
-    /// OpenAI Responses' `web_search`), its results kept in the conversation.
+    /// OpenAI Responses' `web_search`, Gemini's `google_search`), its results kept in
+    /// the conversation.
     #[arg(long)]
     web_search: bool,
     /// With --web-search: at most this many searches per response (Anthropic).

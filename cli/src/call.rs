@@ -91,13 +91,10 @@ pub fn run(args: CallArgs) -> Result<bool, String> {
         // write still checks that the file has not changed since).
         let session_file = Path::new(SESSION_FILE);
         let states = toolwright::builtin::FileStates::load(&cwd, session_file);
-        let mut extensions = toolwright::builtin::session();
-        extensions.insert(states.clone());
         let plugins = toolwright::subagents::plugins::Plugins::default();
         let lsp = super::lsp::load(&cwd, trusted, &plugins, |w| say!("toolwright: warning: {w}"));
-        if !lsp.is_empty() {
-            extensions.insert(lsp.clone());
-        }
+        let mut extensions = super::lsp::session(&lsp);
+        extensions.insert(states.clone());
         let turn = turn.with_extensions(extensions);
         let result = executor.execute(&ToolCall::new("cli-call", args.tool.as_str(), input), &turn).await;
         lsp.shutdown().await;

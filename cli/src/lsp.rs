@@ -75,3 +75,12 @@ fn lsp_map(file: &Path, settings: bool) -> Result<Option<Map<String, Value>>, St
         other => Err(format!("`lspServers` maps server names to their settings, not {other}")),
     }
 }
+
+/// The built-ins' session state with `lsp` in it (when a server is configured).
+pub fn session(lsp: &LspServers) -> toolwright::Extensions {
+    let mut session = toolwright::builtin::session();
+    if !lsp.is_empty() {
+        session.insert(lsp.clone());
+    }
+    session
+}

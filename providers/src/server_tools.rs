@@ -7,7 +7,7 @@ use super::Api;
 use serde_json::{Value, json};
 
 /// The provider's web search: Anthropic's `web_search` tool, OpenAI Responses'
-/// `web_search`.
+/// `web_search`, Gemini's `google_search` (grounding).
 ///
 /// ```
 /// use toolwright_providers::provider::{Api, server_tools::WebSearchServerTool};
@@ -35,7 +35,7 @@ pub struct WebSearchServerTool {
 #[non_exhaustive]
 pub enum ServerToolError {
     /// The API has no such tool.
-    #[error("{api} has no server-side web search (use Anthropic Messages or OpenAI Responses)")]
+    #[error("{api} has no server-side web search (use Anthropic Messages, OpenAI Responses or Gemini)")]
     Unsupported {
         /// The API.
         api: &'static str,
@@ -48,6 +48,14 @@ pub enum ServerToolError {
     NoBlockedList {
         /// The API.
         api: &'static str,
+    },
+    /// The API's search takes no such setting (Gemini's `google_search` takes none).
+    #[error("{api}'s web search takes no {what}")]
+    NotTaken {
+        /// The API.
+        api: &'static str,
+        /// The setting.
+        what: &'static str,
     },
 }
 
@@ -109,6 +117,20 @@ impl WebSearchServerTool {
                     tool["user_location"] = location.clone();
                 }
                 Ok(tool)
+            }
+            // `google_search` takes no settings: each one given is refused, never dropped.
+            Api::Gemini => {
+                let not_taken = |what| Err(ServerToolError::NotTaken { api: api.name(), what });
+                if !self.allowed_domains.is_empty() || !self.blocked_domains.is_empty() {
+                    return not_taken("domain lists");
+                }
+                if self.max_uses.is_some() {
+                    return not_taken("limit of searches");
+                }
+                if self.user_location.is_some() {
+                    return not_taken("user location");
+                }
+                Ok(json!({"google_search": {}}))
             }
             other => Err(ServerToolError::Unsupported { api: other.name() }),
         }

@@ -27,6 +27,8 @@ const ERROR_BODY_LIMIT: usize = 64 * 1024;
 #[derive(Debug, Clone)]
 pub struct HttpModel {
     api: Api,
+    /// The base URL; `url` is it with the endpoint's path for the model.
+    base: String,
     url: String,
     model: String,
     headers: Vec<(&'static str, String)>,
@@ -36,10 +38,12 @@ pub struct HttpModel {
 impl HttpModel {
     /// `model` at the API's documented address, with `key`.
     pub fn new(api: Api, key: &str, model: impl Into<String>) -> HttpModel {
+        let model = model.into();
         HttpModel {
             api,
-            url: format!("{}{}", api.default_base_url(), api.path()),
-            model: model.into(),
+            base: api.default_base_url().to_owned(),
+            url: format!("{}{}", api.default_base_url(), api.endpoint(&model)),
+            model,
             headers: api.auth_headers(key),
             client: default_client(),
         }
@@ -61,10 +65,12 @@ impl HttpModel {
         })
     }
 
-    /// The model used when none is named: `claude-sonnet-4-5`, `gpt-4.1`.
+    /// The model used when none is named: `claude-sonnet-4-5`, `gpt-4.1`,
+    /// `gemini-2.5-flash`.
     pub fn default_model(api: Api) -> &'static str {
         match api {
             Api::Anthropic => "claude-sonnet-4-5",
+            Api::Gemini => "gemini-2.5-flash",
             _ => "gpt-4.1",
         }
     }
@@ -72,13 +78,16 @@ impl HttpModel {
     /// Another model.
     pub fn with_model(mut self, model: impl Into<String>) -> HttpModel {
         self.model = model.into();
+        // Gemini names the model in the path.
+        self.url = format!("{}{}", self.base, self.api.endpoint(&self.model));
         self
     }
 
     /// Another base URL (`https://api.anthropic.com`, `https://api.openai.com/v1`):
     /// the endpoint's path is appended.
     pub fn with_base_url(mut self, base: &str) -> HttpModel {
-        self.url = format!("{}{}", base.trim_end_matches('/'), self.api.path());
+        self.base = base.trim_end_matches('/').to_owned();
+        self.url = format!("{}{}", self.base, self.api.endpoint(&self.model));
         self
     }
 

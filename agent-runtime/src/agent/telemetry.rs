@@ -15,6 +15,7 @@ fn provider(api: Api) -> &'static str {
     match api {
         Api::Anthropic => "anthropic",
         Api::OpenAiChat | Api::OpenAiResponses => "openai",
+        Api::Gemini => "gcp.gemini",
         _ => "unknown",
     }
 }

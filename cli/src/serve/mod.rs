@@ -174,10 +174,7 @@ pub fn run(args: ServeArgs) -> Result<(), String> {
         // started on first use and stopped when serving ends.
         let plugins = toolwright::subagents::plugins::Plugins::default();
         let lsp = crate::lsp::load(&cwd, trusted, &plugins, |w| say!("toolwright: warning: {w}"));
-        let mut session = toolwright::builtin::session();
-        if !lsp.is_empty() {
-            session.insert(lsp.clone());
-        }
+        let session = crate::lsp::session(&lsp);
         let mut server = workspace
             .mcp_server(Arc::clone(&registry), ask)
             .with_extensions(move || session.clone())

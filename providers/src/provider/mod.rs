@@ -151,11 +151,13 @@ pub enum Api {
     OpenAiChat,
     /// OpenAI Responses (`POST /responses`, typed SSE events).
     OpenAiResponses,
+    /// Google Gemini (`POST /v1beta/models/{model}:streamGenerateContent?alt=sse`).
+    Gemini,
 }
 
 impl Api {
     /// Every API, in a fixed order.
-    pub const ALL: [Api; 3] = [Api::Anthropic, Api::OpenAiChat, Api::OpenAiResponses];
+    pub const ALL: [Api; 4] = [Api::Anthropic, Api::OpenAiChat, Api::OpenAiResponses, Api::Gemini];
 
     /// Its module: the one place each fact about it is kept.
     fn module(self) -> &'static dyn ApiModule {
@@ -163,10 +165,11 @@ impl Api {
             Api::Anthropic => &anthropic::Module,
             Api::OpenAiChat => &openai_chat::Module,
             Api::OpenAiResponses => &openai_responses::Module,
+            Api::Gemini => &gemini::Module,
         }
     }
 
-    /// `anthropic`, `openai-chat`, `openai-responses`.
+    /// `anthropic`, `openai-chat`, `openai-responses`, `gemini`.
     pub fn name(self) -> &'static str {
         self.module().name()
     }
@@ -176,9 +179,15 @@ impl Api {
         self.module().provider()
     }
 
-    /// The endpoint's path under the API's base URL.
+    /// The endpoint's path under the API's base URL (Gemini's names the model as
+    /// `{model}`: see [`Api::endpoint`]).
     pub fn path(self) -> &'static str {
         self.module().path()
+    }
+
+    /// The endpoint's path for `model` (Gemini puts the model in the path).
+    pub fn endpoint(self, model: &str) -> String {
+        self.path().replace("{model}", model)
     }
 
     /// The documented base URL.
@@ -492,6 +501,11 @@ impl TurnDecoder {
                 self.done = true;
                 items.extend(self.cut());
             }
+            Step::Finished(reason) => {
+                self.stop = Some(reason);
+                self.done = true;
+                items.extend(self.cut());
+            }
             Step::Failed(error) => return Err(self.api_error(&error)),
         }
         Ok(())
@@ -541,6 +555,8 @@ pub(crate) enum Step {
     Going,
     Stop(String),
     Done,
+    /// Done, for this reason (an API that says both in one event).
+    Finished(String),
     Failed(Value),
 }
 
@@ -590,5 +606,6 @@ mod tests {
         assert_eq!(Api::detect("event: message_start\ndata: {\"type\":\"message_start\"}\n\n"), Api::Anthropic);
         assert_eq!(Api::detect("data: {\"type\":\"response.created\"}\n\n"), Api::OpenAiResponses);
         assert_eq!(Api::detect("data: {\"choices\":[]}\n\ndata: [DONE]\n\n"), Api::OpenAiChat);
+        assert_eq!(Api::detect("data: {\"candidates\":[]}\n\n"), Api::Gemini);
     }
 }
