@@ -85,6 +85,11 @@ impl WorkspaceSettings {
         self.policy.warnings().iter().chain(self.hooks.warnings()).cloned().chain(callers).collect()
     }
 
+    /// The permission rules the settings make.
+    pub fn policy(&self) -> &RulePolicy {
+        &self.policy
+    }
+
     /// The settings' command hooks (the subagent runtime runs their `SubagentStart`
     /// and `SubagentStop` hooks).
     pub fn hooks(&self) -> &CommandHooks {

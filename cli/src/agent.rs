@@ -140,6 +140,7 @@ pub fn run(args: AgentArgs) -> Result<(), String> {
     let registry = Arc::new(crate::registry()?);
     let approver = super::trace::PromptApprover { answer: args.answer.given(), trace: Arc::clone(&trace) };
     let hooks = settings.hooks().clone();
+    let fetch_denied = settings.policy().fetch_denied_domains();
     let orchestrator = Arc::new(Orchestrator::new(Arc::new(settings.executor(Arc::clone(&registry), approver))));
     trace.header(
         &format!("agent ({}, {}) in {}", api.name(), model.name(), workspace.display()),
@@ -153,7 +154,7 @@ pub fn run(args: AgentArgs) -> Result<(), String> {
     skills.install(&registry).map_err(|e| e.to_string())?;
     let mut agent =
         Agent::new(model, Arc::clone(&orchestrator)).system(SYSTEM).max_responses(args.max_turns).retry(policy);
-    agent = presented(agent, &args, api)?;
+    agent = presented(agent, &args, api, &fetch_denied, &trace)?;
     if args.cline_tools {
         let (subagents, registry, trace) = (subagents.clone(), Arc::clone(&registry), Arc::clone(&trace));
         agent = agent.before_each_request(move |turn| {
@@ -305,15 +306,34 @@ fn skills(
 }
 
 /// What the model is shown besides the tools: Claude Code's names (`--claude-code`)
-/// and the provider's own web search (`--web-search`).
-fn presented(mut agent: Agent, args: &AgentArgs, api: Api) -> Result<Agent, String> {
+/// and the provider's own web search (`--web-search`). The domains the `WebFetch`
+/// deny rules name are its blocked list when none is given (Anthropic's: the others
+/// take none, and the trace says so).
+fn presented(
+    mut agent: Agent,
+    args: &AgentArgs,
+    api: Api,
+    fetch_denied: &[String],
+    trace: &Trace,
+) -> Result<Agent, String> {
     if args.claude_code {
         agent = agent.profile(toolwright::Profile::claude_code());
     }
     if args.web_search {
+        let mut blocked = args.web_search_blocked.clone();
+        if args.web_search_allowed.is_empty() && blocked.is_empty() && !fetch_denied.is_empty() {
+            if api == Api::Anthropic {
+                blocked = fetch_denied.to_vec();
+            } else {
+                trace.note(&format!(
+                    "warning: {api}'s web search takes no blocked domains: the WebFetch deny rules ({}) do not narrow it",
+                    fetch_denied.join(", ")
+                ));
+            }
+        }
         let mut search = toolwright::provider::server_tools::WebSearchServerTool::new()
             .allowed_domains(args.web_search_allowed.iter().cloned())
-            .blocked_domains(args.web_search_blocked.iter().cloned());
+            .blocked_domains(blocked);
         if let Some(n) = args.web_search_max_uses {
             search = search.max_uses(n);
         }

@@ -168,17 +168,9 @@ fn an_agent_uses_a_plugins_language_server_and_leaves_no_process() {
         )]),
         _ => Reply::text("done"),
     });
-    let out: Output = Command::new(env!("CARGO_BIN_EXE_toolwright"))
-        .args(["agent", "--provider", "anthropic", "--json", "--workspace"])
-        .arg(&root)
-        .arg("--plugin-dir")
-        .arg(&plugin)
-        .arg("Where is helper used?")
-        .env("ANTHROPIC_API_KEY", "test-key")
-        .env("ANTHROPIC_BASE_URL", &url)
-        .env("HOME", home.path())
-        .output()
-        .unwrap();
+    let extra = ["--json", "--plugin-dir", plugin.to_str().unwrap()];
+    let bin = env!("CARGO_BIN_EXE_toolwright");
+    let out: Output = scripted::run_agent(bin, &url, &root, home.path(), &extra, "Where is helper used?");
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let logs = log.lock().unwrap();
     assert!(logs[0].tool_names().contains(&"lsp".to_owned()), "{:?}", logs[0].tool_names());

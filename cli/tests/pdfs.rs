@@ -118,15 +118,8 @@ fn anthropic_gets_the_pages_read_as_a_pdf_document() {
         0 => Reply::calls(vec![("Read", json!({"file_path": "report.pdf", "pages": "2-3"}))]),
         _ => Reply::text("done"),
     });
-    let out = Command::new(env!("CARGO_BIN_EXE_toolwright"))
-        .args(["agent", "--provider", "anthropic", "--json", "--workspace"])
-        .arg(dir.path())
-        .arg("Summarise pages 2 and 3.")
-        .env("ANTHROPIC_API_KEY", "test-key")
-        .env("ANTHROPIC_BASE_URL", &url)
-        .env("HOME", dir.path())
-        .output()
-        .unwrap();
+    let bin = env!("CARGO_BIN_EXE_toolwright");
+    let out = scripted::run_agent(bin, &url, dir.path(), dir.path(), &["--json"], "Summarise pages 2 and 3.");
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let logs = log.lock().unwrap();
     let last = logs[1].messages().last().unwrap().clone();

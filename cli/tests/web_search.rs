@@ -246,3 +246,56 @@ fn the_providers_own_search_is_declared_and_its_blocks_kept() {
         .unwrap();
     assert!(!chat.status.success() && String::from_utf8_lossy(&chat.stderr).contains("no server-side web search"));
 }
+
+/// The fetch rules' deny list is the search's too: a result web_fetch may not read
+/// is left out, and said to be.
+#[test]
+fn results_on_sites_web_fetch_is_denied_are_left_out() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join(".claude")).unwrap();
+    std::fs::write(
+        dir.path().join(".claude/settings.json"),
+        json!({"permissions": {"deny": ["WebFetch(domain:spam.example)"]}}).to_string(),
+    )
+    .unwrap();
+    let (url, _) = stand_in(json!({"web": {"results": results()}}));
+    let env = [("BRAVE_SEARCH_API_KEY", "k"), ("BRAVE_SEARCH_BASE_URL", url.as_str())];
+    let result = search(dir.path(), &env, json!({"query": "tokio"}), true);
+    assert_eq!(result["is_error"], false, "{result}");
+    let shown = text(&result);
+    assert!(!shown.contains("spam.example"), "{shown}");
+    assert!(shown.contains("https://docs.rs/tokio") && shown.contains("https://tokio.rs/tokio/tutorial"), "{shown}");
+    assert!(shown.contains("(1 result is left out: the permission rules deny fetching their sites.)"), "{shown}");
+    // A bare WebFetch deny leaves nothing to offer.
+    std::fs::write(
+        dir.path().join(".claude/settings.json"),
+        json!({"permissions": {"deny": ["WebFetch"]}}).to_string(),
+    )
+    .unwrap();
+    let none = search(dir.path(), &env, json!({"query": "tokio"}), true);
+    assert!(text(&none).contains("No results.") && text(&none).contains("3 results are left out"), "{none}");
+}
+
+/// The provider's search is narrowed by the fetch rules too: with no list given,
+/// Anthropic's gets the domains the `WebFetch` deny rules name as its blocked list.
+#[test]
+fn the_providers_search_blocks_what_web_fetch_is_denied() {
+    use common::scripted::{Reply, serve};
+    let (url, log) = serve(|_| Reply::text("Done."));
+    let dir = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join(".claude")).unwrap();
+    std::fs::write(
+        dir.path().join(".claude/settings.json"),
+        json!({"permissions": {"deny": ["WebFetch(domain:*.spam.example)", "WebFetch(domain:ads.example)"]}})
+            .to_string(),
+    )
+    .unwrap();
+    let bin = env!("CARGO_BIN_EXE_toolwright");
+    let out = common::scripted::run_agent(bin, &url, dir.path(), home.path(), &["--web-search"], "Search.");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let log = log.lock().unwrap().clone();
+    let tools = log[0].body["tools"].as_array().unwrap();
+    let declared = tools.iter().find(|t| t["type"] == "web_search_20250305").unwrap();
+    assert_eq!(declared["blocked_domains"], json!(["ads.example", "spam.example"]), "{declared}");
+}

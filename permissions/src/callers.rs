@@ -237,6 +237,10 @@ impl PermissionPolicy for CallerPolicy {
         self.base.read_filter(cwd)
     }
 
+    fn fetch_filter(&self) -> Option<Arc<dyn toolwright_core::permission::FetchFilter>> {
+        self.base.fetch_filter()
+    }
+
     fn sandbox(&self, cwd: &Path) -> Option<Arc<toolwright_core::sandbox::Sandbox>> {
         self.base.sandbox(cwd)
     }

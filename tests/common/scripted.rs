@@ -223,3 +223,25 @@ pub fn sse(reply: &Reply) -> String {
     out += &event("message_stop", json!({"type": "message_stop"}));
     out
 }
+
+/// `toolwright agent --provider anthropic` (the binary at `bin`) in `workspace` with
+/// `HOME` at `home`, against the scripted server at `url`, with `extra` arguments.
+pub fn run_agent(
+    bin: &str,
+    url: &str,
+    workspace: &std::path::Path,
+    home: &std::path::Path,
+    extra: &[&str],
+    task: &str,
+) -> std::process::Output {
+    std::process::Command::new(bin)
+        .args(["agent", "--provider", "anthropic", "--workspace"])
+        .arg(workspace)
+        .args(extra)
+        .arg(task)
+        .env("ANTHROPIC_API_KEY", "test-key")
+        .env("ANTHROPIC_BASE_URL", url)
+        .env("HOME", home)
+        .output()
+        .unwrap()
+}

@@ -123,6 +123,7 @@ impl TurnContext {
             turn: Arc::clone(&self.shared),
             own_cancel: OnceLock::new(),
             read_filter: OnceLock::new(),
+            fetch_filter: OnceLock::new(),
             sandbox: OnceLock::new(),
             approval: OnceLock::new(),
         }
@@ -143,6 +144,8 @@ pub struct ToolContext {
     own_cancel: OnceLock<CancellationToken>,
     /// What the permission policy denies reading, for tools that walk directories.
     read_filter: OnceLock<Arc<dyn crate::permission::ReadFilter>>,
+    /// What the permission policy denies fetching, for tools that list URLs.
+    fetch_filter: OnceLock<Arc<dyn crate::permission::FetchFilter>>,
     /// How the policy confines the call's commands.
     sandbox: OnceLock<Arc<crate::sandbox::Sandbox>>,
     /// What the person answered when the call was put to the approver.
@@ -160,6 +163,7 @@ impl Clone for ToolContext {
             // the clone (a background task, say) too.
             own_cancel: OnceLock::from(self.cancellation().clone()),
             read_filter: self.read_filter.clone(),
+            fetch_filter: self.fetch_filter.clone(),
             sandbox: self.sandbox.clone(),
             approval: self.approval.clone(),
         }
@@ -190,6 +194,18 @@ impl ToolContext {
     #[doc(hidden)]
     pub fn set_read_filter(&self, filter: Arc<dyn crate::permission::ReadFilter>) {
         let _ = self.read_filter.set(filter);
+    }
+
+    /// What the permission policy denies fetching: a tool that lists URLs (a web
+    /// search) leaves those out. The executor sets it from the policy
+    /// ([`PermissionPolicy::fetch_filter`](crate::permission::PermissionPolicy::fetch_filter)).
+    pub fn fetch_filter(&self) -> Option<&Arc<dyn crate::permission::FetchFilter>> {
+        self.fetch_filter.get()
+    }
+
+    #[doc(hidden)]
+    pub fn set_fetch_filter(&self, filter: Arc<dyn crate::permission::FetchFilter>) {
+        let _ = self.fetch_filter.set(filter);
     }
 
     /// How the policy confines this call's commands, if it said

@@ -105,6 +105,14 @@ pub trait PermissionPolicy: Send + Sync {
         None
     }
 
+    /// What the tools of an allowed call must leave out of what they find on the web
+    /// (a web search's results on a domain the rules deny fetching): the executor
+    /// hands it to the context of calls that fetch or declare nothing. Defaults to
+    /// none.
+    fn fetch_filter(&self) -> Option<Arc<dyn FetchFilter>> {
+        None
+    }
+
     /// How an allowed call's commands are confined by the operating system. The
     /// executor asks for it for calls that run commands and hands it to the call's
     /// context. `None` (the default): the shell's default, confined where the
@@ -120,6 +128,12 @@ pub trait PermissionPolicy: Send + Sync {
 pub trait ReadFilter: Send + Sync + std::fmt::Debug {
     /// Why reading `path` (absolute) is denied, if it is.
     fn denied(&self, path: &Path, is_dir: bool) -> Option<String>;
+}
+
+/// URLs a tool leaves out of what it shows: what the permission rules deny fetching.
+pub trait FetchFilter: Send + Sync + std::fmt::Debug {
+    /// Why fetching `url` is denied, if it is.
+    fn denied(&self, url: &url::Url) -> Option<String>;
 }
 
 /// The default: calls that touch nothing, or only read and search inside the working

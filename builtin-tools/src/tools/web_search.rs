@@ -87,6 +87,17 @@ impl Tool for WebSearch {
             .filter(|h| allowed.is_empty() || allowed.iter().any(|d| matches_domain(&h.url, d)))
             .filter(|h| !blocked.iter().any(|d| matches_domain(&h.url, d)))
             .collect();
+        // What web_fetch may not read is not offered: the fetch rules' deny list is
+        // the search's too.
+        let before = hits.len();
+        let hits: Vec<_> = match cx.fetch_filter() {
+            Some(filter) => hits
+                .into_iter()
+                .filter(|h| url::Url::parse(&h.url).map_or(true, |u| filter.denied(&u).is_none()))
+                .collect(),
+            None => hits,
+        };
+        let withheld = before - hits.len();
         let mut text = format!("Web search results for \"{}\" ({}):\n", self.query.trim(), backend.name());
         if hits.is_empty() {
             text.push_str("\nNo results.");
@@ -98,6 +109,10 @@ impl Tool for WebSearch {
                 let cut: String = snippet.chars().take(300).collect();
                 text.push_str(&format!("\n   {cut}"));
             }
+        }
+        if withheld > 0 {
+            let note = if withheld == 1 { "1 result is".to_owned() } else { format!("{withheld} results are") };
+            text.push_str(&format!("\n\n({note} left out: the permission rules deny fetching their sites.)"));
         }
         text.push_str("\n\nRead a page with web_fetch. Cite the pages you use in a \"Sources:\" list of Markdown links.");
         let links: Vec<_> = hits.iter().map(|h| json!({"title": h.title, "url": h.url})).collect();

@@ -256,6 +256,24 @@ impl RulePolicy {
         ReadDenials { patterns: self.read_rules().read_deny_patterns(), cwd: cwd.to_owned() }
     }
 
+    /// The domains the `WebFetch(domain:...)` deny rules name, as written (a leading
+    /// `*.` dropped: a domain covers its subdomains where a search takes a list).
+    pub fn fetch_denied_domains(&self) -> Vec<String> {
+        let set = self.read_rules();
+        let mut domains: Vec<String> = set
+            .rules
+            .iter()
+            .filter(|r| r.effect == Effect::Deny && r.tool.is_kind(Kind::Fetch))
+            .filter(|r| r.specifier.as_ref().and_then(index::domain_pattern).is_some())
+            .filter_map(|r| r.text.split_once("domain:").map(|(_, d)| d.trim_end_matches(')').trim().to_owned()))
+            .map(|d| d.strip_prefix("*.").map(str::to_owned).unwrap_or(d))
+            .filter(|d| !d.is_empty())
+            .collect();
+        domains.sort();
+        domains.dedup();
+        domains
+    }
+
     /// Whether a bare deny rule removes a tool with these names from the pool
     /// altogether (`Bash`, `mcp__github`, `mcp__*`, `Web*`).
     pub fn removes(&self, tool: &str, rule_name: Option<&str>) -> bool {
@@ -363,6 +381,22 @@ impl PermissionPolicy for RulePolicy {
     fn read_filter(&self, cwd: &Path) -> Option<Arc<dyn ReadFilter>> {
         let denials = self.read_denials(cwd);
         (!denials.is_empty()).then(|| Arc::new(denials) as Arc<dyn ReadFilter>)
+    }
+
+    fn fetch_filter(&self) -> Option<Arc<dyn toolwright_core::permission::FetchFilter>> {
+        let set = self.read_rules();
+        let mut denials = read_denials::FetchDenials::default();
+        for rule in set.rules.iter().filter(|r| r.effect == Effect::Deny && r.tool.is_kind(Kind::Fetch)) {
+            match &rule.specifier {
+                None => denials.all = Some(rule.text.clone()),
+                Some(specifier) => {
+                    if let Some(pattern) = index::domain_pattern(specifier) {
+                        denials.patterns.push((pattern.clone(), rule.text.clone()));
+                    }
+                }
+            }
+        }
+        (!denials.is_empty()).then(|| Arc::new(denials) as Arc<dyn toolwright_core::permission::FetchFilter>)
     }
 
     fn sandbox(&self, cwd: &Path) -> Option<Arc<toolwright_core::sandbox::Sandbox>> {

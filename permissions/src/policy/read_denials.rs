@@ -1,4 +1,5 @@
-//! The `Read` deny rules as the read filter every allowed call gets.
+//! The `Read` deny rules as the read filter every allowed call gets, and the
+//! `WebFetch` deny rules as the fetch filter of calls that list URLs.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -39,5 +40,31 @@ impl ReadDenials {
 impl ReadFilter for ReadDenials {
     fn denied(&self, path: &Path, is_dir: bool) -> Option<String> {
         self.denied_by(path, is_dir).map(|rule| format!("denied by the permission rule `{rule}`"))
+    }
+}
+
+/// The domains the `WebFetch` deny rules cover (`WebFetch(domain:x)`), or all of
+/// them (a bare `WebFetch` deny).
+#[derive(Debug, Clone, Default)]
+pub struct FetchDenials {
+    pub(crate) patterns: Vec<(crate::domain::DomainPattern, String)>,
+    /// A rule denying every fetch.
+    pub(crate) all: Option<String>,
+}
+
+impl FetchDenials {
+    /// Whether there are no such rules.
+    pub fn is_empty(&self) -> bool {
+        self.patterns.is_empty() && self.all.is_none()
+    }
+}
+
+impl toolwright_core::permission::FetchFilter for FetchDenials {
+    fn denied(&self, url: &url::Url) -> Option<String> {
+        let host = url.host_str().unwrap_or("");
+        let rule = self.all.as_deref().or_else(|| {
+            self.patterns.iter().find(|(pattern, _)| pattern.matches(host)).map(|(_, text)| text.as_str())
+        })?;
+        Some(format!("denied by the permission rule `{rule}`"))
     }
 }

@@ -394,6 +394,16 @@ impl Executor {
                 cx.set_read_filter(filter);
             }
         }
+        // A call that fetches, or declares nothing (a web search), leaves out what
+        // the policy denies fetching.
+        if !access.is_declared() || access.iter().any(|fact| matches!(fact, Access::Fetch(_))) {
+            let filter = catch_unwind(AssertUnwindSafe(|| self.policy.fetch_filter())).map_err(|p| {
+                Failure::new(ErrorKind::Denied, format!("{name}: the permission policy failed: {}", panic_message(&p)))
+            })?;
+            if let Some(filter) = filter {
+                cx.set_fetch_filter(filter);
+            }
+        }
         // A call that runs commands gets the policy's sandbox.
         if access.iter().any(|fact| matches!(fact, Access::Command(_))) {
             let sandbox = catch_unwind(AssertUnwindSafe(|| self.policy.sandbox(cx.cwd()))).map_err(|p| {
