@@ -49,6 +49,9 @@ struct State {
     progress: std::collections::HashSet<String>,
     /// When it last began or ended work, or was given a document.
     last_activity: Option<std::time::Instant>,
+    /// Whether it has ever reported work (`window/workDoneProgress/create`,
+    /// `$/progress`): one that never does is not waited for after an open.
+    reports_progress: bool,
     stderr: VecDeque<String>,
 }
 
@@ -276,6 +279,11 @@ impl Connection {
         self.shared.state().last_activity = Some(std::time::Instant::now());
     }
 
+    /// Whether it has ever reported work in progress.
+    pub fn reports_progress(&self) -> bool {
+        self.shared.state().reports_progress
+    }
+
     /// Whether this is the first wait for quiet since it started (it loads its
     /// project then, and takes longer to begin).
     pub fn first_quiet(&self) -> bool {
@@ -498,6 +506,9 @@ async fn read_loop(shared: Arc<Shared>, mut reader: BufReader<tokio::process::Ch
 /// Answers what a server asks of the client: its settings, the folders; progress
 /// and registrations are acknowledged; edits it proposes are never applied.
 fn answer(shared: &Shared, method: &str, params: Option<&Value>) -> Result<Value, String> {
+    if method == "window/workDoneProgress/create" {
+        shared.state().reports_progress = true;
+    }
     match method {
         "workspace/configuration" => {
             let items = params.and_then(|p| p.get("items")).and_then(Value::as_array).cloned().unwrap_or_default();
@@ -565,6 +576,7 @@ fn progress(shared: &Shared, params: Option<&Value>) {
     };
     let kind = params.get("value").and_then(|v| v.get("kind")).and_then(Value::as_str);
     let mut state = shared.state();
+    state.reports_progress = true;
     match kind {
         Some("begin") => {
             state.progress.insert(token);

@@ -131,7 +131,8 @@ impl LspServers {
         let synced = server.sync(query.file, query.text, false).await?;
         let connection = synced.connection;
         // A server given a new document may begin loading its project: let it finish.
-        let grace = match (connection.first_quiet(), synced.changed) {
+        // (After the first wait, only a server that reports its work is waited for.)
+        let grace = match (connection.first_quiet(), synced.changed && connection.reports_progress()) {
             (true, _) => FIRST_QUIET_GRACE,
             (false, true) => QUIET_GRACE,
             (false, false) => Duration::ZERO,
