@@ -91,6 +91,10 @@ pub struct AgentArgs {
     /// With --web-search: only results from this domain (repeatable).
     #[arg(long = "web-search-allowed-domain", value_name = "DOMAIN", requires = "web_search")]
     web_search_allowed: Vec<String>,
+    /// With --web-search: Anthropic's tool version (web_search_20250305, the default;
+    /// web_search_20260209 or web_search_20260318 for dynamic filtering).
+    #[arg(long, value_name = "VERSION", requires = "web_search")]
+    web_search_version: Option<String>,
     /// With --web-search: no results from this domain (repeatable; Anthropic).
     #[arg(long = "web-search-blocked-domain", value_name = "DOMAIN", requires = "web_search")]
     web_search_blocked: Vec<String>,
@@ -336,6 +340,9 @@ fn presented(
             .blocked_domains(blocked);
         if let Some(n) = args.web_search_max_uses {
             search = search.max_uses(n);
+        }
+        if let Some(version) = &args.web_search_version {
+            search = search.version(version.trim());
         }
         agent = agent.server_tool(search.definition(api).map_err(|e| format!("--web-search: {e}"))?);
     }

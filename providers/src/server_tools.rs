@@ -28,7 +28,16 @@ pub struct WebSearchServerTool {
     pub blocked_domains: Vec<String>,
     /// Where the user is, as the API takes it (`{"type": "approximate", "city": ...}`).
     pub user_location: Option<Value>,
+    /// Anthropic's tool version: `web_search_20250305` (the default), or
+    /// `web_search_20260209` / `web_search_20260318` (dynamic filtering).
+    pub version: Option<String>,
+    /// Anthropic's `response_inclusion` (`full` or `excluded`; `web_search_20260318`).
+    pub response_inclusion: Option<String>,
 }
+
+/// Anthropic's web search versions, oldest first.
+pub const ANTHROPIC_WEB_SEARCH_VERSIONS: [&str; 3] =
+    ["web_search_20250305", "web_search_20260209", "web_search_20260318"];
 
 /// Why a server tool cannot be declared for an API.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -43,6 +52,12 @@ pub enum ServerToolError {
     /// Both domain lists were given.
     #[error("the web search takes allowed domains or blocked domains, not both")]
     BothLists,
+    /// A version or setting the API does not know.
+    #[error("{what}")]
+    Invalid {
+        /// What is wrong, naming the value and what is accepted.
+        what: String,
+    },
     /// The API takes no blocked domains.
     #[error("{api}'s web search takes no blocked domains, only allowed ones")]
     NoBlockedList {
@@ -77,6 +92,18 @@ impl WebSearchServerTool {
         self
     }
 
+    /// Anthropic's tool version (`web_search_20260209`).
+    pub fn version(mut self, version: impl Into<String>) -> Self {
+        self.version = Some(version.into());
+        self
+    }
+
+    /// Anthropic's `response_inclusion` (`full` or `excluded`).
+    pub fn response_inclusion(mut self, inclusion: impl Into<String>) -> Self {
+        self.response_inclusion = Some(inclusion.into());
+        self
+    }
+
     /// No results from these domains.
     pub fn blocked_domains<I: IntoIterator<Item = S>, S: Into<String>>(mut self, domains: I) -> Self {
         self.blocked_domains.extend(domains.into_iter().map(Into::into));
@@ -88,9 +115,37 @@ impl WebSearchServerTool {
         if !self.allowed_domains.is_empty() && !self.blocked_domains.is_empty() {
             return Err(ServerToolError::BothLists);
         }
+        let anthropic_only = |what: &'static str| ServerToolError::NotTaken { api: api.name(), what };
+        if api != Api::Anthropic {
+            if self.version.is_some() {
+                return Err(anthropic_only("tool version"));
+            }
+            if self.response_inclusion.is_some() {
+                return Err(anthropic_only("response_inclusion"));
+            }
+        }
         match api {
             Api::Anthropic => {
-                let mut tool = json!({"type": "web_search_20250305", "name": "web_search"});
+                let version = self.version.as_deref().unwrap_or(ANTHROPIC_WEB_SEARCH_VERSIONS[0]);
+                if !ANTHROPIC_WEB_SEARCH_VERSIONS.contains(&version) {
+                    return Err(ServerToolError::Invalid {
+                        what: format!(
+                            "`{version}` is not a version of Anthropic's web search ({})",
+                            ANTHROPIC_WEB_SEARCH_VERSIONS.join(", ")
+                        ),
+                    });
+                }
+                let mut tool = json!({"type": version, "name": "web_search"});
+                if let Some(inclusion) = &self.response_inclusion {
+                    if version != "web_search_20260318" || !matches!(inclusion.as_str(), "full" | "excluded") {
+                        return Err(ServerToolError::Invalid {
+                            what: format!(
+                                "`response_inclusion` is `full` or `excluded`, with web_search_20260318 only (not `{inclusion}` with {version})"
+                            ),
+                        });
+                    }
+                    tool["response_inclusion"] = json!(inclusion);
+                }
                 if let Some(n) = self.max_uses {
                     tool["max_uses"] = json!(n);
                 }
@@ -219,8 +274,26 @@ mod tests {
 
 #[cfg(test)]
 mod anthropic_tests {
+    use super::{ServerToolError, WebSearchServerTool};
     use crate::provider::{Api, Item};
     use serde_json::json;
+
+    #[test]
+    fn anthropic_versions_are_declared_as_named_and_others_refused() {
+        let newest = WebSearchServerTool::new().version("web_search_20260318").response_inclusion("excluded");
+        assert_eq!(
+            newest.definition(Api::Anthropic).unwrap(),
+            json!({"type": "web_search_20260318", "name": "web_search", "response_inclusion": "excluded"})
+        );
+        let dynamic = WebSearchServerTool::new().version("web_search_20260209").max_uses(2);
+        assert_eq!(dynamic.definition(Api::Anthropic).unwrap()["type"], "web_search_20260209");
+        let unknown = WebSearchServerTool::new().version("web_search_2099").definition(Api::Anthropic).unwrap_err();
+        assert!(unknown.to_string().contains("web_search_20250305, web_search_20260209, web_search_20260318"));
+        let early = WebSearchServerTool::new().response_inclusion("full").definition(Api::Anthropic).unwrap_err();
+        assert!(early.to_string().contains("web_search_20260318 only"), "{early}");
+        let elsewhere = WebSearchServerTool::new().version("web_search_20260209").definition(Api::Gemini);
+        assert_eq!(elsewhere, Err(ServerToolError::NotTaken { api: "gemini", what: "tool version" }));
+    }
 
     #[test]
     fn anthropic_reports_the_search_and_its_results() {
