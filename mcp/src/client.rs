@@ -124,7 +124,29 @@ impl McpMounts {
             }
         });
         futures::future::join_all(connects).await;
-        McpMounts { registry, servers, config_warnings: config.warnings.clone() }
+        let mounts = McpMounts { registry, servers, config_warnings: config.warnings.clone() };
+        // The resource tools, offered while a connected server has resources;
+        // deferred like the servers' own tools when every server defers them.
+        if !mounts.servers.is_empty() {
+            let all_deferred = config.servers.values().all(|s| s.defer == toolwright_core::Defer::Always);
+            let defer = if all_deferred { toolwright_core::Defer::Always } else { toolwright_core::Defer::Auto };
+            for tool in crate::resource_tools::tools(mounts.resources(), defer) {
+                if let Err(e) = mounts.registry.register_owned(crate::resource_tools::OWNER, tool) {
+                    tracing::warn!("the MCP resource tools: {e}");
+                }
+            }
+        }
+        mounts
+    }
+
+    /// The mounted servers' resources (what the resource tools read).
+    pub fn resources(&self) -> crate::resources::McpResources {
+        let servers = self
+            .servers
+            .iter()
+            .map(|(name, server)| (name.clone(), Arc::clone(server) as Arc<dyn crate::resources::ResourceServer>))
+            .collect();
+        crate::resources::McpResources::new(servers)
     }
 
     /// Everything that went wrong or was ignored while mounting and since (a server
@@ -158,6 +180,7 @@ impl McpMounts {
         for name in servers.keys() {
             self.registry.clear_owner(name);
         }
+        self.registry.clear_owner(crate::resource_tools::OWNER);
     }
 }
 
@@ -167,6 +190,7 @@ impl Drop for McpMounts {
             server.link.lock().unwrap_or_else(PoisonError::into_inner).take_service();
             self.registry.clear_owner(&server.name);
         }
+        self.registry.clear_owner(crate::resource_tools::OWNER);
     }
 }
 
@@ -218,6 +242,8 @@ pub(crate) struct Server {
     health: Arc<tokio::sync::Mutex<()>>,
     progress: ProgressDispatcher,
     tools: Mutex<BTreeMap<String, Mounted>>,
+    /// Resources the server said changed (`resources/updated`) since last read.
+    updated: Mutex<std::collections::BTreeSet<String>>,
     warnings: Mutex<Vec<String>>,
     stderr: Arc<Mutex<VecDeque<String>>>,
     me: Weak<Server>,
@@ -235,6 +261,7 @@ impl Server {
             health: Arc::new(tokio::sync::Mutex::new(())),
             progress: ProgressDispatcher::new(),
             tools: Mutex::default(),
+            updated: Mutex::default(),
             warnings: Mutex::default(),
             stderr: Arc::default(),
             me: me.clone(),
@@ -679,6 +706,34 @@ struct Handler {
     server: Weak<Server>,
 }
 
+impl crate::resources::ResourceServer for Server {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn offers_resources(&self) -> bool {
+        self.live_peer().and_then(|peer| peer.peer_info()).is_some_and(|info| info.capabilities.resources.is_some())
+    }
+
+    fn can_subscribe(&self) -> bool {
+        self.live_peer()
+            .and_then(|peer| peer.peer_info())
+            .is_some_and(|info| info.capabilities.resources.as_ref().is_some_and(|r| r.subscribe == Some(true)))
+    }
+
+    fn peer(&self) -> futures::future::BoxFuture<'_, Result<Peer<RoleClient>, String>> {
+        Box::pin(Server::peer(self))
+    }
+
+    fn updated(&self) -> std::collections::BTreeSet<String> {
+        self.updated.lock().unwrap_or_else(PoisonError::into_inner).clone()
+    }
+
+    fn seen(&self, uri: &str) {
+        self.updated.lock().unwrap_or_else(PoisonError::into_inner).remove(uri);
+    }
+}
+
 impl ClientHandler for Handler {
     fn get_info(&self) -> InitializeRequestParams {
         // The session lifecycle (initialize, free notifications): the 2026-07-28
@@ -693,6 +748,16 @@ impl ClientHandler for Handler {
     async fn on_progress(&self, params: ProgressNotificationParam, _context: NotificationContext<RoleClient>) {
         if let Some(server) = self.server.upgrade() {
             server.progress.handle_notification(params).await;
+        }
+    }
+
+    async fn on_resource_updated(
+        &self,
+        params: rmcp::model::ResourceUpdatedNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        if let Some(server) = self.server.upgrade() {
+            server.updated.lock().unwrap_or_else(PoisonError::into_inner).insert(params.uri);
         }
     }
 

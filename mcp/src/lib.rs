@@ -35,6 +35,8 @@ mod mounted_tool;
 #[cfg(feature = "http")]
 mod oauth;
 mod questions;
+mod resource_tools;
+pub mod resources;
 mod server;
 mod tasks;
 #[cfg(feature = "http")]
