@@ -90,6 +90,9 @@ impl Export {
             return None;
         }
         // reqwest's and tonic's rustls (an https endpoint) need a process-wide provider.
+        // ring's provider is deprecated in rustls 0.23.48 (no post-quantum key
+        // exchange); it is the one this build has, and no warning reaches users.
+        #[allow(deprecated)]
         let _ = rustls::crypto::ring::default_provider().install_default();
         let grpc = if [traces, metrics].iter().flatten().any(|s| matches!(s.wire, Wire::Grpc)) {
             match tokio::runtime::Builder::new_multi_thread()

@@ -388,6 +388,9 @@ impl Server {
             ServerTransport::Http { url, headers, headers_helper } => {
                 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
                 // reqwest's rustls needs a process-wide crypto provider; ring is ours.
+                // ring's provider is deprecated in rustls 0.23.48 (no post-quantum key
+                // exchange); it is the one this build has, and no warning reaches users.
+                #[allow(deprecated)]
                 let _ = rustls::crypto::ring::default_provider().install_default();
                 let mut headers = headers.clone();
                 if let Some(helper) = headers_helper {

@@ -61,6 +61,9 @@ impl TlsConfig {
         }
         let key_der = PrivateKeyDer::from_pem_slice(&read(key)?)
             .map_err(|e| TlsError::Key { path: key.to_owned(), why: e.to_string() })?;
+        // ring's provider is deprecated in rustls 0.23.48 (no post-quantum key
+        // exchange); it is the one this build has, and no warning reaches users.
+        #[allow(deprecated)]
         let provider = Arc::new(rustls::crypto::ring::default_provider());
         let mut config = rustls::ServerConfig::builder_with_provider(provider)
             .with_safe_default_protocol_versions()
