@@ -221,6 +221,7 @@ fn load(runtime: &tokio::runtime::Runtime) {
 
 fn main() {
     // reqwest's rustls needs a process-wide crypto provider (toolwright's is ring).
+    #[allow(deprecated)] // ring has no post-quantum key exchange (rustls 0.23.48)
     let _ = rustls::crypto::ring::default_provider().install_default();
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().unwrap();
     per_call(&runtime);

@@ -82,11 +82,14 @@
 //!
 //! `type Output` is a `String`, a [`ToolOutput`] (content blocks), or [`Json<T>`]:
 //! structured output whose schema becomes the tool's MCP `outputSchema`.
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 #[cfg(feature = "builtin")]
+#[cfg_attr(docsrs, doc(cfg(feature = "builtin")))]
 #[doc(inline)]
 pub use toolwright_builtin as builtin;
 #[cfg(feature = "builtin")]
+#[cfg_attr(docsrs, doc(cfg(feature = "builtin")))]
 pub use toolwright_builtin::{DEFAULT_TOOL_NAMES, DefaultTool};
 // The root: what most code names. The rest lives in one module each (below), and
 // the paths earlier releases had at the root still resolve, hidden from the docs.
@@ -110,6 +113,7 @@ pub use toolwright_core::{
 };
 /// MCP both ways, from [`toolwright_mcp`].
 #[cfg(feature = "mcp-stdio")]
+#[cfg_attr(docsrs, doc(cfg(feature = "mcp-stdio")))]
 #[doc(inline)]
 pub use toolwright_mcp as mcp;
 
@@ -149,24 +153,29 @@ pub mod pipeline {
 }
 /// Permission rules compatible with Claude Code's settings: [`rules::RulePolicy`].
 #[cfg(feature = "builtin")]
+#[cfg_attr(docsrs, doc(cfg(feature = "builtin")))]
 #[doc(inline)]
 pub use toolwright_permissions as rules;
 
 #[cfg(feature = "agent")]
+#[cfg_attr(docsrs, doc(cfg(feature = "agent")))]
 #[doc(inline)]
 pub use toolwright_agent_runtime::agent;
 
 #[cfg(feature = "subagents")]
+#[cfg_attr(docsrs, doc(cfg(feature = "subagents")))]
 #[doc(inline)]
 pub use toolwright_agent_runtime::subagents;
 
 #[cfg(feature = "subagents")]
+#[cfg_attr(docsrs, doc(cfg(feature = "subagents")))]
 #[doc(inline)]
 pub use toolwright_agent_runtime::skills;
 
 #[cfg(feature = "builtin")]
 mod workspace;
 #[cfg(feature = "builtin")]
+#[cfg_attr(docsrs, doc(cfg(feature = "builtin")))]
 pub use workspace::WorkspaceSettings;
 
 /// The README's examples, compiled and run as doctests so they stay true.
@@ -198,6 +207,7 @@ mod reference_doctests {
 /// See [`toolwright_builtin::registry`]. Without the `builtin` feature,
 /// [`Registry::from_inventory`] is the registry of your own tools.
 #[cfg(feature = "builtin")]
+#[cfg_attr(docsrs, doc(cfg(feature = "builtin")))]
 pub fn registry() -> Result<Registry, RegistryError> {
     toolwright_builtin::registry()
 }

@@ -26,9 +26,9 @@ pub enum AskMode {
 pub struct McpPeer(pub Peer<RoleServer>);
 
 /// The approver an MCP server uses for the policy's asks: deny, or elicit (see
-/// [`AskMode`]). [`McpServer::new`] installs it; pass it to
+/// [`AskMode`]). [`McpServer::new`](crate::McpServer::new) installs it; pass it to
 /// [`ExecutorBuilder::approver`](toolwright_core::ExecutorBuilder::approver) when building
-/// your own executor for [`McpServer::with_executor`].
+/// your own executor for [`McpServer::with_executor`](crate::McpServer::with_executor).
 pub fn approver(mode: AskMode) -> impl Approver {
     McpApprover { mode }
 }

@@ -39,7 +39,7 @@ pub struct Command {
     pub words: Vec<Word>,
     /// The command gets further arguments that are not known (`xargs`, `find -exec`).
     pub more_args: bool,
-    /// Whether it only reads, as [`is_read_only`] says: decided once, when the command
+    /// Whether it only reads, as [`is_read_only`](crate::is_read_only) says: decided once, when the command
     /// is analysed (the shell tool's flags and the policy both ask).
     pub read_only: bool,
     /// The directories it may run in: `None` is the call's own, `Some(i)` is
@@ -94,7 +94,7 @@ pub struct Analysis {
     pub unknowns: Vec<String>,
     /// The directories `cd` changes to, in order.
     pub dirs: Vec<DirChange>,
-    /// The command nests deeper than [`MAX_NESTING`] and was not read at all.
+    /// The command nests deeper than [`MAX_NESTING`](crate::MAX_NESTING) and was not read at all.
     pub too_deep: bool,
 }
 

@@ -91,7 +91,7 @@ impl Alias {
 }
 
 /// Whether a tool's definition is sent up front or found through the tool search
-/// (see [`deferred`](crate::deferred)).
+/// (see the core's `deferred` module).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 #[non_exhaustive]
 pub enum Defer {

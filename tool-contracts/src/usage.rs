@@ -1,5 +1,5 @@
 //! Tokens a model's response used, as each API reports them in its stream (each
-//! API's module under [`crate::provider`] says where), added up over a run.
+//! API's module under the providers' `provider` module says where), added up over a run.
 
 use serde_json::Value;
 

@@ -1,5 +1,5 @@
 //! The way back from an adapted shape. Where a dialect cannot express a Rust shape,
-//! [`lower`](super::lower) renders one it can (a tuple as an object with `_0`, `_1`,
+//! `lower` renders one it can (a tuple as an object with `_0`, `_1`,
 //! ...; a free-key map as a list of `{key, value}` objects; a free JSON value as JSON
 //! text); this module turns the model's arguments in those shapes back into the
 //! plain shape before the one parse, so the tool gets the same typed input

@@ -2,7 +2,7 @@
 //!
 //! Rendering lowers each input schema into the provider's dialect (see
 //! [`lower`](self) for the rules) and wraps it in the provider's tool shape. The
-//! [`Registry`](toolwright_contracts::Registry) caches every step, so a rendering is computed once.
+//! The core's `Registry` caches every step, so a rendering is computed once.
 
 #[doc(hidden)]
 pub mod adapt;

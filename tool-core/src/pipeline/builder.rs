@@ -14,7 +14,7 @@ pub struct ExecutorBuilder {
 }
 
 impl ExecutorBuilder {
-    /// The permission policy (default: [`DefaultPolicy`], read-only allowed, the rest asks).
+    /// The permission policy (default: [`DefaultPolicy`](crate::permission::DefaultPolicy), read-only allowed, the rest asks).
     pub fn policy(mut self, policy: impl PermissionPolicy + 'static) -> Self {
         self.executor.policy = Arc::new(policy);
         self
@@ -27,7 +27,7 @@ impl ExecutorBuilder {
     }
 
     /// Adds a pre-tool hook; matching hooks run together, and their outcomes merge
-    /// in the order added (see [`PreToolOutcome`]).
+    /// in the order added (see [`PreToolOutcome`](crate::hooks::PreToolOutcome)).
     pub fn pre_hook(mut self, hook: impl PreToolHook + 'static) -> Self {
         self.executor.pre_hooks.push(Arc::new(hook));
         self
@@ -39,7 +39,7 @@ impl ExecutorBuilder {
         self
     }
 
-    /// The timeout of tools that set none (default [`DEFAULT_TIMEOUT`]).
+    /// The timeout of tools that set none (default [`DEFAULT_TIMEOUT`](crate::DEFAULT_TIMEOUT)).
     pub fn default_timeout(mut self, timeout: Duration) -> Self {
         self.executor.default_timeout = timeout;
         self
@@ -51,7 +51,7 @@ impl ExecutorBuilder {
         self
     }
 
-    /// The output limit of tools that set none (default [`DEFAULT_OUTPUT_LIMIT`]).
+    /// The output limit of tools that set none (default [`DEFAULT_OUTPUT_LIMIT`](crate::DEFAULT_OUTPUT_LIMIT)).
     pub fn output_limit(mut self, limit: OutputLimit) -> Self {
         self.executor.default_limit = limit;
         self
@@ -71,7 +71,7 @@ impl ExecutorBuilder {
     }
 
     /// How long a cancelled or timed-out call may take to stop before it is dropped
-    /// (default [`DEFAULT_GRACE`]).
+    /// (default [`DEFAULT_GRACE`](crate::DEFAULT_GRACE)).
     pub fn grace_period(mut self, grace: Duration) -> Self {
         self.executor.grace = grace;
         self
