@@ -243,7 +243,7 @@ pub(crate) struct Server {
     progress: ProgressDispatcher,
     tools: Mutex<BTreeMap<String, Mounted>>,
     /// Resources the server said changed (`resources/updated`) since last read.
-    updated: Mutex<std::collections::BTreeSet<String>>,
+    pub(crate) updated: Mutex<std::collections::BTreeSet<String>>,
     warnings: Mutex<Vec<String>>,
     stderr: Arc<Mutex<VecDeque<String>>>,
     me: Weak<Server>,
@@ -273,14 +273,14 @@ impl Server {
         self.warnings.lock().unwrap_or_else(PoisonError::into_inner).push(message);
     }
 
-    fn live_peer(&self) -> Option<Peer<RoleClient>> {
+    pub(crate) fn live_peer(&self) -> Option<Peer<RoleClient>> {
         let link = self.link.lock().unwrap_or_else(PoisonError::into_inner);
         link.peer.clone().filter(|p| !p.is_transport_closed())
     }
 
     /// The connected peer, reconnecting first if the server went away, unless the
     /// backoff from earlier failures says not yet.
-    async fn peer(&self) -> Result<Peer<RoleClient>, String> {
+    pub(crate) async fn peer(&self) -> Result<Peer<RoleClient>, String> {
         // A health check in flight first: its verdict may be a restart.
         drop(self.health.lock().await);
         if let Some(peer) = self.live_peer() {
@@ -707,34 +707,6 @@ fn fingerprint(tool: &Tool) -> u64 {
 /// changes to a re-sync.
 struct Handler {
     server: Weak<Server>,
-}
-
-impl crate::resources::ResourceServer for Server {
-    fn name(&self) -> &str {
-        &self.name
-    }
-
-    fn offers_resources(&self) -> bool {
-        self.live_peer().and_then(|peer| peer.peer_info()).is_some_and(|info| info.capabilities.resources.is_some())
-    }
-
-    fn can_subscribe(&self) -> bool {
-        self.live_peer()
-            .and_then(|peer| peer.peer_info())
-            .is_some_and(|info| info.capabilities.resources.as_ref().is_some_and(|r| r.subscribe == Some(true)))
-    }
-
-    fn peer(&self) -> futures::future::BoxFuture<'_, Result<Peer<RoleClient>, String>> {
-        Box::pin(Server::peer(self))
-    }
-
-    fn updated(&self) -> std::collections::BTreeSet<String> {
-        self.updated.lock().unwrap_or_else(PoisonError::into_inner).clone()
-    }
-
-    fn seen(&self, uri: &str) {
-        self.updated.lock().unwrap_or_else(PoisonError::into_inner).remove(uri);
-    }
 }
 
 impl ClientHandler for Handler {

@@ -35,6 +35,7 @@ mod mounted_tool;
 #[cfg(feature = "http")]
 mod oauth;
 mod questions;
+mod resource_server;
 mod resource_tools;
 pub mod resources;
 mod server;
