@@ -15,9 +15,28 @@
 /// (its reader gone), a message nobody can read must not stop a stop or a serve.
 macro_rules! say {
     ($($arg:tt)*) => {{
-        use std::io::Write as _;
-        let _ = writeln!(std::io::stderr(), $($arg)*);
+        $crate::say_line(&format!($($arg)*));
     }};
+}
+
+/// The program's name: `toolwright`, or what `main_with` was given.
+static PROGRAM: std::sync::OnceLock<&'static str> = std::sync::OnceLock::new();
+
+/// The name messages and `serve`'s `serverInfo` use.
+pub(crate) fn program() -> &'static str {
+    PROGRAM.get().copied().unwrap_or("toolwright")
+}
+
+/// One line on stderr; a leading `toolwright: ` names the program as it was built
+/// (`main_with("chess", ..)` says `chess: `).
+#[doc(hidden)]
+pub fn say_line(text: &str) {
+    use std::io::Write as _;
+    let text = match text.strip_prefix("toolwright: ") {
+        Some(rest) if program() != "toolwright" => format!("{}: {rest}", program()),
+        _ => text.to_owned(),
+    };
+    let _ = writeln!(std::io::stderr(), "{text}");
 }
 
 mod agent;
@@ -130,6 +149,7 @@ pub fn main() -> ExitCode {
 /// The commands under the name `name`, over the registry `registry` makes.
 pub fn main_with(name: &'static str, registry: fn() -> Result<Registry, RegistryError>) -> ExitCode {
     let _ = REGISTRY.set(registry);
+    let _ = PROGRAM.set(name);
     let matches = Cli::command().name(name).bin_name(name).get_matches();
     let export = crate::timing::install();
     let cli = match Cli::from_arg_matches(&matches) {

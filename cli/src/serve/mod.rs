@@ -177,6 +177,8 @@ pub fn run(args: ServeArgs) -> Result<(), String> {
         let session = crate::lsp::session(&lsp);
         let mut server = workspace
             .mcp_server(Arc::clone(&registry), ask)
+            // A binary built on the commands (`main_with("chess", ..)`) is itself.
+            .with_server_info(crate::program(), env!("CARGO_PKG_VERSION"))
             .with_extensions(move || session.clone())
             .with_limits(limits)
             .with_http_access(access)
