@@ -59,10 +59,13 @@ pub fn no_params_schema() -> schemars::Schema {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a field of a tool's input",
     label = "not an input type",
-    note = "add `#[toolwright::input]` to the type's definition: it derives what a tool's input needs \
-            (serde's `Deserialize` and schemars' `JsonSchema`, through toolwright, so the crate needs neither)",
-    note = "a type from another crate needs both traits there, or a field attribute such as \
-            `#[serde(with = \"..\")]` with `#[schemars(with = \"..\")]`"
+    note = "a type of your own: add `#[toolwright::input]` to its definition; it derives what a tool's input \
+            needs (serde's `Deserialize` and schemars' `JsonSchema`, through toolwright)",
+    note = "a type from another crate (`uuid::Uuid`, `std::time::Instant`) cannot take that attribute: turn \
+            on that crate's support where there is one (schemars' `uuid1` or `chrono04` feature, with the \
+            crate's `serde` feature; then your crate depends on schemars 1), or hold it in a type of your own \
+            (a `String` for a UUID, seconds for a duration), or give the field `#[serde(with = \"..\")]` and \
+            `#[schemars(with = \"..\")]`"
 )]
 pub trait InputField: serde::de::DeserializeOwned + schemars::JsonSchema {}
 
