@@ -3,10 +3,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 count() { cargo tree -e normal "$@" --prefix none | sed 's/ (\*)//; s/ (proc-macro)//' | sort -u | wc -l; }
-echo "toolwright (default)            $(count -p toolwright)"
+echo "toolwright (default: lean)      $(count -p toolwright)"
+echo "toolwright full                 $(count -p toolwright --features full)"
 echo "toolwright builtin              $(count -p toolwright --no-default-features --features builtin)"
 echo "toolwright mcp                  $(count -p toolwright --no-default-features --features mcp)"
 echo "toolwright mcp-stdio            $(count -p toolwright --no-default-features --features mcp-stdio)"
-echo "toolwright no default features  $(count -p toolwright --no-default-features)"
 echo "examples/nested-input           $(count -p toolwright-example-nested-input)"
 echo "toolwright-cli                  $(count -p toolwright-cli)"

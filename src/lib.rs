@@ -172,6 +172,10 @@ pub use toolwright_agent_runtime::subagents;
 #[doc(inline)]
 pub use toolwright_agent_runtime::skills;
 
+mod missing;
+// Empty when every feature is on.
+#[allow(deprecated, unused_imports)]
+pub use missing::*;
 #[cfg(feature = "builtin")]
 mod workspace;
 #[cfg(feature = "builtin")]
