@@ -44,7 +44,12 @@ pub fn install() -> Option<crate::otel::Export> {
     let export = crate::otel::Export::from_env();
     let timing = HookTimer { alone: export.is_none() };
     let layer = export.as_ref().map(crate::otel::Export::layer);
-    let subscriber = tracing_subscriber::registry().with(layer).with(timing);
+    // `serve`'s clients get their calls' events (`logging/setLevel`).
+    #[cfg(feature = "mcp")]
+    let mcp_log = Some(toolwright::mcp::McpLogLayer);
+    #[cfg(not(feature = "mcp"))]
+    let mcp_log: Option<tracing_subscriber::layer::Identity> = None;
+    let subscriber = tracing_subscriber::registry().with(layer).with(mcp_log).with(timing);
     let _ = tracing::subscriber::set_global_default(subscriber);
     export
 }
@@ -56,7 +61,12 @@ struct HookTimer {
 }
 
 fn wanted(metadata: &Metadata<'_>) -> bool {
-    metadata.is_span() && matches!(metadata.name(), "hook" | "execute_tool")
+    metadata.is_span() && matches!(metadata.name(), "hook" | "execute_tool" | "mcp_log")
+}
+
+/// Whether the current span is inside an MCP client's logged call.
+fn in_logged_call<S: Subscriber + for<'a> LookupSpan<'a>>(cx: &Context<'_, S>) -> bool {
+    cx.lookup_current().is_some_and(|span| span.scope().any(|s| s.name() == "mcp_log"))
 }
 
 /// A call span's id, or a hook span's name and start.
@@ -83,11 +93,16 @@ impl Visit for Field1<'_> {
 
 impl<S: Subscriber + for<'a> LookupSpan<'a>> Layer<S> for HookTimer {
     fn register_callsite(&self, metadata: &'static Metadata<'static>) -> Interest {
-        if wanted(metadata) || !self.alone { Interest::always() } else { Interest::never() }
+        match () {
+            _ if wanted(metadata) || !self.alone => Interest::always(),
+            // An event counts only inside a call an MCP client logs.
+            _ if metadata.is_event() => Interest::sometimes(),
+            _ => Interest::never(),
+        }
     }
 
-    fn enabled(&self, metadata: &Metadata<'_>, _: Context<'_, S>) -> bool {
-        wanted(metadata) || !self.alone
+    fn enabled(&self, metadata: &Metadata<'_>, cx: Context<'_, S>) -> bool {
+        wanted(metadata) || !self.alone || (metadata.is_event() && in_logged_call(&cx))
     }
 
     fn on_new_span(&self, attrs: &Attributes<'_>, id: &Id, cx: Context<'_, S>) {

@@ -47,6 +47,19 @@ fn call(home: &Path, root: &Path, tool: &str, input: Value, extra: &[&str]) -> V
     })
 }
 
+/// `serve` over stdio in the trusted workspace `root`, with `HOME` at `home`.
+fn serve_stdio(home: &Path, root: &Path) -> std::process::Child {
+    Command::new(env!("CARGO_BIN_EXE_toolwright"))
+        .args(["serve", "--trust-workspace", "--cwd"])
+        .arg(root)
+        .env("HOME", home)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap()
+}
+
 fn text(result: &Value) -> String {
     result["content"].as_array().into_iter().flatten().filter_map(Value::as_str).collect::<Vec<_>>().join("\n")
 }
@@ -222,15 +235,7 @@ fn a_killed_toolwright_takes_its_language_servers_with_it() {
     use std::io::{BufRead, BufReader, Write};
     let (home, root) = project();
     std::fs::write(root.join(".lsp.json"), lsp_json(&root).to_string()).unwrap();
-    let mut serve = Command::new(env!("CARGO_BIN_EXE_toolwright"))
-        .args(["serve", "--trust-workspace", "--cwd"])
-        .arg(&root)
-        .env("HOME", home.path())
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut serve = serve_stdio(home.path(), &root);
     let mut stdin = serve.stdin.take().unwrap();
     let mut stdout = BufReader::new(serve.stdout.take().unwrap());
     let mut send = |message: Value| writeln!(stdin, "{message}").unwrap();
@@ -261,4 +266,62 @@ fn a_killed_toolwright_takes_its_language_servers_with_it() {
         left = processes_in(home.path());
     }
     assert!(left.is_empty(), "orphaned: {left:?}");
+}
+
+/// `serve` declares `logging`: after `logging/setLevel`, a call's events reach the
+/// client as `notifications/message` named by the tool (here the warning that a
+/// language server could not give an edit's diagnostics).
+#[test]
+fn serve_sends_a_calls_log_to_the_client_that_set_a_level() {
+    use std::io::{BufRead, BufReader, Write};
+    let (home, root) = project();
+    let missing = json!({"pylsp": {"command": "no-such-language-server", "extensionToLanguage": {".py": "python"}}});
+    std::fs::write(root.join(".lsp.json"), missing.to_string()).unwrap();
+    std::fs::create_dir_all(root.join(".claude")).unwrap();
+    std::fs::write(
+        root.join(".claude/settings.json"),
+        json!({"permissions": {"defaultMode": "acceptEdits"}}).to_string(),
+    )
+    .unwrap();
+    let mut serve = serve_stdio(home.path(), &root);
+    let mut stdin = serve.stdin.take().unwrap();
+    let mut lines = BufReader::new(serve.stdout.take().unwrap()).lines();
+    // Sends a request and reads up to its answer: the messages before it, and it.
+    let mut ask = |message: Value| -> (Vec<Value>, Value) {
+        writeln!(stdin, "{message}").unwrap();
+        let mut before = Vec::new();
+        if message.get("id").is_none() {
+            return (before, Value::Null);
+        }
+        for line in lines.by_ref() {
+            let got: Value = serde_json::from_str(&line.unwrap()).unwrap();
+            if got["id"] == message["id"] {
+                return (before, got);
+            }
+            before.push(got);
+        }
+        panic!("serve ended before answering {message}");
+    };
+    let (_, initialized) = ask(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}));
+    let capabilities = Some(initialized["result"]["capabilities"].clone());
+    ask(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+    let (quiet, _) = ask(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "write_file",
+        "arguments": {"path": "before.py", "content": "x = 1\n"}}}));
+    assert!(quiet.is_empty(), "nothing is sent before the client sets a level: {quiet:?}");
+    // (Requests are handled concurrently: the call goes once the level is set.)
+    ask(json!({"jsonrpc": "2.0", "id": 3, "method": "logging/setLevel", "params": {"level": "warning"}}));
+    let (before, result) =
+        ask(json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "write_file",
+        "arguments": {"path": "new.py", "content": "x = 1\n"}}}));
+    assert_eq!(result["result"]["isError"], false, "{result}");
+    let logged = before.iter().find(|m| m["method"] == "notifications/message").map(|m| m["params"].clone());
+    let _ = serve.kill();
+    let _ = serve.wait();
+    assert!(capabilities.is_some_and(|c| c.get("logging").is_some()), "logging is declared");
+    let logged = logged.expect("a notifications/message before the result");
+    assert_eq!(logged["level"], "warning");
+    assert_eq!(logged["logger"], "write_file");
+    assert!(logged["data"]["message"].as_str().unwrap().contains("no diagnostics after the edit"), "{logged}");
+    assert!(logged["data"]["fields"]["error"].as_str().unwrap().contains("no-such-language-server"), "{logged}");
 }

@@ -31,6 +31,7 @@ mod http_limits;
 mod input_required;
 mod limits;
 mod lines;
+pub mod logging;
 mod mounted_tool;
 #[cfg(feature = "http")]
 mod oauth;
@@ -52,6 +53,7 @@ pub use config::{ConfigError, HeadersHelper, McpConfig, McpServerConfig, ServerT
 #[cfg(feature = "http")]
 pub use http_limits::HttpLimits;
 pub use limits::{LimitsError, MessageLimits};
+pub use logging::McpLogLayer;
 #[cfg(feature = "http")]
 pub use oauth::{OAuthError, OAuthResource};
 pub use rmcp;

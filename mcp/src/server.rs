@@ -69,6 +69,8 @@ pub struct McpServer {
     tasks: super::tasks::Tasks,
     /// With deferral: this client's session (each HTTP session gets its own).
     session: Option<toolwright_core::deferred::ToolSession>,
+    /// The level this client asked for (`logging/setLevel`).
+    log_level: super::logging::ClientLevel,
 }
 
 /// The MCP tool list and the registry generation it was made from.
@@ -184,6 +186,7 @@ impl McpServer {
             rounds: super::input_required::Rounds::new(),
             tasks: super::tasks::Tasks::new(super::tasks::DEFAULT_AFTER),
             session: None,
+            log_level: super::logging::ClientLevel::default(),
         }
     }
 
@@ -206,6 +209,7 @@ impl McpServer {
     pub fn for_session(&self) -> McpServer {
         let mut server = self.clone();
         server.session = self.session.as_ref().map(toolwright_core::deferred::ToolSession::fork);
+        server.log_level = super::logging::ClientLevel::default();
         server
     }
 
@@ -475,7 +479,9 @@ impl McpServer {
             let turn = TurnContext::from_parts(PathBuf::clone(&self.cwd), ct.clone(), extensions, None, None);
             let executor = Arc::clone(&self.executor);
             let summary = call.name.to_string();
-            let run = tokio::spawn(async move { executor.execute(&call, &turn).await });
+            // In the request's span: a client's log (`logging/setLevel`) follows the call.
+            let run =
+                tokio::spawn(tracing::Instrument::in_current_span(async move { executor.execute(&call, &turn).await }));
             let (audit, who) = (self.audit.clone(), caller.clone());
             let done = move |result: &toolwright_core::ToolResult| record(audit.as_ref(), who.as_deref(), result);
             return match self.tasks.run(run, ct, &context.ct, caller.clone(), summary, done).await {
@@ -653,9 +659,16 @@ impl ServerHandler for McpServer {
         std::borrow::Cow::Borrowed(rmcp::model::ProtocolVersion::KNOWN_VERSIONS)
     }
 
+    // `logging` is dropped by the 2026-07-28 revision (rmcp marks it deprecated);
+    // clients of the session revisions still set a level and read the messages.
+    #[allow(deprecated)]
     fn get_info(&self) -> InitializeResult {
-        let capabilities =
-            ServerCapabilities::builder().enable_tools().enable_tool_list_changed().enable_tasks().build();
+        let capabilities = ServerCapabilities::builder()
+            .enable_tools()
+            .enable_tool_list_changed()
+            .enable_tasks()
+            .enable_logging()
+            .build();
         InitializeResult::new(capabilities).with_server_info(self.info.clone())
     }
 
@@ -710,10 +723,31 @@ impl ServerHandler for McpServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        // The tool's `tracing` events go to this client, once it has set a level
+        // (through `McpLogLayer`, which finds the call by its span).
+        let logging = self.log_level.get().map(|level| super::logging::begin(&context.peer, level, &request.name));
         // Boxed: rmcp spawns a task per request holding this future, and moves it
         // (into the task, into its stage) by value; unboxed, the whole pipeline's
         // state went with it, copied several times per call.
-        Box::pin(self.call(request, context)).await
+        let call = Box::pin(self.call(request, context));
+        match logging {
+            Some((registration, span)) => {
+                let result = tracing::Instrument::instrument(call, span).await;
+                registration.finish().await;
+                result
+            }
+            None => call.await,
+        }
+    }
+
+    #[allow(deprecated)]
+    async fn set_level(
+        &self,
+        request: rmcp::model::SetLevelRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        self.log_level.set(request.level);
+        Ok(())
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
