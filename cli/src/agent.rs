@@ -140,7 +140,8 @@ pub fn run(args: AgentArgs) -> Result<(), String> {
     // Plugins: their hooks join the settings' before the executor is made.
     let plugins = args.plugin_args.load(&workspace, trusted, |w| trace.note(&format!("warning: {w}")));
     super::plugins::add_hooks(&plugins, &mut settings);
-    let lsp = super::lsp::load(&workspace, trusted, &plugins, |w| trace.note(&format!("warning: {w}")));
+    let denied = super::lsp::denied_env(&settings, &workspace);
+    let lsp = super::lsp::load(&workspace, trusted, &plugins, &denied, |w| trace.note(&format!("warning: {w}")));
     let registry = Arc::new(crate::registry()?);
     let approver = super::trace::PromptApprover { answer: args.answer.given(), trace: Arc::clone(&trace) };
     let hooks = settings.hooks().clone();

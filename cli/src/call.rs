@@ -80,6 +80,7 @@ pub fn run(args: CallArgs) -> Result<bool, String> {
     let answer = args.answer.given();
     let registry = Arc::new(crate::registry()?);
     let approver = super::trace::PromptApprover { answer, trace: Arc::clone(&trace) };
+    let denied = super::lsp::denied_env(&workspace, &cwd);
     let executor = workspace.executor(registry, approver);
     let result = block_on(async {
         // The workspace's MCP servers, mounted before the call (it may be theirs).
@@ -92,7 +93,7 @@ pub fn run(args: CallArgs) -> Result<bool, String> {
         let session_file = Path::new(SESSION_FILE);
         let states = toolwright::builtin::FileStates::load(&cwd, session_file);
         let plugins = toolwright::subagents::plugins::Plugins::default();
-        let lsp = super::lsp::load(&cwd, trusted, &plugins, |w| say!("toolwright: warning: {w}"));
+        let lsp = super::lsp::load(&cwd, trusted, &plugins, &denied, |w| say!("toolwright: warning: {w}"));
         let mut extensions = super::lsp::session(&lsp);
         extensions.insert(states.clone());
         let turn = turn.with_extensions(extensions);

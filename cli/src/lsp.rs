@@ -10,8 +10,9 @@ use toolwright::builtin::lsp::config::{Variables, parse};
 use toolwright::builtin::lsp::{LspServers, ServerConfig};
 use toolwright::subagents::plugins::Plugins;
 
-/// The servers for a session in `workspace`, each problem passed to `warn`.
-pub fn load(workspace: &Path, trusted: bool, plugins: &Plugins, warn: impl Fn(&str)) -> LspServers {
+/// The servers for a session in `workspace`, each problem passed to `warn`; none
+/// gets the variables `denied` names (the sandbox's `credentials.envVars`).
+pub fn load(workspace: &Path, trusted: bool, plugins: &Plugins, denied: &[String], warn: impl Fn(&str)) -> LspServers {
     let vars = Variables { project_dir: Some(workspace.to_path_buf()) };
     let mut servers: Vec<ServerConfig> = Vec::new();
     let mut problems = Vec::new();
@@ -55,7 +56,7 @@ pub fn load(workspace: &Path, trusted: bool, plugins: &Plugins, warn: impl Fn(&s
     for problem in &problems {
         warn(&format!("{problem}; left out"));
     }
-    LspServers::new(servers).with_problems(problems)
+    LspServers::new(servers).with_problems(problems).without_env(denied)
 }
 
 /// The servers map in `file`: its `lspServers` key (a settings file), or the
@@ -83,4 +84,9 @@ pub fn session(lsp: &LspServers) -> toolwright::Extensions {
         session.insert(lsp.clone());
     }
     session
+}
+
+/// The environment variables the settings' sandbox denies commands.
+pub fn denied_env(settings: &toolwright::WorkspaceSettings, workspace: &Path) -> Vec<String> {
+    settings.policy().sandbox_for(workspace).map(|sandbox| sandbox.env_denied).unwrap_or_default()
 }

@@ -325,3 +325,33 @@ fn serve_sends_a_calls_log_to_the_client_that_set_a_level() {
     assert!(logged["data"]["message"].as_str().unwrap().contains("no diagnostics after the edit"), "{logged}");
     assert!(logged["data"]["fields"]["error"].as_str().unwrap().contains("no-such-language-server"), "{logged}");
 }
+
+/// What the sandbox denies commands (`credentials.envVars`), a language server does
+/// not get either.
+#[test]
+fn a_language_server_does_not_get_the_variables_the_sandbox_denies() {
+    let (home, root) = project();
+    let log = home.path().join("server.log");
+    let fake = Path::new(env!("CARGO_MANIFEST_DIR")).join("../lsp/tests/fake_lsp.py");
+    let config =
+        json!({"fake": {"command": "python3", "args": [fake, log], "extensionToLanguage": {".txt": "plaintext"}}});
+    std::fs::write(root.join(".lsp.json"), config.to_string()).unwrap();
+    std::fs::write(root.join("notes.txt"), "hello\n").unwrap();
+    std::fs::create_dir_all(root.join(".claude")).unwrap();
+    let settings = json!({"sandbox": {"credentials": {"envVars": [{"name": "LSP_TEST_SECRET", "mode": "deny"}]}}});
+    std::fs::write(root.join(".claude/settings.json"), settings.to_string()).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_toolwright"))
+        .args(["call", "LSP", r#"{"operation": "documentSymbol", "filePath": "notes.txt"}"#, "--json", "--yes"])
+        .args(["--trust-workspace", "--cwd"])
+        .arg(&root)
+        .env("HOME", home.path())
+        .env("LSP_TEST_SECRET", "hunter2")
+        .env("LSP_TEST_OPEN", "visible")
+        .output()
+        .unwrap();
+    let result: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(result["is_error"], false, "{result}");
+    let logged = std::fs::read_to_string(&log).unwrap();
+    assert!(logged.contains("env LSP_TEST_OPEN=visible"), "{logged}");
+    assert!(!logged.contains("hunter2"), "{logged}");
+}

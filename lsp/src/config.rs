@@ -26,6 +26,9 @@ pub struct ServerConfig {
     pub args: Vec<String>,
     /// Variables added to its environment.
     pub env: BTreeMap<String, String>,
+    /// Variables taken out of the environment it inherits (the sandbox's denied
+    /// credentials: what a command may not see, a language server does not get).
+    pub env_removed: Vec<String>,
     /// File extensions (`.py`, with the dot) and the LSP `languageId` of each.
     pub extension_to_language: BTreeMap<String, String>,
     /// Sent in `initialize`.
@@ -68,6 +71,7 @@ impl ServerConfig {
             command: command.into(),
             args: Vec::new(),
             env: BTreeMap::new(),
+            env_removed: Vec::new(),
             extension_to_language: extensions.into_iter().map(|(e, l)| (e.to_owned(), l.to_owned())).collect(),
             initialization_options: None,
             settings: None,

@@ -129,6 +129,9 @@ impl Connection {
             }
             None => tokio::process::Command::new(&program),
         };
+        for name in &config.env_removed {
+            command.env_remove(name);
+        }
         command
             .args(&config.args)
             .envs(&config.env)

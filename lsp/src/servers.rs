@@ -67,6 +67,16 @@ impl LspServers {
         LspServers { inner: Arc::new(inner) }
     }
 
+    /// The same servers, none of them given the environment variables `names`
+    /// (the sandbox's denied credentials).
+    pub fn without_env(self, names: &[String]) -> LspServers {
+        self.with(|inner| {
+            for config in &mut inner.configs {
+                config.env_removed.extend(names.iter().cloned());
+            }
+        })
+    }
+
     /// The same servers, with the problems met reading their configuration (kept
     /// for a command that lists them).
     pub fn with_problems(self, problems: Vec<ConfigProblem>) -> LspServers {

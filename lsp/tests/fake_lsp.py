@@ -1,8 +1,10 @@
 """A minimal language server for the client's tests: answers `initialize`,
 `documentSymbol` (nothing) and `shutdown`, and logs every notification's method
-and document to the file named by its argument."""
+and document to the file named by its argument, and at `initialize` the variables
+of its environment whose names start with LSP_TEST_."""
 
 import json
+import os
 import sys
 
 log = open(sys.argv[1], "a")
@@ -33,6 +35,10 @@ while True:
     method = message.get("method")
     if method and "id" in message:
         if method == "initialize":
+            for name, value in sorted(os.environ.items()):
+                if name.startswith("LSP_TEST_"):
+                    log.write(f"env {name}={value}\n")
+            log.flush()
             result = {"capabilities": {"documentSymbolProvider": True, "textDocumentSync": 1}}
         elif method == "textDocument/documentSymbol":
             result = []

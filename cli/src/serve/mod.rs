@@ -154,26 +154,12 @@ pub fn run(args: ServeArgs) -> Result<(), String> {
         }
         let scheme = if tls.is_some() { "https" } else { "http" };
         let registry = Arc::new(crate::registry()?);
-        // Mounting runs in the background: a slow or silent server never delays
-        // serving; its tools appear when ready (clients get list_changed).
-        let warn = |w: &str| say!("toolwright: warning: {w}");
-        let mounting = match args.mcp.config(&cwd, trusted, warn)? {
-            Some(config) => {
-                let registry = Arc::clone(&registry);
-                Some(tokio::spawn(async move {
-                    let mounts = McpMounts::mount(registry, &config, MountOptions::default()).await;
-                    for warning in mounts.warnings() {
-                        say!("toolwright: warning: {warning}");
-                    }
-                    mounts
-                }))
-            }
-            None => None,
-        };
+        let mounting = mount_in_background(&args.mcp, &cwd, trusted, &registry)?;
         // The language servers behind the `lsp` tool and the edits' diagnostics,
-        // started on first use and stopped when serving ends.
-        let plugins = toolwright::subagents::plugins::Plugins::default();
-        let lsp = crate::lsp::load(&cwd, trusted, &plugins, |w| say!("toolwright: warning: {w}"));
+        // started on first use and stopped when serving ends; no plugins here.
+        let plugins = Default::default();
+        let denied = crate::lsp::denied_env(&workspace, &cwd);
+        let lsp = crate::lsp::load(&cwd, trusted, &plugins, &denied, |w| say!("toolwright: warning: {w}"));
         let session = crate::lsp::session(&lsp);
         let mut server = workspace
             .mcp_server(Arc::clone(&registry), ask)
@@ -234,4 +220,24 @@ pub fn run(args: ServeArgs) -> Result<(), String> {
         lsp.shutdown().await;
         served
     })?
+}
+
+/// The workspace's MCP servers, mounted in the background: a slow or silent server
+/// never delays serving; its tools appear when ready (clients get list_changed).
+fn mount_in_background(
+    mcp: &crate::mounts::McpArgs,
+    cwd: &std::path::Path,
+    trusted: bool,
+    registry: &Arc<toolwright::Registry>,
+) -> Result<Option<tokio::task::JoinHandle<McpMounts>>, String> {
+    let warn = |w: &str| say!("toolwright: warning: {w}");
+    let Some(config) = mcp.config(cwd, trusted, warn)? else { return Ok(None) };
+    let registry = Arc::clone(registry);
+    Ok(Some(tokio::spawn(async move {
+        let mounts = McpMounts::mount(registry, &config, MountOptions::default()).await;
+        for warning in mounts.warnings() {
+            say!("toolwright: warning: {warning}");
+        }
+        mounts
+    })))
 }
