@@ -27,6 +27,8 @@ pub struct CallArgs {
     mcp: super::mounts::McpArgs,
     #[command(flatten)]
     trust: super::turn::TrustArgs,
+    #[command(flatten)]
+    plugin_args: super::plugins::PluginArgs,
     /// The largest input taken, in bytes; a larger one is refused unread.
     #[arg(long, value_name = "BYTES", default_value_t = 16 << 20)]
     max_input_bytes: u64,
@@ -69,12 +71,14 @@ fn read_input(spec: &str, max_bytes: u64) -> Result<String, String> {
 pub fn run(args: CallArgs) -> Result<bool, String> {
     let input = read_input(&args.input, args.max_input_bytes)?;
     let cwd = super::turn::workspace_dir(args.cwd.as_deref())?;
-    // The workspace's rules and hooks, as for `serve`.
-    let workspace = args.trust.load(&cwd)?;
+    // The workspace's rules and hooks, as for `serve`, with the plugins' hooks.
+    let mut workspace = args.trust.load(&cwd)?;
     let trusted = workspace.trust().is_trusted();
     for warning in workspace.warnings() {
         say!("toolwright: warning: {warning}");
     }
+    let plugins = args.plugin_args.load(&cwd, trusted, |w| say!("toolwright: warning: {w}"));
+    super::plugins::add_hooks(&plugins, &mut workspace);
     // Questions and notes go to stderr through a plain trace; stdout is the result.
     let trace = Trace::new(Mode::Stderr);
     let answer = args.answer.given();
@@ -86,13 +90,12 @@ pub fn run(args: CallArgs) -> Result<bool, String> {
         // The workspace's MCP servers, mounted before the call (it may be theirs).
         #[cfg(feature = "mcp")]
         let warn = |w: &str| say!("toolwright: warning: {w}");
-        let _mounts = args.mcp.mount(&cwd, trusted, executor.registry(), &[], warn).await?;
+        let _mounts = args.mcp.mount(&cwd, trusted, executor.registry(), plugins.plugins(), warn).await?;
         let (turn, printer) = traced_turn(&cwd, &trace);
         // One session across calls: what an earlier call read may be edited now (a
         // write still checks that the file has not changed since).
         let session_file = Path::new(SESSION_FILE);
         let states = toolwright::builtin::FileStates::load(&cwd, session_file);
-        let plugins = toolwright::subagents::plugins::Plugins::default();
         let lsp = super::lsp::load(&cwd, trusted, &plugins, &denied, |w| say!("toolwright: warning: {w}"));
         let mut extensions = super::lsp::session(&lsp);
         extensions.insert(states.clone());

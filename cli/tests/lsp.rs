@@ -355,3 +355,28 @@ fn a_language_server_does_not_get_the_variables_the_sandbox_denies() {
     assert!(logged.contains("env LSP_TEST_OPEN=visible"), "{logged}");
     assert!(!logged.contains("hunter2"), "{logged}");
 }
+
+/// `call` (like `agent` and `serve`) takes `--plugin-dir`: a plugin's language
+/// servers answer without the workspace being trusted (the folder is the user's choice).
+#[test]
+fn call_uses_a_plugins_language_server() {
+    let (home, root) = project();
+    std::fs::write(root.join("notes.txt"), "hello\n").unwrap();
+    let plugin = home.path().join("fake-lsp");
+    std::fs::create_dir_all(&plugin).unwrap();
+    let fake = Path::new(env!("CARGO_MANIFEST_DIR")).join("../lsp/tests/fake_lsp.py");
+    let log = home.path().join("server.log");
+    let config =
+        json!({"fake": {"command": "python3", "args": [fake, log], "extensionToLanguage": {".txt": "plaintext"}}});
+    std::fs::write(plugin.join(".lsp.json"), config.to_string()).unwrap();
+    let result = call(
+        home.path(),
+        &root,
+        "LSP",
+        json!({"operation": "documentSymbol", "filePath": "notes.txt"}),
+        &["--plugin-dir", plugin.to_str().unwrap()],
+    );
+    assert_eq!(result["is_error"], false, "{result}");
+    assert!(text(&result).contains("No symbols found in notes.txt"), "{result}");
+    assert!(std::fs::read_to_string(&log).unwrap().contains("textDocument/didOpen"));
+}

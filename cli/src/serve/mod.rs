@@ -21,6 +21,8 @@ pub struct ServeArgs {
     mcp: crate::mounts::McpArgs,
     #[command(flatten)]
     trust: crate::turn::TrustArgs,
+    #[command(flatten)]
+    plugin_args: crate::plugins::PluginArgs,
     /// The largest message taken, in bytes (one stdio line or HTTP body); a
     /// request over it gets a JSON-RPC error naming the limit.
     #[arg(long, value_name = "BYTES", default_value_t = MessageLimits::DEFAULT_MAX_BYTES)]
@@ -121,11 +123,14 @@ pub fn run(args: ServeArgs) -> Result<(), String> {
         .init_timeout(std::time::Duration::from_secs(args.init_timeout));
     let http_limits = args.network.limits(http_limits)?;
     let cwd = crate::turn::workspace_dir(args.cwd.as_deref())?;
-    let workspace = args.trust.load(&cwd)?;
+    let mut workspace = args.trust.load(&cwd)?;
     let trusted = workspace.trust().is_trusted();
     for warning in workspace.warnings() {
         say!("toolwright: warning: {warning}");
     }
+    // The plugins' hooks join the settings'; their language servers are below.
+    let plugins = args.plugin_args.load(&cwd, trusted, |w| say!("toolwright: warning: {w}"));
+    crate::plugins::add_hooks(&plugins, &mut workspace);
     let ask = match args.ask {
         Ask::Deny => AskMode::Deny,
         Ask::Elicit => AskMode::Elicit,
@@ -156,8 +161,7 @@ pub fn run(args: ServeArgs) -> Result<(), String> {
         let registry = Arc::new(crate::registry()?);
         let mounting = mount_in_background(&args.mcp, &cwd, trusted, &registry)?;
         // The language servers behind the `lsp` tool and the edits' diagnostics,
-        // started on first use and stopped when serving ends; no plugins here.
-        let plugins = Default::default();
+        // started on first use and stopped when serving ends.
         let denied = crate::lsp::denied_env(&workspace, &cwd);
         let lsp = crate::lsp::load(&cwd, trusted, &plugins, &denied, |w| say!("toolwright: warning: {w}"));
         let session = crate::lsp::session(&lsp);
