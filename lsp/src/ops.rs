@@ -125,8 +125,16 @@ impl<'a> Query<'a> {
 impl LspServers {
     /// Runs `query` on the server covering its file (started if need be, the file's
     /// text synced first) and renders the answer; `show` decides how result paths
-    /// are shown and which are left out.
+    /// are shown and which are left out. A server found dead on the way (killed,
+    /// crashed) is started again and asked once more: the operations only read.
     pub async fn query(&self, query: Query<'_>, show: ShowPath<'_>) -> Result<String, LspError> {
+        match self.query_once(query, show).await {
+            Err(LspError::Crashed { .. }) => self.query_once(query, show).await,
+            answer => answer,
+        }
+    }
+
+    async fn query_once(&self, query: Query<'_>, show: ShowPath<'_>) -> Result<String, LspError> {
         let server = self.server_for(query.file, query.root)?;
         let synced = server.sync(query.file, query.text, false).await?;
         let connection = synced.connection;
