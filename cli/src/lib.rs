@@ -103,6 +103,8 @@ enum Command {
     Agents(agents::AgentsArgs),
     /// List the skills for the workspace and every problem with them.
     Skills(skills::SkillsArgs),
+    /// List the language servers for the workspace and every problem with them.
+    Lsp(lsp::LspArgs),
     /// List the registered tools with their flags.
     Tools,
     /// Draw a saved trace (`replay --json` / `agent --json` lines, or an OTLP JSON
@@ -197,6 +199,11 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
         }
         Command::Skills(args) => {
             let (listing, ok) = skills::run(args)?;
+            println!("{listing}");
+            return Ok(if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE });
+        }
+        Command::Lsp(args) => {
+            let (listing, ok) = lsp::run(args)?;
             println!("{listing}");
             return Ok(if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE });
         }

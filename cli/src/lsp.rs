@@ -1,4 +1,5 @@
-//! The session's language servers, for the `lsp` tool and the edits' diagnostics:
+//! The session's language servers, for the `lsp` tool and the edits' diagnostics
+//! (and `toolwright lsp`, which lists them):
 //! `lspServers` in the user's settings, then the workspace's (`.claude/settings.json`,
 //! `.claude/settings.local.json`, `.lsp.json` at its root) once it is trusted, then
 //! the plugins' (`.lsp.json` or the manifest's `lspServers`, Claude Code's way). The
@@ -89,4 +90,68 @@ pub fn session(lsp: &LspServers) -> toolwright::Extensions {
 /// The environment variables the settings' sandbox denies commands.
 pub fn denied_env(settings: &toolwright::WorkspaceSettings, workspace: &Path) -> Vec<String> {
     settings.policy().sandbox_for(workspace).map(|sandbox| sandbox.env_denied).unwrap_or_default()
+}
+
+/// List the language servers for the workspace, and every problem with them.
+///
+/// Reads `lspServers` in the settings and `.lsp.json` (the workspace's once it is
+/// trusted) and the plugins' `.lsp.json`, in that order of precedence. Exits with 1
+/// when an entry cannot be used or a server's program is not installed.
+#[derive(clap::Args)]
+pub struct LspArgs {
+    /// The workspace (default: the current directory).
+    #[arg(long, value_name = "DIR")]
+    cwd: Option<PathBuf>,
+    /// Print JSON: {"servers": [...], "problems": [...]}.
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    trust: crate::turn::TrustArgs,
+    #[command(flatten)]
+    plugins: crate::plugins::PluginArgs,
+}
+
+/// The listing, and whether every server can start.
+pub fn run(args: LspArgs) -> Result<(String, bool), String> {
+    let cwd = crate::turn::workspace_dir(args.cwd.as_deref())?;
+    let trusted = args.trust.trust(&cwd).is_trusted();
+    let warnings = std::cell::RefCell::new(Vec::new());
+    let plugins = args.plugins.load(&cwd, trusted, |w| warnings.borrow_mut().push(w.to_owned()));
+    let servers = load(&cwd, trusted, &plugins, &[], |w| warnings.borrow_mut().push(w.to_owned()));
+    let mut ok = servers.problems().is_empty();
+    let mut entries = Vec::new();
+    let mut text =
+        format!("{} language server{}\n", servers.configs().len(), if servers.configs().len() == 1 { "" } else { "s" });
+    for config in servers.configs() {
+        let program = config.program(config.workspace_folder.as_deref().unwrap_or(&cwd));
+        ok &= program.is_some();
+        let covers: Vec<String> = config.extension_to_language.iter().map(|(e, l)| format!("{e} → {l}")).collect();
+        text.push_str(&format!("  {} ({})\n    from {}\n", config.name, covers.join(", "), config.source));
+        let command = std::iter::once(config.command.as_str())
+            .chain(config.args.iter().map(String::as_str))
+            .collect::<Vec<_>>()
+            .join(" ");
+        match &program {
+            Some(path) => text.push_str(&format!("    runs {command} ({})\n", path.display())),
+            None => {
+                text.push_str(&format!("    runs {command}: not installed (`{}` is not on PATH)\n", config.command))
+            }
+        }
+        entries.push(serde_json::json!({
+            "name": config.name, "command": config.command, "args": config.args, "source": config.source,
+            "extensionToLanguage": config.extension_to_language, "installed": program.is_some(),
+            "diagnostics": config.diagnostics,
+        }));
+    }
+    let warnings = warnings.into_inner();
+    if !warnings.is_empty() {
+        text.push_str("problems:\n");
+        for warning in &warnings {
+            text.push_str(&format!("  {warning}\n"));
+        }
+    }
+    if args.json {
+        text = serde_json::json!({"servers": entries, "problems": warnings}).to_string();
+    }
+    Ok((text.trim_end().to_owned(), ok))
 }

@@ -380,3 +380,39 @@ fn call_uses_a_plugins_language_server() {
     assert!(text(&result).contains("No symbols found in notes.txt"), "{result}");
     assert!(std::fs::read_to_string(&log).unwrap().contains("textDocument/didOpen"));
 }
+
+/// `toolwright lsp` lists the servers, where each came from and whether its program
+/// is installed, and every problem; 1 when one cannot start.
+#[test]
+fn the_lsp_command_lists_servers_and_their_problems() {
+    let (home, root) = project();
+    let mut config = lsp_json(&root);
+    config["missing"] = json!({"command": "no-such-language-server", "extensionToLanguage": {".go": "go"}});
+    config["broken"] = json!({"extensionToLanguage": {".rs": "rust"}});
+    std::fs::write(root.join(".lsp.json"), config.to_string()).unwrap();
+    let run = |extra: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_toolwright"))
+            .args(["lsp", "--trust-workspace", "--cwd"])
+            .arg(&root)
+            .args(extra)
+            .env("HOME", home.path())
+            .output()
+            .unwrap()
+    };
+    let out = run(&[]);
+    let shown = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert_eq!(out.status.code(), Some(1), "{shown}");
+    assert!(shown.starts_with("2 language servers"), "{shown}");
+    assert!(
+        shown.contains("pyright (.py → python)")
+            && shown.contains("runs ")
+            && shown.contains("pyright-langserver --stdio ("),
+        "{shown}"
+    );
+    assert!(shown.contains("missing (.go → go)") && shown.contains("not installed"), "{shown}");
+    assert!(shown.contains("language server `broken`, `command`: is missing"), "{shown}");
+    let json: Value = serde_json::from_slice(&run(&["--json"]).stdout).unwrap();
+    assert_eq!(json["servers"][0]["installed"], true);
+    assert_eq!(json["servers"][1]["installed"], false);
+    assert_eq!(json["problems"].as_array().unwrap().len(), 1, "{json}");
+}

@@ -104,6 +104,12 @@ impl ServerConfig {
         self
     }
 
+    /// Its program as it would run in the workspace `root`: found on `PATH` (its own
+    /// `env`'s, else ours) or relative to `root`; `None` when it is not installed.
+    pub fn program(&self, root: &Path) -> Option<PathBuf> {
+        crate::connection::find_program(&self.command, root, self.env.get("PATH").map(String::as_str))
+    }
+
     /// The `languageId` of `path` if this server covers its extension.
     pub fn language_of(&self, path: &Path) -> Option<&str> {
         let name = path.file_name()?.to_str()?;

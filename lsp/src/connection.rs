@@ -365,7 +365,7 @@ impl Drop for Connection {
 /// `command` as a path to run: found on `PATH` (the server's own, else ours) when
 /// it is a bare name, else relative to the workspace `root`; `None` when there is
 /// no such executable file.
-fn find_program(command: &str, root: &Path, path: Option<&str>) -> Option<std::path::PathBuf> {
+pub(crate) fn find_program(command: &str, root: &Path, path: Option<&str>) -> Option<std::path::PathBuf> {
     use std::os::unix::fs::PermissionsExt;
     let runnable = |p: &Path| std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0);
     if command.contains('/') {
