@@ -320,6 +320,11 @@ impl Connection {
         }
     }
 
+    /// The last diagnostics published for `uri`.
+    pub fn published(&self, uri: &Url) -> Option<Published> {
+        self.shared.state().diagnostics.get(uri).cloned()
+    }
+
     /// Every document's last published diagnostics.
     pub fn diagnostics(&self) -> HashMap<Url, Published> {
         self.shared.state().diagnostics.clone()

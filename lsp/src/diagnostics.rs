@@ -95,11 +95,11 @@ async fn wait_for(
     let mut found: Option<Published> = None;
     let mut settle_until = deadline;
     loop {
-        if let Some(p) = connection.diagnostics().get(uri).filter(|p| fits(p)) {
+        if let Some(p) = connection.published(uri).filter(|p| fits(p)) {
             if found.as_ref().is_none_or(|f| f.seq < p.seq) {
                 settle_until = (Instant::now() + SETTLE).min(deadline);
             }
-            found = Some(p.clone());
+            found = Some(p);
         }
         if connection.stopped().is_some() {
             return found;

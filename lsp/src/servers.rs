@@ -108,6 +108,15 @@ impl LspServers {
         self.inner.configs.is_empty()
     }
 
+    /// The extensions the servers cover, sorted, each once.
+    pub fn extensions(&self) -> Vec<String> {
+        let mut extensions: Vec<String> =
+            self.inner.configs.iter().flat_map(|c| c.extension_to_language.keys().cloned()).collect();
+        extensions.sort();
+        extensions.dedup();
+        extensions
+    }
+
     /// Whether a server covers `path`'s extension.
     pub fn covers(&self, path: &Path) -> bool {
         self.config_for(path).is_some()
@@ -129,10 +138,7 @@ impl LspServers {
     /// names one), not started yet.
     pub(crate) fn server_for(&self, path: &Path, root: &Path) -> Result<Arc<Server>, LspError> {
         let Some((index, config)) = self.config_for(path) else {
-            let mut configured: Vec<String> =
-                self.inner.configs.iter().flat_map(|c| c.extension_to_language.keys().cloned()).collect();
-            configured.dedup();
-            return Err(LspError::NoServer { path: path.to_path_buf(), configured });
+            return Err(LspError::NoServer { path: path.to_path_buf(), configured: self.extensions() });
         };
         let root = config.workspace_folder.clone().unwrap_or_else(|| root.to_path_buf());
         let mut running = self.inner.running.lock().unwrap_or_else(PoisonError::into_inner);

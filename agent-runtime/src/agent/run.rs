@@ -277,23 +277,7 @@ impl Agent {
     /// its registry's, for the model's API (plain). At most 30 responses of at most
     /// 8192 tokens; [`RetryPolicy::default`].
     pub fn new(model: impl Model + 'static, orchestrator: impl Into<Arc<Orchestrator>>) -> Agent {
-        let model: Arc<dyn Model> = Arc::new(model);
-        let provider = model.api().provider();
-        Agent {
-            model,
-            orchestrator: orchestrator.into(),
-            system: String::new(),
-            max_responses: 30,
-            max_tokens: 8192,
-            retry: RetryPolicy::default(),
-            provider,
-            profile: None,
-            transcript: None,
-            before_request: None,
-            shown_tools: None,
-            shared_prefix: None,
-            server_tools: Vec::new(),
-        }
+        Agent::new_shared(Arc::new(model), orchestrator)
     }
 
     /// A loop over a shared model (what the subagent runtime gives each child).

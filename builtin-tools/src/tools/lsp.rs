@@ -112,7 +112,7 @@ impl Tool for Lsp {
         let file = resolve_existing(cx, &self.file_path)?;
         if !servers.covers(&file.path) {
             return Err(ToolError::msg(
-                toolwright_lsp::LspError::NoServer { path: file.path.clone(), configured: covered(&servers) }.to_string(),
+                toolwright_lsp::LspError::NoServer { path: file.path.clone(), configured: servers.extensions() }.to_string(),
             ));
         }
         let bytes = crate::confined::read_all(&file, MAX_FILE_BYTES)?;
@@ -131,12 +131,4 @@ impl Tool for Lsp {
             () = cx.cancellation().cancelled() => Err(ToolError::msg("cancelled")),
         }
     }
-}
-
-fn covered(servers: &LspServers) -> Vec<String> {
-    let mut extensions: Vec<String> =
-        servers.configs().iter().flat_map(|c| c.extension_to_language.keys().cloned()).collect();
-    extensions.sort();
-    extensions.dedup();
-    extensions
 }
