@@ -416,3 +416,20 @@ fn the_lsp_command_lists_servers_and_their_problems() {
     assert_eq!(json["servers"][1]["installed"], false);
     assert_eq!(json["problems"].as_array().unwrap().len(), 1, "{json}");
 }
+
+/// Results in gitignored files are left out, and the answer says how many.
+#[test]
+fn references_in_gitignored_files_are_left_out() {
+    let (home, root) = project();
+    std::fs::write(root.join(".lsp.json"), lsp_json(&root).to_string()).unwrap();
+    std::fs::write(root.join(".gitignore"), "build/\n").unwrap();
+    std::fs::create_dir_all(root.join("build")).unwrap();
+    std::fs::write(root.join("build/copy.py"), "from util import helper\n\nhelper(3)\n").unwrap();
+    let input = json!({"operation": "findReferences", "filePath": "util.py", "line": 1, "character": 5});
+    let result = call(home.path(), &root, "LSP", input, &["--trust-workspace"]);
+    assert_eq!(result["is_error"], false, "{result}");
+    let shown = text(&result);
+    assert!(shown.contains("app.py:3:7") && shown.contains("util.py:1:5"), "{shown}");
+    assert!(!shown.contains("build"), "a gitignored file's references are shown: {shown}");
+    assert!(shown.contains("gitignored or unreadable files are left out"), "{shown}");
+}

@@ -232,7 +232,7 @@ async fn a_missing_or_broken_server_is_a_clear_error_never_a_hang() {
     let silent = marked(silent, &root);
     let servers = LspServers::new(vec![silent]);
     let error = ask(&servers, &root, "app.py", Operation::Hover, Some((1, 1))).await.unwrap_err().to_string();
-    assert!(error.contains("within 1 s (`startupTimeout`)") || error.contains("(`startupTimeout`)"), "{error}");
+    assert!(error.contains("(`startupTimeout`)"), "{error}");
     assert!(started.elapsed() < Duration::from_secs(10));
     drop(servers);
     assert_eq!(gone(&root).await, Vec::<u32>::new());
