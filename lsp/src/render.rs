@@ -112,8 +112,9 @@ impl<'a> Render<'a> {
         for (_, entry, _) in entries.iter().take(MAX_ENTRIES) {
             let _ = writeln!(out, "{entry}");
         }
-        if total > MAX_ENTRIES || n > MAX_ENTRIES {
-            let _ = writeln!(out, "... and {} more", total.max(n) - MAX_ENTRIES);
+        // (The entries come from the locations: never more of them.)
+        if total > MAX_ENTRIES {
+            let _ = writeln!(out, "... and {} more", total - MAX_ENTRIES);
         }
         bounded(out.trim_end().to_owned() + &self.hidden_note())
     }
