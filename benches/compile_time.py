@@ -10,6 +10,8 @@ run.
   twmcp   the tw crate on the facade with only its `mcp-stdio` feature (no built-in
           tools, no agent clients, no HTTP): what a user who serves tools over
           stdio MCP, as rmcp's crate does, links
+  twfull, twfull0   the tw crates with the facade's `full` feature (built-ins, agent,
+          MCP over HTTP, subagents), reported beside the defaults
 
 "clean" rebuilds only the generated crate (`cargo clean -p`; dependencies stay
 built, as in a real project), "incremental" rebuilds after a one-line edit. Each
@@ -131,6 +133,7 @@ def main():
     crates = {
         "floor": floor_crate(N), "tw": tw_crate(N), "rmcp": rmcp_crate(N),
         "floor0": floor_crate(0), "tw0": tw_crate(0), "twmcp": tw_crate(N, ["mcp-stdio"]),
+        "twfull": tw_crate(N, ["full"]), "twfull0": tw_crate(0, ["full"]),
     }
     paths = {name: write_crate(name, *crate) for name, crate in crates.items()}
     for name, path in paths.items():
@@ -153,7 +156,7 @@ def main():
     spread = lambda v: f"{min(v):.2f}-{max(v):.2f}"
     print(f"\n| crate ({N} tools, binary) | clean, median (spread) | incremental, median (spread) | vs rmcp (clean / incremental) |")
     print("|---|---|---|---|")
-    for name in ["floor0", "floor", "tw0", "tw", "twmcp", "rmcp"]:
+    for name in ["floor0", "floor", "tw0", "tw", "twmcp", "twfull0", "twfull", "rmcp"]:
         (c, i) = med[name]
         print(f"| {name} | {c:.2f} s ({spread(clean[name])}) | {i:.2f} s ({spread(incremental[name])}) | "
               f"{c / med['rmcp'][0]:.2f}x / {i / med['rmcp'][1]:.2f}x |")
@@ -162,10 +165,14 @@ def main():
     rmcp_rounds = [((clean["rmcp"][r] - clean["floor"][r])) / N * 1000 for r in range(RUNS)]
     print(f"\n#[tool] per tool over the floor (clean, the facade's fixed cost apart): "
           f"{statistics.median(rounds):+.1f} ms median ({min(rounds):+.1f} to {max(rounds):+.1f}); target at most 5 ms")
+    full_rounds = [per_tool(clean["twfull"][r], clean["twfull0"][r], clean["floor"][r], clean["floor0"][r]) for r in range(RUNS)]
+    print(f"the same with `full`: {statistics.median(full_rounds):+.1f} ms median ({min(full_rounds):+.1f} to {max(full_rounds):+.1f})")
     print(f"facade fixed cost (tw0 - floor0, clean): {med['tw0'][0] - med['floor0'][0]:+.2f} s")
     print(f"rmcp per tool over the floor (clean, no fixed cost taken out): {statistics.median(rmcp_rounds):+.1f} ms median "
           f"({min(rmcp_rounds):+.1f} to {max(rmcp_rounds):+.1f})")
     print(f"incremental, tw against rmcp: {med['tw'][1] / med['rmcp'][1]:.2f}x; target at most 1x")
+    print(f"clean, tw against rmcp: {med['tw'][0] / med['rmcp'][0]:.2f}x; target at most 0.8x")
+    print(f"with `full`: clean {med['twfull'][0] / med['rmcp'][0]:.2f}x, incremental {med['twfull'][1] / med['rmcp'][1]:.2f}x rmcp")
     print(f"incremental, twmcp (the facade with only `mcp-stdio`) against rmcp: {med['twmcp'][1] / med['rmcp'][1]:.2f}x")
 
 

@@ -115,8 +115,14 @@ fn the_packaged_crates_build_and_run_the_quickstart() {
     let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join("packaged");
     let packed = package(workspace, &root.join("package-target"));
 
-    let names: Vec<String> = packed.iter().map(|(file, _)| file.file_name().unwrap().to_string_lossy().into_owned()).collect();
-    for expected in ["toolwright-0.1.0.crate", "toolwright-core-0.1.0.crate", "toolwright-macros-0.1.0.crate", "toolwright-cli-0.1.0.crate"] {
+    let names: Vec<String> =
+        packed.iter().map(|(file, _)| file.file_name().unwrap().to_string_lossy().into_owned()).collect();
+    for expected in [
+        "toolwright-0.1.0.crate",
+        "toolwright-core-0.1.0.crate",
+        "toolwright-macros-0.1.0.crate",
+        "toolwright-cli-0.1.0.crate",
+    ] {
         assert!(names.iter().any(|n| n == expected), "{expected} was not packed: {names:?}");
     }
     for (file, size) in &packed {
