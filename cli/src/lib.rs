@@ -46,6 +46,8 @@ mod check;
 mod children;
 #[cfg(feature = "mcp")]
 mod lsp;
+#[cfg(feature = "mcp")]
+mod mcp_logins;
 mod mounts;
 mod otel;
 mod output;
@@ -137,6 +139,10 @@ enum Command {
     /// settings files (Claude Code's and toolwright's) for the working directory.
     #[cfg(feature = "mcp")]
     Serve(Box<serve::ServeArgs>),
+    /// OAuth logins to the mounted HTTP servers: `mcp login <server>`, `mcp logout
+    /// <server>`, `mcp list` (each server's transport and login state).
+    #[cfg(feature = "mcp")]
+    Mcp(mcp_logins::McpCommandArgs),
 }
 
 #[cfg(feature = "mcp")]
@@ -208,6 +214,8 @@ fn run(cli: Cli) -> Result<ExitCode, String> {
             return Ok(if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE });
         }
         Command::Tools => tools_table(&crate::registry()?),
+        #[cfg(feature = "mcp")]
+        Command::Mcp(args) => mcp_logins::run(args)?,
         Command::Timeline(args) => return timeline::run(args).map(|()| ExitCode::SUCCESS),
         Command::Search(args) => search::run(args)?,
         Command::Schema { provider, strict, cache_control, pretty, claude_code } => {

@@ -44,6 +44,11 @@ pub struct MountOptions {
     /// How long one message to a stdio server may take to write: past it the
     /// server counts as having stopped reading, and it is killed and restarted.
     pub write_timeout: Duration,
+    /// Where `toolwright mcp login` keeps logins: an HTTP server with one there is
+    /// mounted with its token. Defaults to [`CredentialFile::default_location`]
+    /// (none without a home folder).
+    #[cfg(feature = "http")]
+    pub credentials: Option<crate::login::CredentialFile>,
 }
 
 impl Default for MountOptions {
@@ -52,6 +57,8 @@ impl Default for MountOptions {
             providers: Provider::ALL.to_vec(),
             connect_timeout: Duration::from_secs(30),
             write_timeout: super::lines::WRITE_TIMEOUT,
+            #[cfg(feature = "http")]
+            credentials: crate::login::CredentialFile::default_location().ok(),
         }
     }
 }
@@ -73,6 +80,13 @@ impl MountOptions {
     /// Gives each server this long to connect and list its tools.
     pub fn connect_timeout(mut self, timeout: Duration) -> Self {
         self.connect_timeout = timeout;
+        self
+    }
+
+    /// Reads logins from `file` (`None`: mount without any).
+    #[cfg(feature = "http")]
+    pub fn credentials(mut self, file: Option<crate::login::CredentialFile>) -> Self {
+        self.credentials = file;
         self
     }
 }
@@ -385,32 +399,50 @@ impl Server {
                 ));
             }
             #[cfg(feature = "http")]
-            ServerTransport::Http { url, headers, headers_helper } => {
-                use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-                // reqwest's rustls needs a process-wide crypto provider; ring is ours.
-                // ring's provider is deprecated in rustls 0.23.48 (no post-quantum key
-                // exchange); it is the one this build has, and no warning reaches users.
-                #[allow(deprecated)]
-                let _ = rustls::crypto::ring::default_provider().install_default();
-                let mut headers = headers.clone();
-                if let Some(helper) = headers_helper {
-                    headers.extend(crate::headers_helper::run(helper, &self.name, url).await?);
-                }
-                let mut custom = std::collections::HashMap::new();
-                for (key, value) in &headers {
-                    let name = http::HeaderName::try_from(key.as_str()).map_err(|e| format!("header `{key}`: {e}"))?;
-                    let value =
-                        http::HeaderValue::try_from(value.as_str()).map_err(|e| format!("header `{key}`: {e}"))?;
-                    custom.insert(name, value);
-                }
-                let config = StreamableHttpClientTransportConfig::with_uri(url.as_str()).custom_headers(custom);
-                let transport = rmcp::transport::StreamableHttpClientTransport::from_config(config);
-                let service = handler.serve(transport).await.map_err(|e| unauthorized_advice(e.to_string()))?;
-                (service, None)
+            ServerTransport::Http { url, headers, headers_helper, oauth } => {
+                (self.start_http(handler, url, headers, headers_helper.as_ref(), oauth).await?, None)
             }
         };
         let peer = service.peer().clone();
         Ok((service, peer, group))
+    }
+
+    /// Connects to a streamable HTTP server: its headers (and helper's), and its
+    /// login's token when `toolwright mcp login` left one.
+    #[cfg(feature = "http")]
+    async fn start_http(
+        &self,
+        handler: Handler,
+        url: &str,
+        headers: &BTreeMap<String, String>,
+        headers_helper: Option<&crate::config::HeadersHelper>,
+        oauth: &crate::config::OAuthSettings,
+    ) -> Result<rmcp::service::RunningService<RoleClient, Handler>, String> {
+        use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+        crate::login::install_crypto();
+        let mut headers = headers.clone();
+        if let Some(helper) = headers_helper {
+            headers.extend(crate::headers_helper::run(helper, &self.name, url).await?);
+        }
+        let mut custom = std::collections::HashMap::new();
+        for (key, value) in &headers {
+            let name = http::HeaderName::try_from(key.as_str()).map_err(|e| format!("header `{key}`: {e}"))?;
+            let value = http::HeaderValue::try_from(value.as_str()).map_err(|e| format!("header `{key}`: {e}"))?;
+            custom.insert(name, value);
+        }
+        let config = StreamableHttpClientTransportConfig::with_uri(url).custom_headers(custom);
+        let manager = match &self.options.credentials {
+            Some(file) => crate::login::manager_for(&self.name, url, oauth, file).await?,
+            None => None,
+        };
+        let served = match manager {
+            Some(manager) => {
+                let client = rmcp::transport::AuthClient::new(reqwest::Client::default(), manager);
+                handler.serve(rmcp::transport::StreamableHttpClientTransport::with_client(client, config)).await
+            }
+            None => handler.serve(rmcp::transport::StreamableHttpClientTransport::from_config(config)).await,
+        };
+        served.map_err(|e| crate::login::unauthorized_advice(&self.name, e.to_string()))
     }
 
     fn keep_stderr(&self, stderr: tokio::process::ChildStderr) {
@@ -759,17 +791,4 @@ pub async fn mount_file(
 ) -> Result<McpMounts, super::ConfigError> {
     let config = McpConfig::load(path)?;
     Ok(McpMounts::mount(registry, &config, options).await)
-}
-
-/// A `401` from a mounted server says what to set: a token is missing or refused.
-#[cfg(feature = "http")]
-fn unauthorized_advice(error: String) -> String {
-    let lower = error.to_ascii_lowercase();
-    if error.contains("401") || lower.contains("unauthorized") || lower.contains("auth required") {
-        format!(
-            "{error}: the server answered 401, it wants credentials; give its entry `headers` (`\"Authorization\": \"Bearer ${{TOKEN}}\"`, with TOKEN in the environment) or a `headersHelper` command that prints them"
-        )
-    } else {
-        error
-    }
 }

@@ -3,7 +3,9 @@
 //! `env_http_headers` (header name to an environment variable's name) and
 //! `bearer_token_env_var` (sent as `Authorization: Bearer`); or `command`, `args`,
 //! `env`, `cwd`; `enabled = false` leaves a server out; `tool_timeout_sec` is the
-//! call timeout. An inline `bearer_token` is not read, as Codex refuses it.
+//! call timeout. An inline `bearer_token` is not read, as Codex refuses it. For
+//! `toolwright mcp login`: a server's `scopes` and the top-level
+//! `mcp_oauth_callback_port`.
 
 use crate::config::{
     ConfigError, McpConfig, McpServerConfig, ServerTransport, anchored, call_timeout, check_command, check_url,
@@ -14,13 +16,21 @@ use std::path::{Path, PathBuf};
 
 /// Codex's keys of a server table that toolwright does not use (they are not
 /// warned about).
-const CODEX_ONLY: &[&str] =
-    &["startup_timeout_sec", "startup_timeout_ms", "enabled_tools", "disabled_tools", "env_vars", "oauth", "scopes"];
+const CODEX_ONLY: &[&str] = &[
+    "startup_timeout_sec",
+    "startup_timeout_ms",
+    "enabled_tools",
+    "disabled_tools",
+    "env_vars",
+    "oauth",
+    "oauth_resource",
+];
 
 #[derive(Deserialize)]
 struct RawCodex {
     #[serde(default)]
     mcp_servers: BTreeMap<String, RawServer>,
+    mcp_oauth_callback_port: Option<u16>,
 }
 
 #[derive(Deserialize)]
@@ -40,6 +50,7 @@ struct RawServer {
     bearer_token: Option<toml::Value>,
     enabled: Option<bool>,
     tool_timeout_sec: Option<f64>,
+    scopes: Option<Vec<String>>,
     #[serde(flatten)]
     other: BTreeMap<String, toml::Value>,
 }
@@ -69,7 +80,7 @@ pub(crate) fn parse(
         if server.enabled == Some(false) {
             continue;
         }
-        match server_config(server, base, lookup) {
+        match server_config(server, base, lookup, raw.mcp_oauth_callback_port) {
             Ok(server) => {
                 config.servers.insert(name, server);
             }
@@ -85,6 +96,7 @@ fn server_config(
     server: RawServer,
     base: &Path,
     lookup: &dyn Fn(&str) -> Option<String>,
+    callback_port: Option<u16>,
 ) -> Result<McpServerConfig, String> {
     let timeout = call_timeout("tool_timeout_sec", server.tool_timeout_sec)?;
     let var = |key: &str, name: &str| {
@@ -109,7 +121,12 @@ fn server_config(
             if let Some(name) = &server.bearer_token_env_var {
                 headers.insert("Authorization".into(), format!("Bearer {}", var("bearer_token_env_var", name)?));
             }
-            ServerTransport::Http { url, headers, headers_helper: None }
+            let oauth = crate::config::OAuthSettings {
+                callback_port: callback_port.filter(|p| *p != 0),
+                scopes: server.scopes.filter(|s| !s.is_empty()).map(|s| s.join(" ")),
+                ..Default::default()
+            };
+            ServerTransport::Http { url, headers, headers_helper: None, oauth }
         }
     };
     Ok(McpServerConfig { transport, trusted: false, timeout, defer: toolwright_core::Defer::Auto })

@@ -84,7 +84,39 @@ pub enum ServerTransport {
         /// values, is merged over `headers` on each connection (reconnects run it
         /// again).
         headers_helper: Option<HeadersHelper>,
+        /// `oauth`: how to log in (`toolwright mcp login`), for a server that asks.
+        oauth: OAuthSettings,
     },
+}
+
+/// A server's `oauth` entry (Claude Code's keys; Codex's `scopes`): what a login
+/// uses. Every key is optional: with none, the client registers itself (RFC 7591)
+/// and asks for the scopes the server names.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct OAuthSettings {
+    /// A client ID registered with the authorization server beforehand (its secret,
+    /// if any, from `MCP_CLIENT_SECRET` at login).
+    pub client_id: Option<String>,
+    /// The loopback port of the redirect URI, `http://127.0.0.1:PORT/callback`
+    /// (default: a free one; fix it when the client's registration names a port).
+    pub callback_port: Option<u16>,
+    /// The authorization server's metadata URL (HTTPS), skipping discovery.
+    pub auth_server_metadata_url: Option<String>,
+    /// The scopes to ask for, space-separated (default: the server's challenge, then
+    /// its metadata's `scopes_supported`).
+    pub scopes: Option<String>,
+    /// An HTTPS URL of this client's Client ID Metadata Document, used as the client
+    /// ID where the authorization server supports it.
+    pub client_metadata_url: Option<String>,
+}
+
+impl OAuthSettings {
+    /// Whether any key is set.
+    pub fn is_empty(&self) -> bool {
+        *self == OAuthSettings::default()
+    }
 }
 
 /// A server's `headersHelper`: run with `sh -c` in the config file's directory, with
@@ -154,6 +186,8 @@ struct RawServer {
     headers: BTreeMap<String, String>,
     #[serde(rename = "headersHelper")]
     headers_helper: Option<String>,
+    #[serde(default)]
+    oauth: Option<OAuthSettings>,
     #[serde(default)]
     trusted: bool,
     timeout: Option<f64>,
@@ -244,6 +278,30 @@ impl McpConfig {
     }
 }
 
+/// The `oauth` keys' values, checked as Claude Code checks them.
+fn check_oauth(oauth: &OAuthSettings) -> Result<(), String> {
+    if oauth.callback_port == Some(0) {
+        return Err("oauth.callbackPort: must be a port number, 1 to 65535".into());
+    }
+    if let Some(url) = &oauth.auth_server_metadata_url
+        && !url.starts_with("https://")
+    {
+        return Err(format!("oauth.authServerMetadataUrl: `{url}` must start with https://"));
+    }
+    if let Some(url) = &oauth.client_metadata_url
+        && !url.starts_with("https://")
+    {
+        return Err(format!("oauth.clientMetadataUrl: `{url}` must start with https://"));
+    }
+    if oauth.scopes.as_deref().is_some_and(|s| s.trim().is_empty()) {
+        return Err("oauth.scopes: is empty; leave it out to ask for the server's scopes".into());
+    }
+    if oauth.client_id.as_deref().is_some_and(|s| s.trim().is_empty()) {
+        return Err("oauth.clientId: is empty".into());
+    }
+    Ok(())
+}
+
 /// One server entry, or why it cannot be used.
 fn server_config(server: RawServer, base: &Path) -> Result<McpServerConfig, String> {
     let timeout = call_timeout("timeout", server.timeout)?;
@@ -283,7 +341,9 @@ fn server_config(server: RawServer, base: &Path) -> Result<McpServerConfig, Stri
                 Some(command) => Some(HeadersHelper { command, cwd: base.to_path_buf() }),
                 None => None,
             };
-            ServerTransport::Http { url, headers, headers_helper }
+            let oauth = server.oauth.unwrap_or_default();
+            check_oauth(&oauth)?;
+            ServerTransport::Http { url, headers, headers_helper, oauth }
         }
     };
     let defer = match &server.defer {

@@ -32,6 +32,9 @@ mod input_required;
 mod limits;
 mod lines;
 pub mod logging;
+#[cfg(feature = "http")]
+#[cfg_attr(docsrs, doc(cfg(feature = "http")))]
+pub mod login;
 mod mounted_tool;
 #[cfg(feature = "http")]
 mod oauth;
@@ -49,7 +52,7 @@ pub use access::{HttpAccess, HttpAccessError};
 #[cfg(feature = "http")]
 pub use auth::{BearerTokens, TokenError};
 pub use client::{McpMounts, MountOptions, mount_file};
-pub use config::{ConfigError, HeadersHelper, McpConfig, McpServerConfig, ServerTransport};
+pub use config::{ConfigError, HeadersHelper, McpConfig, McpServerConfig, OAuthSettings, ServerTransport};
 #[cfg(feature = "http")]
 pub use http_limits::HttpLimits;
 pub use limits::{LimitsError, MessageLimits};
