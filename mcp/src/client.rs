@@ -45,7 +45,7 @@ pub struct MountOptions {
     /// server counts as having stopped reading, and it is killed and restarted.
     pub write_timeout: Duration,
     /// Where `toolwright mcp login` keeps logins: an HTTP server with one there is
-    /// mounted with its token. Defaults to [`CredentialFile::default_location`]
+    /// mounted with its token. Defaults to [`CredentialFile::default_location`](crate::login::CredentialFile::default_location)
     /// (none without a home folder).
     #[cfg(feature = "http")]
     pub credentials: Option<crate::login::CredentialFile>,
