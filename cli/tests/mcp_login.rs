@@ -30,14 +30,11 @@ fn the_conformance_suites_auth_scenarios_pass_with_mcp_login_as_the_client() {
     peers::ensure_installed();
     let suite = peers::root().join("tests/peers/conformance/node_modules");
     let script = peers::root().join("cli/tests/support/conformance_client.sh");
-    let baseline = peers::root().join("cli/tests/support/conformance-baseline.yml");
     let results = tempfile::tempdir().unwrap();
     let out = Command::new(suite.join(".bin/node"))
         .arg(suite.join("@modelcontextprotocol/conformance/dist/index.js"))
         .args(["client", "--suite", "auth", "--command"])
         .arg(&script)
-        .arg("--expected-failures")
-        .arg(&baseline)
         .current_dir(results.path())
         .env("TOOLWRIGHT", env!("CARGO_BIN_EXE_toolwright"))
         .output()
@@ -45,9 +42,10 @@ fn the_conformance_suites_auth_scenarios_pass_with_mcp_login_as_the_client() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     let summary = stdout.split("=== SUITE SUMMARY ===").nth(1).unwrap_or(&stdout);
     assert!(out.status.success(), "{summary}\n{}", String::from_utf8_lossy(&out.stderr));
-    // Every scenario ran (14 in 0.1.16), and none but the baseline's failed.
+    // Every scenario ran (14 in 0.1.16) and passed, step-up included.
     let passed = summary.lines().filter(|l| l.trim_start().starts_with('✓')).count();
-    assert!(passed >= 13, "{summary}");
+    assert!(passed >= 14, "{summary}");
+    assert!(summary.contains("auth/scope-step-up"), "{summary}");
     // No token reached the output: the suite's tokens all start with `test-`.
     assert!(!stdout.contains("Bearer test-"), "{stdout}");
 }

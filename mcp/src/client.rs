@@ -437,7 +437,12 @@ impl Server {
         };
         let served = match manager {
             Some(manager) => {
-                let client = rmcp::transport::AuthClient::new(reqwest::Client::default(), manager);
+                let client = crate::login::ScopeWatch {
+                    inner: rmcp::transport::AuthClient::new(reqwest::Client::default(), manager),
+                    file: self.options.credentials.clone().unwrap_or_else(|| crate::login::CredentialFile::at("")),
+                    server: self.name.clone(),
+                    url: url.to_owned(),
+                };
                 handler.serve(rmcp::transport::StreamableHttpClientTransport::with_client(client, config)).await
             }
             None => handler.serve(rmcp::transport::StreamableHttpClientTransport::from_config(config)).await,
@@ -713,6 +718,13 @@ impl Server {
             }
             ServiceError::Timeout { timeout } => {
                 ToolError::msg(format!("MCP server `{}` did not answer within {} s", self.name, timeout.as_secs_f64()))
+            }
+            other if other.to_string().to_ascii_lowercase().contains("insufficient scope") => {
+                self.went_away(peer, "the server answered 403 insufficient_scope");
+                ToolError::msg(format!(
+                    "MCP server `{name}` answered 403 insufficient_scope: this call needs scope the login lacks; run `toolwright mcp login {name}` to grant it",
+                    name = self.name
+                ))
             }
             other => {
                 let why = self.with_stderr(other.to_string());

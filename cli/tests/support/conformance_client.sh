@@ -24,3 +24,15 @@ if [ -n "$secret" ]; then export MCP_CLIENT_SECRET="$secret"; fi
 # The login is in a file only its user can read.
 [ "$(stat -c %a "$dir/credentials.json")" = 600 ] || { echo "credentials file mode $(stat -c %a "$dir/credentials.json")" >&2; exit 1; }
 "$TOOLWRIGHT" mcp list --mcp-config "$dir/mcp.json"
+# A call through the mounted server. A 403 insufficient_scope fails it with the command
+# to run, and notes the scope; that login asks for it (step-up), and the call is
+# tried once more (a server that keeps refusing is the retry-limit scenario).
+call() { "$TOOLWRIGHT" call --cwd "$dir" --yes --mcp-config "$dir/mcp.json" mcp__srv__test-tool '{}' 2>&1; }
+if ! out=$(call); then
+    echo "$out" >&2
+    case "$out" in
+        *"mcp login srv"*)
+            "$TOOLWRIGHT" mcp login srv --mcp-config "$dir/mcp.json" --timeout 20
+            call >&2 || true ;;
+    esac
+fi

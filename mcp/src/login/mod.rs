@@ -16,7 +16,10 @@
 //! a browser outside `login`.
 
 mod callback;
+mod scope_watch;
 mod store;
+
+pub(crate) use scope_watch::ScopeWatch;
 
 pub use store::{CREDENTIALS_FILE_ENV, CredentialFile, Login};
 
@@ -253,9 +256,10 @@ pub async fn login(
     let loopback = callback::Loopback::bind(request.settings.callback_port.unwrap_or(0)).await?;
     let redirect_uri = loopback.redirect_uri();
     let mut authorization = AuthorizationRequest::new(redirect_uri).with_client_name(request.client_name.clone());
-    authorization = match &request.settings.scopes {
-        Some(scopes) => authorization.with_scopes(scopes.split_whitespace()),
-        None => authorization.with_initial_scope_selection(),
+    authorization = match (&request.settings.scopes, step_up_scopes(request, file, challenge.as_deref())?) {
+        (Some(scopes), _) => authorization.with_scopes(scopes.split_whitespace()),
+        (None, Some(scopes)) => authorization.with_scopes(scopes),
+        (None, None) => authorization.with_initial_scope_selection(),
     };
     if let Some(client_id) = &request.settings.client_id {
         authorization = authorization.with_preregistered_client(client_id.clone());
@@ -279,6 +283,29 @@ pub async fn login(
         file.put(login.clone())?;
     }
     Ok(login)
+}
+
+/// What a login asks for when the server wanted more since the last one (a call's
+/// `403 insufficient_scope`): what was granted, what the challenge names and what
+/// the server asked for, once each.
+fn step_up_scopes(
+    request: &LoginRequest,
+    file: &CredentialFile,
+    challenge: Option<&str>,
+) -> Result<Option<Vec<String>>, LoginError> {
+    let Some(login) = file.get(&request.server, &request.url)? else { return Ok(None) };
+    if login.wanted_scopes.is_empty() {
+        return Ok(None);
+    }
+    let challenged = challenge.and_then(scope_watch::scope_of).unwrap_or_default();
+    let mut scopes: Vec<String> = Vec::new();
+    let all = login.credentials.granted_scopes.iter().cloned().chain(challenged.split_whitespace().map(str::to_owned));
+    for scope in all.chain(login.wanted_scopes.iter().cloned()) {
+        if !scopes.contains(&scope) {
+            scopes.push(scope);
+        }
+    }
+    Ok(Some(scopes))
 }
 
 /// rmcp's authorization manager for a server with a login in `file`, ready to sign

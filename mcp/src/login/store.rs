@@ -27,6 +27,10 @@ pub struct Login {
     /// A pre-registered client's secret (from `MCP_CLIENT_SECRET` at login).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub client_secret: Option<String>,
+    /// Scopes the server asked for since (a call's `403 insufficient_scope`): the next
+    /// login asks for them too.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub wanted_scopes: Vec<String>,
 }
 
 impl std::fmt::Debug for Login {
@@ -149,6 +153,24 @@ impl CredentialFile {
         self.write(&logins)
     }
 
+    /// Notes that `server` at `url` asked for `scopes` (space-separated) that its
+    /// login lacks, for the next login to ask for; nothing without a login.
+    pub fn want_scopes(&self, server: &str, url: &str, scopes: &str) -> Result<(), LoginError> {
+        let _guard = self.lock.lock().unwrap_or_else(PoisonError::into_inner);
+        let mut logins = self.read()?;
+        let Some(login) = logins.get_mut(&Self::key(server, url)) else { return Ok(()) };
+        let before = login.wanted_scopes.len();
+        for scope in scopes.split_whitespace() {
+            if !login.wanted_scopes.iter().any(|s| s == scope) {
+                login.wanted_scopes.push(scope.to_owned());
+            }
+        }
+        if login.wanted_scopes.len() == before {
+            return Ok(());
+        }
+        self.write(&logins)
+    }
+
     /// Forgets every login of `server` (whatever its URL); how many there were.
     pub fn remove(&self, server: &str) -> Result<usize, LoginError> {
         let _guard = self.lock.lock().unwrap_or_else(PoisonError::into_inner);
@@ -187,9 +209,25 @@ impl CredentialStore for ServerCredentials {
     }
 
     async fn save(&self, credentials: StoredCredentials) -> Result<(), AuthError> {
-        let client_secret = self.file.get(&self.server, &self.url).map_err(store_error)?.and_then(|l| l.client_secret);
+        // A refresh keeps the secret; a new login (new client or scopes) starts afresh.
+        let before = self.file.get(&self.server, &self.url).map_err(store_error)?;
+        let same_client = before.as_ref().is_some_and(|b| b.credentials.client_id == credentials.client_id);
+        let (client_secret, wanted_scopes) = match before {
+            Some(before) if same_client => {
+                let granted = &credentials.granted_scopes;
+                let wanted = before.wanted_scopes.into_iter().filter(|s| !granted.contains(s)).collect();
+                (before.client_secret, wanted)
+            }
+            _ => (None, Vec::new()),
+        };
         self.file
-            .put(Login { server: self.server.clone(), url: self.url.clone(), credentials, client_secret })
+            .put(Login {
+                server: self.server.clone(),
+                url: self.url.clone(),
+                credentials,
+                client_secret,
+                wanted_scopes,
+            })
             .map_err(store_error)
     }
 
@@ -213,6 +251,7 @@ mod tests {
             url: url.into(),
             credentials: StoredCredentials::new("client-1".into(), None, vec![], None),
             client_secret: None,
+            wanted_scopes: Vec::new(),
         }
     }
 
@@ -237,6 +276,11 @@ mod tests {
         assert!(file.get("a", "https://a.example/mcp").unwrap().is_some());
         // A login is for one server at one URL.
         assert!(file.get("a", "https://elsewhere.example/mcp").unwrap().is_none());
+        // A 403's scope is noted for the next login, once.
+        file.want_scopes("a", "https://a.example/mcp", "mcp:write mcp:basic").unwrap();
+        file.want_scopes("a", "https://a.example/mcp", "mcp:write").unwrap();
+        let wanted = file.get("a", "https://a.example/mcp").unwrap().unwrap().wanted_scopes;
+        assert_eq!(wanted, ["mcp:write", "mcp:basic"]);
         assert_eq!(file.remove("a").unwrap(), 1);
         assert_eq!(file.remove("a").unwrap(), 0);
         assert_eq!(file.all().unwrap().len(), 1);
