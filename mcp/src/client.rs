@@ -431,18 +431,12 @@ impl Server {
             custom.insert(name, value);
         }
         let config = StreamableHttpClientTransportConfig::with_uri(url).custom_headers(custom);
-        let manager = match &self.options.credentials {
-            Some(file) => crate::login::manager_for(&self.name, url, oauth, file).await?,
+        let client = match &self.options.credentials {
+            Some(file) => crate::login::authorized_client(&self.name, url, oauth, file).await?,
             None => None,
         };
-        let served = match manager {
-            Some(manager) => {
-                let client = crate::login::ScopeWatch {
-                    inner: rmcp::transport::AuthClient::new(reqwest::Client::default(), manager),
-                    file: self.options.credentials.clone().unwrap_or_else(|| crate::login::CredentialFile::at("")),
-                    server: self.name.clone(),
-                    url: url.to_owned(),
-                };
+        let served = match client {
+            Some(client) => {
                 handler.serve(rmcp::transport::StreamableHttpClientTransport::with_client(client, config)).await
             }
             None => handler.serve(rmcp::transport::StreamableHttpClientTransport::from_config(config)).await,

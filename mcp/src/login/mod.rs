@@ -310,7 +310,7 @@ fn step_up_scopes(
 
 /// rmcp's authorization manager for a server with a login in `file`, ready to sign
 /// requests (and refresh into the file); `None` when there is no login.
-pub(crate) async fn manager_for(
+async fn manager_for(
     server: &str,
     url: &str,
     settings: &OAuthSettings,
@@ -335,6 +335,23 @@ pub(crate) async fn manager_for(
         manager.configure_client(config).map_err(|e| e.to_string())?;
     }
     Ok(Some(manager))
+}
+
+/// The HTTP client for a server with a login in `file`: rmcp's `AuthClient` (the
+/// token on every request, refreshed), watched for a scope the server wants.
+pub(crate) async fn authorized_client(
+    server: &str,
+    url: &str,
+    settings: &OAuthSettings,
+    file: &CredentialFile,
+) -> Result<Option<ScopeWatch<rmcp::transport::AuthClient<reqwest::Client>>>, String> {
+    let Some(manager) = manager_for(server, url, settings, file).await? else { return Ok(None) };
+    Ok(Some(ScopeWatch {
+        inner: rmcp::transport::AuthClient::new(reqwest::Client::default(), manager),
+        file: file.clone(),
+        server: server.to_owned(),
+        url: url.to_owned(),
+    }))
 }
 
 /// A failed connection's error, with what to do when it was a 401: log in, or set headers.
