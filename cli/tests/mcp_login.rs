@@ -2,11 +2,14 @@
 //! by the MCP project's own conformance suite (`@modelcontextprotocol/conformance`,
 //! its authorization server and MCP server per scenario, with `toolwright mcp login`
 //! as the client), and a server that wants a login failing alone, at once, with
-//! the command to run.
+//! the command to run. And `toolwright serve --http` through the same suite's
+//! server scenarios that need no fixture tools.
 
 #[path = "../../tests/common/peers.rs"]
 #[allow(dead_code)]
 mod peers;
+#[path = "support/serve.rs"]
+mod serve;
 
 use std::io::{Read, Write};
 use std::net::TcpListener;
@@ -124,4 +127,35 @@ fn a_server_that_wants_a_login_fails_alone_at_once_and_names_the_command() {
     assert!(String::from_utf8_lossy(&stdio.stderr).contains("`local` is a stdio server"), "{stdio:?}");
     let logout = toolwright(&["mcp", "logout", "remote"], dir.path());
     assert!(String::from_utf8_lossy(&logout.stdout).contains("no login for `remote`"), "{logout:?}");
+}
+
+/// The suite's server scenarios that ask for no fixture tool, prompt or resource: the
+/// reference server passes these too.
+const GENERIC: &[&str] = &[
+    "server-initialize",
+    "logging-set-level",
+    "ping",
+    "tools-list",
+    "server-sse-multiple-streams",
+    "dns-rebinding-protection",
+];
+
+#[test]
+fn serve_passes_the_suites_generic_server_scenarios() {
+    peers::ensure_installed();
+    let ws = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let server = serve::HttpServe::start(ws.path(), home.path(), &["--no-mcp"]);
+    let suite = peers::root().join("tests/peers/conformance/node_modules");
+    let out = Command::new(suite.join(".bin/node"))
+        .arg(suite.join("@modelcontextprotocol/conformance/dist/index.js"))
+        .args(["server", "--suite", "all", "--url", &server.url()])
+        .current_dir(ws.path())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    for scenario in GENERIC {
+        let line = stdout.lines().find(|l| l.contains(&format!(" {scenario}:"))).unwrap_or("");
+        assert!(line.contains('✓'), "scenario {scenario} did not pass: {line:?}\n{stdout}");
+    }
 }
