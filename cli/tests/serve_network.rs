@@ -36,6 +36,9 @@ async fn https_serves_mcp_and_plain_http_on_its_port_gets_nothing() {
     let (cert, key) = certificate(certs.path());
     let serve = HttpServe::start(ws.path(), home.path(), &["--tls-cert", &cert, "--tls-key", &key]);
     let root = reqwest::Certificate::from_pem(&std::fs::read(&cert).unwrap()).unwrap();
+    // reqwest's rustls has no provider of its own in this build: ring, as the CLI's.
+    #[allow(deprecated)]
+    let _ = rustls::crypto::ring::default_provider().install_default();
     let client = reqwest::Client::builder().add_root_certificate(root).build().unwrap();
     let response = client
         .post(format!("https://{}/mcp", serve.addr))
