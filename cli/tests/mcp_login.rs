@@ -33,24 +33,27 @@ fn the_conformance_suites_auth_scenarios_pass_with_mcp_login_as_the_client() {
     peers::ensure_installed();
     let suite = peers::root().join("tests/peers/conformance/node_modules");
     let script = peers::root().join("cli/tests/support/conformance_client.sh");
-    let results = tempfile::tempdir().unwrap();
-    let out = Command::new(suite.join(".bin/node"))
-        .arg(suite.join("@modelcontextprotocol/conformance/dist/index.js"))
-        .args(["client", "--suite", "auth", "--command"])
-        .arg(&script)
-        .current_dir(results.path())
-        .env("TOOLWRIGHT", env!("CARGO_BIN_EXE_toolwright"))
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let summary = stdout.split("=== SUITE SUMMARY ===").nth(1).unwrap_or(&stdout);
-    assert!(out.status.success(), "{summary}\n{}", String::from_utf8_lossy(&out.stderr));
-    // Every scenario ran (14 in 0.1.16) and passed, step-up included.
-    let passed = summary.lines().filter(|l| l.trim_start().starts_with('✓')).count();
-    assert!(passed >= 14, "{summary}");
-    assert!(summary.contains("auth/scope-step-up"), "{summary}");
-    // No token reached the output: the suite's tokens all start with `test-`.
-    assert!(!stdout.contains("Bearer test-"), "{stdout}");
+    // The 2025-11-25 scenarios (14 in 0.1.16, step-up included), the 2025-03-26 ones
+    // (no protected resource metadata) and the draft's (a resource mismatch refused,
+    // offline access).
+    for (name, scenarios) in [("auth", 14), ("backcompat", 2), ("draft", 3)] {
+        let results = tempfile::tempdir().unwrap();
+        let out = Command::new(suite.join(".bin/node"))
+            .arg(suite.join("@modelcontextprotocol/conformance/dist/index.js"))
+            .args(["client", "--suite", name, "--command"])
+            .arg(&script)
+            .current_dir(results.path())
+            .env("TOOLWRIGHT", env!("CARGO_BIN_EXE_toolwright"))
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let summary = stdout.split("=== SUITE SUMMARY ===").nth(1).unwrap_or(&stdout);
+        assert!(out.status.success(), "suite {name}:\n{summary}\n{}", String::from_utf8_lossy(&out.stderr));
+        let passed = summary.lines().filter(|l| l.trim_start().starts_with('✓')).count();
+        assert!(passed >= scenarios, "suite {name}: {passed} of {scenarios} passed\n{summary}");
+        // No token reached the output: the suite's tokens all start with `test-`.
+        assert!(!stdout.contains("Bearer test-"), "{stdout}");
+    }
 }
 
 /// A server that answers every request with 401 and a Bearer challenge.

@@ -16,6 +16,7 @@
 //! a browser outside `login`.
 
 mod callback;
+mod legacy;
 mod scope_watch;
 mod store;
 
@@ -240,15 +241,29 @@ pub async fn login(
     }
     let mut manager = AuthorizationManager::new(request.url.as_str()).await.map_err(oauth)?;
     manager.set_credential_store(file.for_server(&request.server, &request.url));
+    // A 2025-03-26 server (no protected resource metadata) keeps its metadata with the
+    // login: discovery at mount would not find it either.
+    let mut legacy_metadata = None;
     let metadata = match &request.settings.auth_server_metadata_url {
         Some(url) => metadata_from(url).await?,
-        None => {
-            manager
-                .resolve_metadata_from_challenge(challenge.as_deref())
-                .await
-                .map_err(|e| LoginError::Discovery(e.to_string()))?
-                .metadata
-        }
+        None => match manager.resolve_metadata_from_challenge(challenge.as_deref()).await {
+            // rmcp's 2025-03-26 default endpoints on the server's origin: that revision
+            // has every client use PKCE S256, with no metadata to advertise it.
+            Ok(resolution) if !resolution.source.is_discovered() => {
+                let mut metadata = resolution.metadata;
+                metadata.code_challenge_methods_supported.get_or_insert_with(|| vec!["S256".into()]);
+                legacy_metadata = Some(metadata.clone());
+                metadata
+            }
+            Ok(resolution) => resolution.metadata,
+            Err(e) => match legacy::metadata(&request.url).await? {
+                Some(metadata) => {
+                    legacy_metadata = Some(metadata.clone());
+                    metadata
+                }
+                None => return Err(LoginError::Discovery(e.to_string())),
+            },
+        },
     };
     check_pkce(&metadata)?;
     manager.set_metadata(metadata);
@@ -280,8 +295,9 @@ pub async fn login(
         .ok_or_else(|| LoginError::OAuth("the token exchange kept no credentials".into()))?;
     if request.client_secret.is_some() && request.settings.client_id.is_some() {
         login.client_secret = request.client_secret.clone();
-        file.put(login.clone())?;
     }
+    login.legacy_metadata = legacy_metadata;
+    file.put(login.clone())?;
     Ok(login)
 }
 
@@ -322,6 +338,8 @@ async fn manager_for(
     manager.set_credential_store(file.for_server(server, url));
     if let Some(metadata_url) = &settings.auth_server_metadata_url {
         manager.set_metadata(metadata_from(metadata_url).await.map_err(|e| e.to_string())?);
+    } else if let Some(metadata) = &login.legacy_metadata {
+        manager.set_metadata(metadata.clone());
     }
     if !manager.initialize_from_store().await.map_err(|e| e.to_string())? {
         return Ok(None);

@@ -31,6 +31,10 @@ pub struct Login {
     /// login asks for them too.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub wanted_scopes: Vec<String>,
+    /// A 2025-03-26 server's authorization metadata (it has no protected resource
+    /// metadata to discover it by again).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub legacy_metadata: Option<rmcp::transport::auth::AuthorizationMetadata>,
 }
 
 impl std::fmt::Debug for Login {
@@ -212,13 +216,13 @@ impl CredentialStore for ServerCredentials {
         // A refresh keeps the secret; a new login (new client or scopes) starts afresh.
         let before = self.file.get(&self.server, &self.url).map_err(store_error)?;
         let same_client = before.as_ref().is_some_and(|b| b.credentials.client_id == credentials.client_id);
-        let (client_secret, wanted_scopes) = match before {
+        let (client_secret, wanted_scopes, legacy_metadata) = match before {
             Some(before) if same_client => {
                 let granted = &credentials.granted_scopes;
                 let wanted = before.wanted_scopes.into_iter().filter(|s| !granted.contains(s)).collect();
-                (before.client_secret, wanted)
+                (before.client_secret, wanted, before.legacy_metadata)
             }
-            _ => (None, Vec::new()),
+            _ => (None, Vec::new(), None),
         };
         self.file
             .put(Login {
@@ -227,6 +231,7 @@ impl CredentialStore for ServerCredentials {
                 credentials,
                 client_secret,
                 wanted_scopes,
+                legacy_metadata,
             })
             .map_err(store_error)
     }
@@ -252,6 +257,7 @@ mod tests {
             credentials: StoredCredentials::new("client-1".into(), None, vec![], None),
             client_secret: None,
             wanted_scopes: Vec::new(),
+            legacy_metadata: None,
         }
     }
 
