@@ -113,16 +113,21 @@ impl toolwright::permission::PermissionPolicy for AskEverything {
     }
 }
 
-#[test]
-fn a_permission_question_goes_back_as_input_required_and_the_retry_brings_the_answer() {
-    let dir = tempfile::tempdir().unwrap();
+/// A server of the built-ins in `dir` whose rules ask about every call, asking the
+/// client by elicitation.
+fn asking_in(dir: &std::path::Path) -> McpServer {
     let registry = Arc::new(toolwright::registry().unwrap());
     let executor = Executor::builder(registry)
         .policy(AskEverything)
         .approver(toolwright::mcp::approver(toolwright::mcp::AskMode::Elicit))
         .build();
-    let server = McpServer::with_executor(Arc::new(executor)).with_cwd(dir.path());
-    let (_runtime, addr) = serve(server);
+    McpServer::with_executor(Arc::new(executor)).with_cwd(dir)
+}
+
+#[test]
+fn a_permission_question_goes_back_as_input_required_and_the_retry_brings_the_answer() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_runtime, addr) = serve(asking_in(dir.path()));
     let eliciting = json!({"elicitation": {"form": {}}});
     let write = |path: &str| json!({"name": "write_file", "arguments": {"path": path, "content": "made\n"}});
 
@@ -249,4 +254,91 @@ fn a_call_that_outgrows_its_request_becomes_a_task_the_client_polls() {
     // A client that does not take tasks waits for its result.
     let (_, waited) = request(&addr, "tools/call", slow(600), &alice);
     assert_eq!(waited["result"]["content"][0]["text"], "slept 600", "{waited}");
+}
+
+/// A toolwright server mounted by a toolwright client over HTTP: spoken to on the
+/// 2026-07-28 revision, without a session, where nothing is lost; its tools called
+/// through the mount.
+#[test]
+fn a_mount_speaks_the_current_revision_to_a_server_that_offers_it() {
+    use toolwright::mcp::{McpConfig, McpMounts, MountOptions};
+    let registry = Arc::new(toolwright::registry().unwrap());
+    let executor = Executor::builder(Arc::clone(&registry)).policy(toolwright::permission::AllowAll).build();
+    let (runtime, addr) = serve(McpServer::with_executor(Arc::new(executor)));
+    let config = McpConfig::parse(
+        &json!({"mcpServers": {"peer": {"type": "http", "url": format!("http://{addr}/mcp")}}}).to_string(),
+        std::path::Path::new("/tmp/.mcp.json"),
+    )
+    .unwrap();
+    let client = Arc::new(Registry::builder().build().unwrap());
+    let (revision, answer) = runtime.block_on(async {
+        let mounts = McpMounts::mount(Arc::clone(&client), &config, MountOptions::default().credentials(None)).await;
+        assert!(mounts.warnings().is_empty(), "{:?}", mounts.warnings());
+        let revision = mounts.protocol_version("peer");
+        // A tool the server gains reaches the client through its subscription.
+        let added = common::runtime_tool::Runtime {
+            spec: toolwright::ToolSpec::runtime("wiki_history", "Show the edit history of a wiki page.", "test"),
+        };
+        registry.register(Arc::new(added)).unwrap();
+        let mut waited = 0;
+        while client.get("mcp__peer__wiki_history").is_none() && waited < 100 {
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+            waited += 1;
+        }
+        assert!(client.get("mcp__peer__wiki_history").is_some(), "the new tool did not reach the client");
+        let executor = Executor::builder(Arc::clone(&client)).policy(toolwright::permission::AllowAll).build();
+        let turn = toolwright::TurnContext::new(std::env::temp_dir());
+        let call = toolwright::ToolCall::new("1", "mcp__peer__glob", r#"{"pattern": "*.nothing-here"}"#);
+        let answer = executor.execute(&call, &turn).await.output.text_content();
+        mounts.shutdown().await;
+        (revision, answer)
+    });
+    eprintln!("revision {revision:?}, answer {answer}");
+    assert_eq!(revision.as_deref(), Some("2026-07-28"));
+    assert!(!answer.contains("went away") && !answer.contains("refused"), "{answer}");
+}
+
+/// A mounted server's `input_required` (here: a toolwright server whose rules ask)
+/// goes to the person through the caller's `Questions`; a yes runs the call on the
+/// server, and with no one to ask the form is declined and nothing runs.
+#[test]
+fn a_mounted_servers_question_goes_to_the_person_and_the_answer_back() {
+    use toolwright::mcp::{McpConfig, McpMounts, MountOptions};
+    use toolwright::question::{Answer, Question, Questions, Unanswered};
+    let dir = tempfile::tempdir().unwrap();
+    let (runtime, addr) = serve(asking_in(dir.path()));
+    let config = McpConfig::parse(
+        &json!({"mcpServers": {"peer": {"type": "http", "url": format!("http://{addr}/mcp")}}}).to_string(),
+        std::path::Path::new("/tmp/.mcp.json"),
+    )
+    .unwrap();
+    let client = Arc::new(Registry::builder().build().unwrap());
+    let asked = Arc::new(std::sync::Mutex::new(Vec::<String>::new()));
+    let seen = Arc::clone(&asked);
+    let person = Questions::new(move |qs: &[Question]| -> Result<Vec<Answer>, Unanswered> {
+        seen.lock().unwrap().extend(qs.iter().map(|q| q.question.clone()));
+        Ok(qs.iter().map(|q| Answer::Chosen(vec![q.options[0].label.clone()])).collect())
+    });
+    let (with_person, alone) = runtime.block_on(async {
+        let mounts = McpMounts::mount(Arc::clone(&client), &config, MountOptions::default().credentials(None)).await;
+        assert_eq!(mounts.protocol_version("peer").as_deref(), Some("2026-07-28"));
+        let executor = Executor::builder(Arc::clone(&client)).policy(toolwright::permission::AllowAll).build();
+        let write = |name: &str| {
+            let input = json!({"path": name, "content": "made\n"}).to_string();
+            toolwright::ToolCall::new("1", "mcp__peer__write_file", input)
+        };
+        let mut extensions = toolwright::Extensions::new();
+        extensions.insert(person);
+        let turn = toolwright::TurnContext::new(std::env::temp_dir()).with_extensions(extensions);
+        let with_person = executor.execute(&write("made.txt"), &turn).await.output.text_content();
+        let turn = toolwright::TurnContext::new(std::env::temp_dir());
+        let alone = executor.execute(&write("alone.txt"), &turn).await.output.text_content();
+        mounts.shutdown().await;
+        (with_person, alone)
+    });
+    let asked = asked.lock().unwrap().clone();
+    assert!(asked.iter().any(|q| q.contains("MCP server `peer` asks") && q.contains("write_file")), "{asked:?}");
+    assert!(dir.path().join("made.txt").exists(), "{with_person}");
+    assert!(!dir.path().join("alone.txt").exists(), "{alone}");
+    assert!(!alone.contains("went away"), "{alone}");
 }

@@ -18,7 +18,7 @@ use rmcp::model::{
     CallToolRequestParams, CancelledNotificationParam, ClientCapabilities, ClientRequest, Implementation,
     InitializeRequestParams, ProgressNotificationParam, ProtocolVersion, Request, ServerResult, Tool,
 };
-use rmcp::service::{NotificationContext, PeerRequestOptions, RunningService, ServiceError};
+use rmcp::service::{NotificationContext, PeerRequestOptions, RunningService};
 use rmcp::{ClientHandler, Peer, ServiceExt};
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, VecDeque};
@@ -90,6 +90,14 @@ impl MountOptions {
         self
     }
 }
+
+mod answers;
+mod failure;
+#[cfg(feature = "http")]
+mod http_mount;
+
+/// The most `input_required` rounds one call is given.
+const INPUT_ROUNDS: usize = 8;
 
 /// First and longest wait before reconnecting to a server that went away.
 const BACKOFF_FIRST: Duration = Duration::from_millis(100);
@@ -184,6 +192,14 @@ impl McpMounts {
             server.tools.lock().unwrap_or_else(PoisonError::into_inner).values().map(|t| t.qualified.clone()).collect();
         names.sort();
         names
+    }
+
+    /// The protocol revision `server` is spoken to in (`2026-07-28` stateless, or the
+    /// session revision it negotiated), while it is connected.
+    pub fn protocol_version(&self, server: &str) -> Option<String> {
+        let server = self.servers.get(server)?;
+        let link = server.link.lock().unwrap_or_else(PoisonError::into_inner);
+        Some(link.peer.as_ref()?.peer_info()?.protocol_version.to_string())
     }
 
     /// Disconnects every server and removes its tools from the registry.
@@ -400,48 +416,11 @@ impl Server {
             }
             #[cfg(feature = "http")]
             ServerTransport::Http { url, headers, headers_helper, oauth } => {
-                (self.start_http(handler, url, headers, headers_helper.as_ref(), oauth).await?, None)
+                (self.start_http(url, headers, headers_helper.as_ref(), oauth).await?, None)
             }
         };
         let peer = service.peer().clone();
         Ok((service, peer, group))
-    }
-
-    /// Connects to a streamable HTTP server: its headers (and helper's), and its
-    /// login's token when `toolwright mcp login` left one.
-    #[cfg(feature = "http")]
-    async fn start_http(
-        &self,
-        handler: Handler,
-        url: &str,
-        headers: &BTreeMap<String, String>,
-        headers_helper: Option<&crate::config::HeadersHelper>,
-        oauth: &crate::config::OAuthSettings,
-    ) -> Result<rmcp::service::RunningService<RoleClient, Handler>, String> {
-        use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-        crate::login::install_crypto();
-        let mut headers = headers.clone();
-        if let Some(helper) = headers_helper {
-            headers.extend(crate::headers_helper::run(helper, &self.name, url).await?);
-        }
-        let mut custom = std::collections::HashMap::new();
-        for (key, value) in &headers {
-            let name = http::HeaderName::try_from(key.as_str()).map_err(|e| format!("header `{key}`: {e}"))?;
-            let value = http::HeaderValue::try_from(value.as_str()).map_err(|e| format!("header `{key}`: {e}"))?;
-            custom.insert(name, value);
-        }
-        let config = StreamableHttpClientTransportConfig::with_uri(url).custom_headers(custom);
-        let client = match &self.options.credentials {
-            Some(file) => crate::login::authorized_client(&self.name, url, oauth, file).await?,
-            None => None,
-        };
-        let served = match client {
-            Some(client) => {
-                handler.serve(rmcp::transport::StreamableHttpClientTransport::with_client(client, config)).await
-            }
-            None => handler.serve(rmcp::transport::StreamableHttpClientTransport::from_config(config)).await,
-        };
-        served.map_err(|e| crate::login::unauthorized_advice(&self.name, e.to_string()))
     }
 
     fn keep_stderr(&self, stderr: tokio::process::ChildStderr) {
@@ -609,10 +588,41 @@ impl Server {
         let peer = self.peer().await.map_err(ToolError::Failed)?;
         let mut params = CallToolRequestParams::new(tool.to_owned());
         params.arguments = Some(arguments);
+        // A server on the 2026-07-28 revision may answer `input_required`: its
+        // questions go to the person, and the call is sent again with the answers.
+        for _ in 0..INPUT_ROUNDS {
+            match self.round(&peer, params.clone(), cx).await? {
+                ServerResult::CallToolResult(result) => return Ok(from_call_tool_result(result)),
+                ServerResult::EmptyResult(_) => return Ok(ToolOutput::default()),
+                ServerResult::InputRequiredResult(asked) => {
+                    params.input_responses = Some(answers::answer(&self.name, &asked, cx).await?);
+                    params.request_state = asked.request_state;
+                }
+                _ => {
+                    return Err(ToolError::msg(format!(
+                        "MCP server `{}` answered tools/call with something else",
+                        self.name
+                    )));
+                }
+            }
+        }
+        Err(ToolError::msg(format!(
+            "MCP server `{}` still wanted more input after {INPUT_ROUNDS} rounds of answers; the call is given up",
+            self.name
+        )))
+    }
+
+    /// One `tools/call` round: progress back to the caller, cancellation to the server.
+    async fn round(
+        &self,
+        peer: &Peer<RoleClient>,
+        params: CallToolRequestParams,
+        cx: &ToolContext,
+    ) -> Result<ServerResult, ToolError> {
         let request = ClientRequest::CallToolRequest(Request::new(params));
         let handle = match peer.send_request_with_option(request, PeerRequestOptions::no_options()).await {
             Ok(handle) => handle,
-            Err(e) => return Err(self.failure_after_close(&peer, e).await),
+            Err(e) => return Err(self.failure_after_close(peer, e).await),
         };
         let id = handle.id.clone();
         let mut progress = self.progress.subscribe(handle.progress_token.clone()).await;
@@ -642,14 +652,8 @@ impl Server {
             cx.progress(progress_from(report));
         }
         match result {
-            Ok(ServerResult::CallToolResult(result)) => Ok(from_call_tool_result(result)),
-            Ok(ServerResult::EmptyResult(_)) => Ok(ToolOutput::default()),
-            Ok(ServerResult::InputRequiredResult(_)) => Err(ToolError::msg(format!(
-                "MCP server `{}` asked for more input (MRTR), which toolwright's client does not support",
-                self.name
-            ))),
-            Ok(_) => Err(ToolError::msg(format!("MCP server `{}` answered tools/call with something else", self.name))),
-            Err(e) => Err(self.failure_after_close(&peer, e).await),
+            Ok(result) => Ok(result),
+            Err(e) => Err(self.failure_after_close(peer, e).await),
         }
     }
 
@@ -689,47 +693,6 @@ impl Server {
             drop(group);
         });
     }
-
-    /// A write that failed closes the connection (the transport ends its reading
-    /// side when a write times out); give the service a moment to notice, so that
-    /// the link is dropped and the next call restarts the server.
-    async fn failure_after_close(&self, peer: &Peer<RoleClient>, error: ServiceError) -> ToolError {
-        if matches!(error, ServiceError::TransportSend(_)) {
-            for _ in 0..100 {
-                if peer.is_transport_closed() {
-                    break;
-                }
-                tokio::time::sleep(Duration::from_millis(10)).await;
-            }
-        }
-        self.failure(peer, error)
-    }
-
-    fn failure(&self, peer: &Peer<RoleClient>, error: ServiceError) -> ToolError {
-        match error {
-            ServiceError::McpError(e) => {
-                ToolError::msg(format!("MCP server `{}` refused the call: {}", self.name, e.message))
-            }
-            ServiceError::Timeout { timeout } => {
-                ToolError::msg(format!("MCP server `{}` did not answer within {} s", self.name, timeout.as_secs_f64()))
-            }
-            other if other.to_string().to_ascii_lowercase().contains("insufficient scope") => {
-                self.went_away(peer, "the server answered 403 insufficient_scope");
-                ToolError::msg(format!(
-                    "MCP server `{name}` answered 403 insufficient_scope: this call needs scope the login lacks; run `toolwright mcp login {name}` to grant it",
-                    name = self.name
-                ))
-            }
-            other => {
-                let why = self.with_stderr(other.to_string());
-                self.went_away(peer, &why);
-                ToolError::msg(format!(
-                    "MCP server `{}` went away during the call ({why}); the next call reconnects",
-                    self.name
-                ))
-            }
-        }
-    }
 }
 
 fn schema_problem(e: &toolwright_core::SchemaError) -> String {
@@ -749,13 +712,13 @@ struct Handler {
 
 impl ClientHandler for Handler {
     fn get_info(&self) -> InitializeRequestParams {
-        // The session lifecycle (initialize, free notifications): the 2026-07-28
-        // stateless lifecycle's subscriptions and MRTR are not supported yet.
-        InitializeRequestParams::new(
-            ClientCapabilities::default(),
-            Implementation::new("toolwright", env!("CARGO_PKG_VERSION")),
-        )
-        .with_protocol_version(ProtocolVersion::LATEST_WITH_INITIALIZE)
+        // Form elicitation: on the 2026-07-28 revision a call's `input_required`
+        // questions go to the person (`answers.rs`); on the session revision a
+        // server's `elicitation/create` has no call to ask for and is declined.
+        let mut capabilities = ClientCapabilities::default();
+        capabilities.elicitation = Some(rmcp::model::ElicitationCapability::default().with_form(Default::default()));
+        InitializeRequestParams::new(capabilities, Implementation::new("toolwright", env!("CARGO_PKG_VERSION")))
+            .with_protocol_version(ProtocolVersion::LATEST_WITH_INITIALIZE)
     }
 
     async fn on_progress(&self, params: ProgressNotificationParam, _context: NotificationContext<RoleClient>) {

@@ -31,6 +31,7 @@ mod http_limits;
 mod input_required;
 mod limits;
 mod lines;
+mod listen;
 pub mod logging;
 #[cfg(feature = "http")]
 #[cfg_attr(docsrs, doc(cfg(feature = "http")))]
@@ -42,6 +43,8 @@ mod questions;
 mod resource_server;
 mod resource_tools;
 pub mod resources;
+#[cfg(feature = "http")]
+mod revision;
 mod server;
 mod tasks;
 #[cfg(feature = "http")]

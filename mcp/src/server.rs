@@ -750,6 +750,17 @@ impl ServerHandler for McpServer {
         Ok(())
     }
 
+    fn accepted_subscription_filter(
+        &self,
+        _requested: &rmcp::model::SubscriptionFilter,
+    ) -> Option<rmcp::model::SubscriptionFilter> {
+        Some(super::listen::accepted())
+    }
+
+    async fn listen(&self, context: rmcp::service::SubscriptionContext) -> Result<(), ErrorData> {
+        super::listen::run(self.registry(), context).await
+    }
+
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
         // Tell this client when runtime tools change, until it goes away.
         let mut changes = self.registry().changes();
