@@ -17,6 +17,7 @@ const REQUIRED: &[&str] = &[
     "server-initialize",
     "logging-set-level",
     "ping",
+    "completion-complete",
     "tools-list",
     "tools-call-simple-text",
     "tools-call-image",

@@ -138,7 +138,9 @@ const GENERIC: &[&str] = &[
     "server-initialize",
     "logging-set-level",
     "ping",
+    "completion-complete",
     "tools-list",
+    "server-sse-polling",
     "server-sse-multiple-streams",
     "dns-rebinding-protection",
 ];

@@ -668,6 +668,9 @@ impl ServerHandler for McpServer {
             .enable_tool_list_changed()
             .enable_tasks()
             .enable_logging()
+            // No prompts or resource templates to complete: `completion/complete`
+            // answers with no suggestions (rmcp's default) rather than "unknown method".
+            .enable_completions()
             .build();
         InitializeResult::new(capabilities).with_server_info(self.info.clone())
     }
