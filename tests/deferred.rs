@@ -357,6 +357,10 @@ fn the_builtins_are_found_by_what_a_model_asks_for() {
         ("fetch a web page", "web_fetch"),
         ("create a new file", "write_file"),
         ("keep a to-do list of steps", "todo_write"),
+        ("keep track of my plan", "todo_write"),
+        ("show me what is in the config file", "read_file"),
+        ("find all python files", "glob"),
+        ("stop a background command", "shell_output"),
     ] {
         let found = index.search(need, 3);
         assert_eq!(found.first().map(|m| m.name.as_str()), Some(tool), "{need}: {found:?}");

@@ -13,8 +13,8 @@ use toolwright_core::{Tool, ToolContext, ToolError, tool};
 /// Paths returned when `limit` is not given.
 pub const DEFAULT_GLOB_LIMIT: u32 = 100;
 
-/// Find files by name or path pattern (a glob): files named like `test_*.py`, `**/*.rs` or
-/// `src/**/mod.rs`.
+/// Find files by name, extension or path pattern (a glob): all files named like
+/// `test_*.py`, `**/*.rs` or `src/**/mod.rs`.
 ///
 /// Patterns match paths relative to the search directory; `*` stays within one
 /// directory and `**` crosses directories. Hidden files and files ignored by

@@ -17,7 +17,8 @@ const BINARY_SNIFF_BYTES: usize = 8192;
 /// The largest image returned (providers reject larger ones).
 pub const MAX_IMAGE_BYTES: u64 = 5 * 1024 * 1024;
 
-/// Read a file from the workspace: source code, text, config or logs (or an image).
+/// Read a file from the workspace and show its contents: source code, text, config or
+/// logs (or an image).
 ///
 /// Lines come back numbered, `cat -n` style (line number, tab, text). At most
 /// `limit` lines (default 2000) are returned per call; use `offset` to continue

@@ -37,8 +37,8 @@ pub struct TodoItem {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct TodoList(pub Vec<TodoItem>);
 
-/// Write the task list (to-do list, plan of steps) for the current work, replacing the
-/// previous one.
+/// Write the task list (to-do list, plan of steps) that keeps track of the current
+/// work and its progress, replacing the previous one.
 ///
 /// Use it for work with several steps: list the steps, mark one `in_progress` when
 /// you start it (at most one at a time), and `completed` as soon as it is done.

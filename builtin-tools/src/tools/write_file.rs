@@ -10,8 +10,8 @@ use toolwright_core::{Tool, ToolContext, ToolError, tool};
 /// whole: its freshness is checked by a streamed hash).
 const DIFF_FILE_LIMIT: u64 = 16 * 1024 * 1024;
 
-/// Write a whole file in the workspace: create a new file (and its directories) or
-/// replace one.
+/// Write a whole file in the workspace: create a new file with the given content (and
+/// its directories), or replace one.
 ///
 /// Overwriting an existing file requires that it was read with read_file in this
 /// session and has not changed since. Prefer edit_file for changes to part of a file.

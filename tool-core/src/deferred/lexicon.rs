@@ -141,6 +141,15 @@ pub(super) const SYNONYMS: &[&[&str]] = &[
     &["weather", "forecast", "temperature", "rain", "snow", "sunny", "wind", "climate"],
     &["translate", "translation", "language"],
     &["summary", "summarize", "summarise", "overview"],
+    &["stop", "kill", "terminate", "abort", "halt", "interrupt"],
+    &["track", "progress", "monitor"],
+    &["login", "authenticate", "signin", "auth"],
+    // File types as people name them and as patterns and names spell them.
+    &["python", "py"],
+    &["markdown", "md"],
+    &["javascript", "js"],
+    &["typescript", "ts"],
+    &["yaml", "yml"],
 ];
 
 /// The stemmed terms that mean the same as the stemmed `term`, in table order,
