@@ -19,7 +19,7 @@ use rmcp::model::{
     InitializeRequestParams, ProgressNotificationParam, ProtocolVersion, Request, ServerResult, Tool,
 };
 use rmcp::service::{NotificationContext, PeerRequestOptions, RunningService};
-use rmcp::{ClientHandler, Peer, ServiceExt};
+use rmcp::{ClientHandler, ClientServiceExt as _, Peer};
 use serde_json::{Map, Value};
 use std::collections::{BTreeMap, VecDeque};
 use std::process::Stdio;
@@ -95,6 +95,7 @@ mod answers;
 mod failure;
 #[cfg(feature = "http")]
 mod http_mount;
+mod settle;
 
 /// The most `input_required` rounds one call is given.
 const INPUT_ROUNDS: usize = 8;
@@ -367,10 +368,42 @@ impl Server {
         }
     }
 
-    /// Spawns or dials the server and runs the MCP handshake.
+    /// Spawns or dials the server and runs the MCP handshake: on the 2026-07-28
+    /// revision where the server offers it and nothing is lost, else on the session
+    /// revision ([`crate::revision`]).
     async fn start(
         &self,
     ) -> Result<(RunningService<RoleClient, Handler>, Peer<RoleClient>, Option<ProcessGroup>), String> {
+        // Stdio servers stay on the session revision: a fallback would mean starting
+        // the process again, and a stdio server's discover answer can understate what
+        // it sends (the Python SDK 2.3 declares no tool list changes there, then sends
+        // them in a session).
+        let first = match &self.config.transport {
+            ServerTransport::Stdio { .. } => crate::revision::session(),
+            _ => crate::revision::preferred(),
+        };
+        let (service, group) = self.start_with(first).await?;
+        let (service, group) = match self.settle(&service).await {
+            None => (service, group),
+            Some(loss) => {
+                let _ = tokio::time::timeout(CLOSE_TIMEOUT, service.cancel()).await;
+                drop(group);
+                tracing::info!(
+                    server = %self.name,
+                    "its 2026-07-28 revision would lose {loss}; mounted on the session revision instead"
+                );
+                self.start_with(crate::revision::session()).await?
+            }
+        };
+        let peer = service.peer().clone();
+        Ok((service, peer, group))
+    }
+
+    /// Spawns or dials the server and runs the handshake of `lifecycle`.
+    async fn start_with(
+        &self,
+        lifecycle: rmcp::service::ClientLifecycleMode,
+    ) -> Result<(RunningService<RoleClient, Handler>, Option<ProcessGroup>), String> {
         let handler = Handler { server: self.me.clone() };
         let (service, group) = match &self.config.transport {
             ServerTransport::Stdio { command, args, env, cwd } => {
@@ -405,7 +438,7 @@ impl Server {
                     LineTransport::<RoleClient, _, _>::new(stdout, stdin, MessageLimits::default().any_depth())
                         .with_warnings(warn)
                         .with_write_timeout(self.options.write_timeout);
-                (handler.serve(transport).await.map_err(|e| e.to_string())?, Some(group))
+                (handler.serve_with_lifecycle(transport, lifecycle).await.map_err(|e| e.to_string())?, Some(group))
             }
             #[cfg(not(feature = "http"))]
             ServerTransport::Http { url, .. } => {
@@ -416,11 +449,10 @@ impl Server {
             }
             #[cfg(feature = "http")]
             ServerTransport::Http { url, headers, headers_helper, oauth } => {
-                (self.start_http(url, headers, headers_helper.as_ref(), oauth).await?, None)
+                (self.start_http(url, headers, headers_helper.as_ref(), oauth, lifecycle).await?, None)
             }
         };
-        let peer = service.peer().clone();
-        Ok((service, peer, group))
+        Ok((service, group))
     }
 
     fn keep_stderr(&self, stderr: tokio::process::ChildStderr) {

@@ -43,7 +43,6 @@ mod questions;
 mod resource_server;
 mod resource_tools;
 pub mod resources;
-#[cfg(feature = "http")]
 mod revision;
 mod server;
 mod tasks;

@@ -6,7 +6,9 @@
 //! client follows per resource on the session revision; a subscription the server
 //! refuses), the server is spoken to on the session revision (2025-11-25) instead,
 //! and the log says which and why. A server that does not offer 2026-07-28 gets the
-//! session revision as before (rmcp's `Auto` lifecycle falls back).
+//! session revision as before (rmcp's `Auto` lifecycle falls back). Stdio servers are
+//! started on the session revision: a fallback would start the process again, and a
+//! stdio server's discover answer can understate what it sends.
 
 use rmcp::model::{ProtocolVersion, ServerNotification, ServerPeerInfo, SubscriptionFilter};
 use rmcp::service::ClientLifecycleMode;
