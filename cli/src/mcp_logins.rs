@@ -101,8 +101,12 @@ fn login_command(args: LoginArgs) -> Result<String, String> {
         .client_name(crate::program())
         .timeout(Duration::from_secs(args.timeout));
     let no_browser = args.no_browser;
+    // Machine to machine: every connection asks for its own token; nothing to keep.
+    let machine = settings.client_credentials;
     let tools = super::turn::block_on(async {
-        login::login(&request, &file, |url| present(url, no_browser)).await.map_err(|e| e.to_string())?;
+        if !machine {
+            login::login(&request, &file, |url| present(url, no_browser)).await.map_err(|e| e.to_string())?;
+        }
         // Mount it as every command will: the token works, and the tools are there.
         let mut one = McpConfig::default();
         one.servers.insert(name.to_owned(), config.servers[name].clone());
@@ -112,10 +116,15 @@ fn login_command(args: LoginArgs) -> Result<String, String> {
         let tools = mounts.tools(name).len();
         mounts.shutdown().await;
         match warnings.into_iter().next() {
-            Some(warning) if tools == 0 => Err(format!("logged in, but mounting failed: {warning}")),
+            Some(warning) if tools == 0 => Err(format!("mounting failed: {warning}")),
             _ => Ok(tools),
         }
     })??;
+    if machine {
+        return Ok(format!(
+            "`{name}` takes the client credentials grant ({tools} tools): every connection asks for its own token, and nothing is kept"
+        ));
+    }
     Ok(format!("logged in to `{name}` ({tools} tools); the login is kept in {}", file.path().display()))
 }
 
@@ -176,6 +185,9 @@ fn list(args: ConfigArgs) -> Result<String, String> {
             }
             ServerTransport::Http { url, headers, headers_helper, .. } => {
                 let state = match file.get(name, url).map_err(|e| e.to_string())? {
+                    _ if matches!(&server.transport, ServerTransport::Http { oauth, .. } if oauth.client_credentials) => {
+                        "client credentials (machine to machine, at each connection)".to_owned()
+                    }
                     Some(login) => login_state(&login, now),
                     None if !headers.is_empty() || headers_helper.is_some() => "headers".to_owned(),
                     None => match super::turn::block_on(login::needs_login(url))? {

@@ -33,6 +33,17 @@ pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(60);
 /// Keys other MCP clients put in a server's entry, which toolwright accepts silently.
 const FOREIGN_KEYS: &[&str] = &["autoApprove", "alwaysAllow", "description", "transportType", "disabledTools"];
 
+/// The keys of a server's `oauth` entry ([`OAuthSettings`]).
+const OAUTH_KEYS: &[&str] = &[
+    "clientId",
+    "callbackPort",
+    "authServerMetadataUrl",
+    "scopes",
+    "clientMetadataUrl",
+    "clientCredentials",
+    "clientSecretEnv",
+];
+
 /// A parsed `mcpServers` file: the servers in name order, and warnings about what
 /// was ignored.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -93,7 +104,7 @@ pub enum ServerTransport {
 /// uses. Every key is optional: with none, the client registers itself (RFC 7591)
 /// and asks for the scopes the server names.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Deserialize)]
-#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct OAuthSettings {
     /// A client ID registered with the authorization server beforehand (its secret,
@@ -110,6 +121,13 @@ pub struct OAuthSettings {
     /// An HTTPS URL of this client's Client ID Metadata Document, used as the client
     /// ID where the authorization server supports it.
     pub client_metadata_url: Option<String>,
+    /// Machine to machine (toolwright's key): the client credentials grant with
+    /// `clientId` and a secret from the environment, at every connection, no login.
+    #[serde(default)]
+    pub client_credentials: bool,
+    /// The environment variable holding the client's secret for `clientCredentials`
+    /// (default `MCP_CLIENT_SECRET`).
+    pub client_secret_env: Option<String>,
 }
 
 impl OAuthSettings {
@@ -187,7 +205,7 @@ struct RawServer {
     #[serde(rename = "headersHelper")]
     headers_helper: Option<String>,
     #[serde(default)]
-    oauth: Option<OAuthSettings>,
+    oauth: Option<Value>,
     #[serde(default)]
     trusted: bool,
     timeout: Option<f64>,
@@ -260,6 +278,11 @@ impl McpConfig {
             for key in server.other.keys().filter(|k| !FOREIGN_KEYS.contains(&k.as_str())) {
                 config.warnings.push(format!("{file}: mcpServers.{name}.{key}: unknown key, ignored"));
             }
+            if let Some(Value::Object(oauth)) = &server.oauth {
+                for key in oauth.keys().filter(|k| !OAUTH_KEYS.contains(&k.as_str())) {
+                    config.warnings.push(format!("{file}: mcpServers.{name}.oauth.{key}: unknown key, ignored"));
+                }
+            }
             if server.disabled {
                 continue;
             }
@@ -298,6 +321,9 @@ fn check_oauth(oauth: &OAuthSettings) -> Result<(), String> {
     }
     if oauth.client_id.as_deref().is_some_and(|s| s.trim().is_empty()) {
         return Err("oauth.clientId: is empty".into());
+    }
+    if oauth.client_credentials && oauth.client_id.is_none() {
+        return Err("oauth.clientCredentials: needs oauth.clientId".into());
     }
     Ok(())
 }
@@ -341,7 +367,10 @@ fn server_config(server: RawServer, base: &Path) -> Result<McpServerConfig, Stri
                 Some(command) => Some(HeadersHelper { command, cwd: base.to_path_buf() }),
                 None => None,
             };
-            let oauth = server.oauth.unwrap_or_default();
+            let oauth = match server.oauth {
+                None => OAuthSettings::default(),
+                Some(value) => serde_json::from_value(value).map_err(|e| format!("oauth: {e}"))?,
+            };
             check_oauth(&oauth)?;
             ServerTransport::Http { url, headers, headers_helper, oauth }
         }
@@ -452,6 +481,34 @@ mod tests {
             matches!(&config.servers["web"].transport, ServerTransport::Http { headers, .. } if headers["X"] == "y")
         );
         assert!(config.warnings.is_empty(), "{:?}", config.warnings);
+    }
+
+    #[test]
+    fn oauth_keys_are_read_and_bad_ones_skip_the_server() {
+        let config = parse(
+            r#"{"mcpServers": {
+  "a": {"type": "http", "url": "https://a.example/mcp", "oauth": {"clientId": "c1", "callbackPort": 8080, "scopes": "read write"}},
+  "b": {"type": "http", "url": "https://b.example/mcp", "oauth": {"authServerMetadataUrl": "http://plain.example/meta"}},
+  "c": {"type": "http", "url": "https://c.example/mcp", "oauth": {"clientCredentials": true}},
+  "d": {"type": "http", "url": "https://d.example/mcp", "oauth": {"clientid": "typo", "callbackPort": "x"}}}}"#,
+        )
+        .unwrap();
+        let ServerTransport::Http { oauth, .. } = &config.servers["a"].transport else { panic!() };
+        assert_eq!((oauth.client_id.as_deref(), oauth.callback_port), (Some("c1"), Some(8080)));
+        assert_eq!(oauth.scopes.as_deref(), Some("read write"));
+        assert_eq!(config.servers.len(), 1, "{:?}", config.warnings);
+        for (name, says) in [
+            ("b", "must start with https://"),
+            ("c", "needs oauth.clientId"),
+            ("d", "oauth.clientid: unknown key"),
+            ("d", "oauth: invalid type: string \"x\""),
+        ] {
+            assert!(
+                config.warnings.iter().any(|w| w.contains(&format!("mcpServers.{name}")) && w.contains(says)),
+                "{name}: {:?}",
+                config.warnings
+            );
+        }
     }
 
     #[test]

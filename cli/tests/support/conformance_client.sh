@@ -15,14 +15,23 @@ secret=$(field client_secret)
 # The suite's stand-in for a hosted Client ID Metadata Document.
 oauth='"clientMetadataUrl": "https://conformance-test.local/client-metadata.json"'
 if [ -n "$client_id" ]; then oauth="\"clientId\": \"$client_id\""; fi
+# Machine to machine: the client credentials grant, no browser.
+machine=""
+case "${MCP_CONFORMANCE_SCENARIO:-}" in
+    auth/client-credentials-*) oauth="$oauth, \"clientCredentials\": true"; machine=1 ;;
+esac
 printf '{"mcpServers": {"srv": {"type": "http", "url": "%s", "oauth": {%s}}}}' "$url" "$oauth" >"$dir/mcp.json"
 printf '#!/bin/sh\nexec curl -s -o /dev/null -L "$1"\n' >"$dir/browser"
 chmod +x "$dir/browser"
 export BROWSER="$dir/browser" TOOLWRIGHT_MCP_CREDENTIALS="$dir/credentials.json"
 if [ -n "$secret" ]; then export MCP_CLIENT_SECRET="$secret"; fi
 "$TOOLWRIGHT" mcp login srv --mcp-config "$dir/mcp.json" --timeout 20
-# The login is in a file only its user can read.
-[ "$(stat -c %a "$dir/credentials.json")" = 600 ] || { echo "credentials file mode $(stat -c %a "$dir/credentials.json")" >&2; exit 1; }
+# The login is in a file only its user can read (a machine-to-machine client keeps none).
+if [ -z "$machine" ]; then
+    [ "$(stat -c %a "$dir/credentials.json")" = 600 ] || { echo "credentials file mode wrong" >&2; exit 1; }
+elif [ -e "$dir/credentials.json" ]; then
+    echo "the client credentials grant left a file" >&2; exit 1
+fi
 "$TOOLWRIGHT" mcp list --mcp-config "$dir/mcp.json"
 # A call through the mounted server. A 403 insufficient_scope fails it with the command
 # to run, and notes the scope; that login asks for it (step-up), and the call is

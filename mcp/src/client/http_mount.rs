@@ -33,6 +33,9 @@ impl Server {
         }
         let config = StreamableHttpClientTransportConfig::with_uri(url).custom_headers(custom);
         let client = match &self.options.credentials {
+            _ if oauth.client_credentials => {
+                Some(crate::login::client_credentials::client(&self.name, url, oauth).await?)
+            }
             Some(file) => crate::login::authorized_client(&self.name, url, oauth, file).await?,
             None => None,
         };

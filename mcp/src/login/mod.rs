@@ -16,6 +16,7 @@
 //! a browser outside `login`.
 
 mod callback;
+pub(crate) mod client_credentials;
 mod legacy;
 mod scope_watch;
 mod store;
