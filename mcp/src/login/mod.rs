@@ -217,6 +217,24 @@ async fn metadata_from(url: &str) -> Result<AuthorizationMetadata, LoginError> {
     response.json().await.map_err(|e| LoginError::Discovery(format!("{url}: not authorization server metadata: {e}")))
 }
 
+/// Refuses an authorization page that is not `https` (or `http` on this machine)
+/// before it reaches a browser: metadata naming `file:`, `javascript:` or a plain
+/// `http` page elsewhere does not get opened.
+fn check_page(page: &str) -> Result<(), LoginError> {
+    let refused = || {
+        LoginError::Discovery(format!("the authorization page `{page}` is neither https nor on this machine; refused"))
+    };
+    let url = url::Url::parse(page).map_err(|_| refused())?;
+    let local = matches!(url.host(), Some(url::Host::Domain("localhost")))
+        || matches!(url.host(), Some(url::Host::Ipv4(ip)) if ip.is_loopback())
+        || matches!(url.host(), Some(url::Host::Ipv6(ip)) if ip.is_loopback());
+    match url.scheme() {
+        "https" => Ok(()),
+        "http" if local => Ok(()),
+        _ => Err(refused()),
+    }
+}
+
 /// Refuses an authorization server without PKCE S256 (the MCP spec: a client MUST
 /// refuse when `code_challenge_methods_supported` is absent or lacks S256).
 fn check_pkce(metadata: &AuthorizationMetadata) -> Result<(), LoginError> {
@@ -287,7 +305,9 @@ pub async fn login(
         authorization = authorization.with_client_metadata_url(url.clone());
     }
     let session = AuthorizationSession::new(manager, authorization).await.map_err(|(_, e)| oauth(e))?;
-    open(session.get_authorization_url());
+    let page = session.get_authorization_url();
+    check_page(page)?;
+    open(page);
     let answer = loopback.wait(request.timeout).await?;
     session.handle_callback_with_issuer(&answer.code, &answer.state, answer.issuer.as_deref()).await.map_err(oauth)?;
     // The manager saved the tokens through the file; the secret goes beside them.
@@ -382,5 +402,18 @@ pub(crate) fn unauthorized_advice(server: &str, error: String) -> String {
         )
     } else {
         error
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn only_https_or_local_pages_are_opened() {
+        for page in ["https://auth.example/authorize?x=1", "http://127.0.0.1:9/authorize", "http://localhost:3000/a"] {
+            assert!(super::check_page(page).is_ok(), "{page}");
+        }
+        for page in ["http://auth.example/authorize", "file:///etc/passwd", "javascript:alert(1)", "not a url"] {
+            assert!(super::check_page(page).is_err(), "{page}");
+        }
     }
 }
