@@ -7,7 +7,7 @@
 # spread, and benches/figures.py rewrites the table at the top of BENCHMARKS.md;
 # the macro's compile time runs once with RUNS rounds that rotate the
 # families (its own medians and spreads). Takes about 12 minutes a run on 2 cores
-# (25 on a slower machine), the compile benchmark 5 more.
+# (25 on a slower machine), the compile benchmark 5 more, the timed test command 6.
 # Needs valgrind (instructions), ripgrep (`cargo install ripgrep`, for the grep
 # comparison; without it that row is skipped with a message) and python3.
 set -euo pipefail
@@ -26,6 +26,13 @@ for run in $(seq 1 "$runs"); do
     echo "== run $run/$runs: bash benches/instructions.sh"
     bash benches/instructions.sh > "$dir/instructions.log" 2>&1
 done
+echo "== bash benches/deps.sh"
+bash benches/deps.sh > "$out/deps.log" 2>&1
+# The README's test command, timed (SKIP_TEST_TIME=1 leaves it out: it takes minutes).
+if [ -z "${SKIP_TEST_TIME:-}" ]; then
+    echo "== time cargo test --workspace"
+    { time cargo test --workspace > "$out/test_run.log" 2>&1 ; } 2> "$out/test_time.log"
+fi
 if [ -z "${SKIP_COMPILE:-}" ]; then
     echo "== python3 benches/compile_time.py 100 $runs"
     python3 benches/compile_time.py 100 "$runs" > "$out/compile_time.log" 2>&1
