@@ -11,6 +11,9 @@ use std::os::unix::fs::{DirBuilderExt as _, OpenOptionsExt as _, PermissionsExt 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 
+/// The largest credentials file read (logins are a few KiB each).
+const MAX_FILE_BYTES: u64 = 4 << 20;
+
 /// The environment variable that moves the credentials file (tests, several users).
 pub const CREDENTIALS_FILE_ENV: &str = "TOOLWRIGHT_MCP_CREDENTIALS";
 
@@ -101,12 +104,35 @@ impl CredentialFile {
         format!("{server} {url}")
     }
 
+    /// Whether there is a file to read: none yet, or a regular file. Anything else (a
+    /// device, a pipe, a link, a folder) is refused, never read from nor replaced.
+    fn present(&self) -> Result<bool, LoginError> {
+        match std::fs::symlink_metadata(&self.path) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(false),
+            Err(e) => Err(LoginError::Store { path: self.path.clone(), message: e.to_string() }),
+            Ok(meta) if meta.file_type().is_file() => Ok(true),
+            Ok(_) => Err(LoginError::Store {
+                path: self.path.clone(),
+                message: "is not a regular file (a link, a device, a pipe or a folder); it is neither read nor replaced:                           name a file of its own"
+                    .into(),
+            }),
+        }
+    }
+
     fn read(&self) -> Result<BTreeMap<String, Login>, LoginError> {
-        let text = match std::fs::read_to_string(&self.path) {
-            Ok(text) => text,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(BTreeMap::new()),
-            Err(e) => return Err(LoginError::Store { path: self.path.clone(), message: e.to_string() }),
-        };
+        if !self.present()? {
+            return Ok(BTreeMap::new());
+        }
+        let fail = |e: std::io::Error| LoginError::Store { path: self.path.clone(), message: e.to_string() };
+        let mut text = String::new();
+        let file = std::fs::File::open(&self.path).map_err(fail)?;
+        std::io::Read::read_to_string(&mut std::io::Read::take(file, MAX_FILE_BYTES + 1), &mut text).map_err(fail)?;
+        if text.len() as u64 > MAX_FILE_BYTES {
+            return Err(LoginError::Store {
+                path: self.path.clone(),
+                message: format!("is over {MAX_FILE_BYTES} bytes: not a credentials file"),
+            });
+        }
         serde_json::from_str(&text).map_err(|e| LoginError::Store {
             path: self.path.clone(),
             message: format!("not a credentials file ({e}); move it away and log in again"),
@@ -115,6 +141,7 @@ impl CredentialFile {
 
     fn write(&self, logins: &BTreeMap<String, Login>) -> Result<(), LoginError> {
         let fail = |e: std::io::Error| LoginError::Store { path: self.path.clone(), message: e.to_string() };
+        self.present()?;
         let dir = self.path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
         if !dir.exists() {
             std::fs::DirBuilder::new().recursive(true).mode(0o700).create(dir).map_err(fail)?;
@@ -306,5 +333,23 @@ mod tests {
         assert!(err.starts_with(&path.display().to_string()) && err.contains("log in again"), "{err}");
         // Debug output names the login, never its tokens.
         assert!(!format!("{:?}", login("a", "u")).contains("token"));
+    }
+
+    #[test]
+    fn a_device_or_a_link_is_neither_read_nor_replaced() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("real.json");
+        std::fs::write(&target, "{}").unwrap();
+        let link = dir.path().join("link.json");
+        std::os::unix::fs::symlink(&target, &link).unwrap();
+        for path in [Path::new("/dev/null"), Path::new("/dev/zero"), link.as_path(), dir.path()] {
+            let file = CredentialFile::at(path);
+            let err = file.put(login("a", "https://a.example/mcp")).unwrap_err().to_string();
+            assert!(err.contains("not a regular file"), "{}: {err}", path.display());
+            assert!(file.get("a", "https://a.example/mcp").is_err(), "{}", path.display());
+        }
+        assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "{}");
+        assert!(std::os::unix::fs::FileTypeExt::is_char_device(&std::fs::metadata("/dev/null").unwrap().file_type()));
     }
 }
