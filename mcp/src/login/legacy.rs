@@ -1,8 +1,8 @@
 //! Servers of the 2025-03-26 revision, which predate protected resource metadata: the
 //! MCP server's own origin is the authorization server, its metadata at the origin's
-//! `/.well-known/oauth-authorization-server` (whatever issuer it names), else the
-//! default endpoints `/authorize`, `/token` and `/register` there, with PKCE S256 (that
-//! revision requires it of every client; there is no metadata to advertise it).
+//! `/.well-known/oauth-authorization-server` whatever issuer it names (rmcp refuses
+//! such metadata; without any metadata, rmcp's own fallback to the default endpoints
+//! applies, which `login` gives PKCE S256).
 //!
 //! Used only when the server has no protected resource metadata at all. Without
 //! RFC 8414's issuer binding, endpoints are trusted only on the server's own origin:
@@ -13,8 +13,7 @@ use rmcp::transport::auth::AuthorizationMetadata;
 use std::time::Duration;
 
 /// The legacy metadata of the server at `url`, or `None` when it publishes protected
-/// resource metadata (then it is not a 2025-03-26 server, and discovery's own error
-/// stands).
+/// resource metadata or no metadata at its origin (then discovery's own error stands).
 pub(super) async fn metadata(url: &str) -> Result<Option<AuthorizationMetadata>, LoginError> {
     let parsed = url::Url::parse(url).map_err(|e| LoginError::Discovery(format!("{url}: {e}")))?;
     let origin = parsed.origin().ascii_serialization();
@@ -34,30 +33,25 @@ pub(super) async fn metadata(url: &str) -> Result<Option<AuthorizationMetadata>,
     }
     let at = format!("{origin}/.well-known/oauth-authorization-server");
     let response = client.get(&at).send().await.map_err(|e| LoginError::Discovery(format!("{at}: {e}")))?;
-    let metadata = if response.status().is_success() {
-        let metadata: AuthorizationMetadata = response
-            .json()
-            .await
-            .map_err(|e| LoginError::Discovery(format!("{at}: not authorization server metadata: {e}")))?;
-        for endpoint in [
-            Some(&metadata.authorization_endpoint),
-            Some(&metadata.token_endpoint),
-            metadata.registration_endpoint.as_ref(),
-        ]
-        .into_iter()
-        .flatten()
-        {
-            same_origin(endpoint, &origin)?;
-        }
-        metadata
-    } else {
-        let mut metadata = AuthorizationMetadata::default();
-        metadata.authorization_endpoint = format!("{origin}/authorize");
-        metadata.token_endpoint = format!("{origin}/token");
-        metadata.registration_endpoint = Some(format!("{origin}/register"));
-        metadata.code_challenge_methods_supported = Some(vec!["S256".into()]);
-        metadata
-    };
+    // No metadata at all is rmcp's own fallback (its default endpoints, which
+    // `login` gives S256); here only metadata that names another issuer is taken.
+    if !response.status().is_success() {
+        return Ok(None);
+    }
+    let metadata: AuthorizationMetadata = response
+        .json()
+        .await
+        .map_err(|e| LoginError::Discovery(format!("{at}: not authorization server metadata: {e}")))?;
+    for endpoint in [
+        Some(&metadata.authorization_endpoint),
+        Some(&metadata.token_endpoint),
+        metadata.registration_endpoint.as_ref(),
+    ]
+    .into_iter()
+    .flatten()
+    {
+        same_origin(endpoint, &origin)?;
+    }
     Ok(Some(metadata))
 }
 

@@ -40,11 +40,7 @@ struct Claims {
 
 impl Verifier {
     pub(crate) fn new(resource: OAuthResource) -> Verifier {
-        // reqwest's rustls needs a process-wide crypto provider; ring is ours.
-        // ring's provider is deprecated in rustls 0.23.48 (no post-quantum key
-        // exchange); it is the one this build has, and no warning reaches users.
-        #[allow(deprecated)]
-        let _ = rustls::crypto::ring::default_provider().install_default();
+        crate::login::install_crypto();
         let client = reqwest::Client::builder()
             .timeout(FETCH_TIMEOUT)
             .redirect(reqwest::redirect::Policy::none())
