@@ -13,7 +13,9 @@ use std::borrow::Cow;
 use std::fmt;
 use std::future::Future;
 use std::marker::PhantomData;
+use std::pin::Pin;
 use std::sync::{Arc, OnceLock};
+use std::task::{Context, Poll};
 
 pub use crate::future::BoxFuture;
 
@@ -282,14 +284,13 @@ impl<T: Tool> DynTool for TypedTool<T> {
     }
 
     fn prepare(&self, raw_input: &[u8]) -> Result<Box<dyn PreparedCall>, InputError> {
-        // The schema the model is shown is the one the input is held to.
-        let validator = validator_of(&self.validator, crate::schema_of::input_schema_of::<T>);
-        let raw_input = crate::input::with_field_aliases(raw_input, T::FIELD_ALIASES);
-        let raw_input = match validator.without_absent_nulls(&raw_input) {
-            std::borrow::Cow::Owned(cleaned) => std::borrow::Cow::Owned(cleaned),
-            std::borrow::Cow::Borrowed(_) => raw_input,
-        };
-        Ok(Box::new(Prepared(T::parse_input(validator, &raw_input)?)))
+        // Only the parse and the box are generic; every `#[tool]` compiles this body.
+        let (validator, raw_input) =
+            admitted(&self.validator, crate::schema_of::input_schema_of::<T>, T::FIELD_ALIASES, raw_input);
+        match T::parse_input(validator, &raw_input) {
+            Ok(input) => Ok(Box::new(Prepared(input))),
+            Err(e) => Err(e),
+        }
     }
 
     fn is_enabled(&self, turn: &TurnContext) -> bool {
@@ -305,11 +306,23 @@ impl<T: Tool> DynTool for TypedTool<T> {
     }
 }
 
-/// The validator in `cell`, compiled from `schema` on first use. Not generic (a
-/// function pointer, not a closure): every `#[tool]` would otherwise instantiate the
-/// `OnceLock` machinery for itself.
-fn validator_of(cell: &OnceLock<crate::validate::Validator>, schema: fn() -> Value) -> &crate::validate::Validator {
-    cell.get_or_init(|| crate::validate::Validator::new(&schema()))
+/// The validator in `cell` (compiled from `schema` on first use, so the schema the
+/// model is shown is the one the input is held to) and the input as it will be
+/// parsed: field aliases renamed, the nulls that mean "absent" dropped. Not generic
+/// (a function pointer, not a closure): every `#[tool]` would otherwise compile it.
+fn admitted<'v, 'r>(
+    cell: &'v OnceLock<crate::validate::Validator>,
+    schema: fn() -> Value,
+    aliases: &[(&str, &str)],
+    raw_input: &'r [u8],
+) -> (&'v crate::validate::Validator, Cow<'r, [u8]>) {
+    let validator = cell.get_or_init(|| crate::validate::Validator::new(&schema()));
+    let raw_input = crate::input::with_field_aliases(raw_input, aliases);
+    let raw_input = match validator.without_absent_nulls(&raw_input) {
+        Cow::Owned(cleaned) => Cow::Owned(cleaned),
+        Cow::Borrowed(_) => raw_input,
+    };
+    (validator, raw_input)
 }
 
 struct Prepared<T>(T);
@@ -328,7 +341,8 @@ impl<T: Tool> PreparedCall for Prepared<T> {
     }
 
     fn hook_input(&self, cx: &ToolContext) -> Option<String> {
-        self.0.hook_input(cx).map(|value| value.to_string())
+        // A path, not a closure: a closure here is one more function per tool.
+        self.0.hook_input(cx).as_ref().map(Value::to_string)
     }
 
     fn access(&self) -> Accesses {
@@ -336,7 +350,33 @@ impl<T: Tool> PreparedCall for Prepared<T> {
     }
 
     fn call<'a>(self: Box<Self>, cx: &'a ToolContext) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
-        Box::pin(async move { self.0.call(cx).await.map(IntoToolOutput::into_output) })
+        Box::pin(IntoOutput { call: self.0.call(cx) })
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// A tool's call future, its output made a [`ToolOutput`]. A plain future rather
+    /// than an `async` block: every `#[tool]` compiles one, and a poll that maps the
+    /// result is a fraction of a coroutine's state machine and drop glue.
+    struct IntoOutput<F> {
+        #[pin]
+        call: F,
+    }
+}
+
+impl<F, O> Future for IntoOutput<F>
+where
+    F: Future<Output = Result<O, ToolError>>,
+    O: IntoToolOutput,
+{
+    type Output = Result<ToolOutput, ToolError>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        match self.project().call.poll(cx) {
+            Poll::Ready(Ok(output)) => Poll::Ready(Ok(output.into_output())),
+            Poll::Ready(Err(e)) => Poll::Ready(Err(e)),
+            Poll::Pending => Poll::Pending,
+        }
     }
 }
 

@@ -161,7 +161,11 @@ impl Validator {
     /// tool: about half of a plain tool crate's generated code.
     pub fn parse<T: DeserializeOwned>(&self, raw: &[u8]) -> Result<T, InputError> {
         let raw = self.admit(raw)?;
-        serde_json::from_slice::<T>(raw).map_err(|err| self.typed_error(raw, &err))
+        // A `match`, not `map_err`: a closure here is one more function per tool.
+        match serde_json::from_slice::<T>(raw) {
+            Ok(parsed) => Ok(parsed),
+            Err(err) => Err(self.typed_error(raw, &err)),
+        }
     }
 
     /// [`parse`](Self::parse), but a constrained input is built into `T` from the
