@@ -214,7 +214,7 @@ impl SearchIndex {
     /// The best `limit` tools for a `query`, best first, in Claude Code's query
     /// forms: words describing the task; a tool's exact name (with or without its
     /// `mcp__server__` prefix) puts that tool first; `+word` keeps only tools whose
-    /// name or server has that word (several allowed; the word still ranks);
+    /// name or server has that word (several allowed; the other words rank);
     /// `server:NAME` keeps only that server's tools.
     ///
     /// ```
@@ -340,6 +340,12 @@ impl SearchIndex {
                 scored.push((i, f64::MIN_POSITIVE));
             }
         }
+        if scored.is_empty() && (!asked.servers.is_empty() || !asked.required.is_empty()) {
+            // Nothing in the scope says the query's words: the scope's tools, in
+            // order, for the model to choose from, rather than nothing where it
+            // knows there are tools.
+            scored = (0..self.docs.len()).filter(|&i| asked.admits(&self.docs[i])).map(|i| (i, 0.0)).collect();
+        }
         // Stable: equal scores keep the index's order.
         scored.sort_by(|a, b| b.1.total_cmp(&a.1));
         scored
@@ -452,9 +458,7 @@ impl Query {
                 if !indexed.is_empty() {
                     required.push(indexed);
                 }
-                // It ranks too.
-                rest.push_str(word);
-                rest.push(' ');
+                // It narrows, it does not rank: every tool it admits has it.
             } else {
                 rest.push_str(token);
                 rest.push(' ');

@@ -139,6 +139,37 @@ fn claude_codes_query_forms_scope_the_search() {
 }
 
 #[test]
+fn a_scope_whose_tools_do_not_say_the_words_still_offers_them() {
+    let index = SearchIndex::new([
+        doc("mcp__memory__create_entities", "Create entities in the knowledge graph.", json!({})),
+        doc("mcp__memory__search_nodes", "Search for nodes in the knowledge graph.", json!({})),
+        doc("mcp__slack__send_message", "Send a message to a Slack channel.", json!({})),
+    ]);
+    let found = index.search("server:memory remember that Alice works at Acme", 5);
+    let names: Vec<&str> = found.iter().map(|m| m.name.as_str()).collect();
+    assert_eq!(names, ["mcp__memory__create_entities", "mcp__memory__search_nodes"], "in order, only the scope's");
+    assert!(found.iter().all(|m| m.score == 0.0), "scored as matching nothing: {found:?}");
+    // Without a scope, nothing.
+    assert!(index.search("remember that Alice works at Acme", 5).is_empty());
+    // A scope with a match ranks as before.
+    assert_eq!(index.search("+memory search the graph", 1)[0].name, "mcp__memory__search_nodes");
+}
+
+#[test]
+fn a_plus_word_narrows_and_the_other_words_rank() {
+    // `github` is in every admitted name: counted, it would favour the shorter
+    // document whatever the task; the task's words decide.
+    let index = SearchIndex::new([
+        doc("mcp__github__get_me", "Get the authenticated GitHub user.", json!({})),
+        doc("mcp__github__list_commits", "List the commits of a branch.", json!({})),
+    ]);
+    let best = &index.search("+github history of a branch", 1)[0];
+    assert_eq!(best.name, "mcp__github__list_commits");
+    let explained = index.explain("+github history of a branch", "mcp__github__get_me").unwrap();
+    assert!(explained.words.iter().all(|w| w.word != "github"), "{explained}");
+}
+
+#[test]
 fn extra_search_text_finds_a_tool_its_description_does_not() {
     let plain = SearchIndex::new([
         doc("mcp__crm__upsert_contact", "Upsert a contact record.", json!({})),

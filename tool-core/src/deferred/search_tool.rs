@@ -190,6 +190,12 @@ fn report(
             text.push_str("Search one of them with `server:NAME` and words for the task.");
         }
     } else if !matches.is_empty() {
+        if matches.iter().all(|m| m.score == 0.0) {
+            text.push_str(&format!(
+                "No tool in the scope asked says the words of `{query}`; its first tools are below. Read their \
+                 descriptions, or search again with other words.\n"
+            ));
+        }
         text.push_str("Loaded, callable from now on:\n");
         for m in matches {
             let again = if loaded.contains(&m.name) { "" } else { " (already loaded)" };
@@ -474,6 +480,18 @@ mod tests {
         assert_eq!(close_matches(&matches[..1]), None);
         let exact = [found("mcp__a__get_page", Some("a"), f64::INFINITY), found("mcp__a__list_pages", Some("a"), 5.0)];
         assert_eq!(close_matches(&exact), None, "an exact name is never a tie");
+    }
+
+    #[test]
+    fn a_scope_that_matched_nothing_says_its_tools_are_a_listing() {
+        let matches = [found("mcp__memory__create_entities", Some("memory"), 0.0)];
+        let text = report("server:memory remember Alice", &matches, &[], &[], &[]);
+        assert!(
+            text.starts_with("No tool in the scope asked says the words of `server:memory remember Alice`"),
+            "{text}"
+        );
+        assert!(text.contains("- mcp__memory__create_entities (server memory)"), "{text}");
+        assert!(!text.contains("cannot tell"), "{text}");
     }
 }
 
