@@ -155,13 +155,15 @@ pub(super) const SYNONYMS: &[&[&str]] = &[
 /// The stemmed terms that mean the same as the stemmed `term`, in table order,
 /// without repeats.
 pub(super) fn synonyms(term: &str) -> Vec<String> {
+    // The table stemmed once per process, not once per query word.
+    static STEMMED: std::sync::OnceLock<Vec<Vec<String>>> = std::sync::OnceLock::new();
+    let groups = STEMMED.get_or_init(|| SYNONYMS.iter().map(|group| group.iter().map(|w| stem(w)).collect()).collect());
     let mut out: Vec<String> = Vec::new();
-    for group in SYNONYMS {
-        let stems: Vec<String> = group.iter().map(|w| stem(w)).collect();
+    for stems in groups {
         if stems.iter().any(|s| s == term) {
             for s in stems {
-                if s != term && !out.contains(&s) {
-                    out.push(s);
+                if s != term && !out.contains(s) {
+                    out.push(s.clone());
                 }
             }
         }
