@@ -62,18 +62,25 @@ impl Tool for Nap {
 /// Misbehave on purpose.
 #[tool(read_only, pure)]
 pub struct Misbehave {
-    /// `panic`, `panic_validate`, `fail`, `error_output` or `big`.
+    /// `panic`, `panic_early`, `panic_validate`, `fail`, `error_output` or `big`.
     pub how: String,
 }
 impl Tool for Misbehave {
     type Output = ToolOutput;
-    async fn call(self, _cx: &ToolContext) -> Result<ToolOutput, ToolError> {
-        match self.how.as_str() {
-            "panic" => panic!("boom at call"),
-            "fail" => Err(ToolError::msg("the disk is full")),
-            "error_output" => Ok(ToolOutput::error("reported failure")),
-            "big" => Ok(ToolOutput::text((0..20_000).map(|i| format!("line {i}\n")).collect::<String>())),
-            _ => Ok(ToolOutput::text("fine")),
+    // A plain `fn` returning a future, as the trait allows: what runs before the
+    // future is built is the tool's code too.
+    fn call(self, _cx: &ToolContext) -> impl std::future::Future<Output = Result<ToolOutput, ToolError>> + Send {
+        if self.how == "panic_early" {
+            panic!("boom before the future");
+        }
+        async move {
+            match self.how.as_str() {
+                "panic" => panic!("boom at call"),
+                "fail" => Err(ToolError::msg("the disk is full")),
+                "error_output" => Ok(ToolOutput::error("reported failure")),
+                "big" => Ok(ToolOutput::text((0..20_000).map(|i| format!("line {i}\n")).collect::<String>())),
+                _ => Ok(ToolOutput::text("fine")),
+            }
         }
     }
     fn validate(&self, _cx: &ToolContext) -> Result<(), ToolError> {
@@ -259,6 +266,13 @@ async fn panics_become_results_and_the_registry_stays_usable() {
     let ex = Executor::new(registry());
     let r = run(&ex, "misbehave", r#"{"how":"panic"}"#).await;
     assert_eq!(error_of(&r), (ErrorKind::Panicked, "misbehave: the tool panicked: boom at call".to_owned()));
+    let r = run(&ex, "misbehave", r#"{"how":"panic_early"}"#).await;
+    assert_eq!(error_of(&r), (ErrorKind::Panicked, "misbehave: the tool panicked: boom before the future".to_owned()));
+    // Cancelled before it started: not even the code before its future runs.
+    let turn = turn();
+    turn.cancellation().cancel();
+    let r = ex.execute(&ToolCall::new("c", "misbehave", r#"{"how":"panic_early"}"#), &turn).await;
+    assert_eq!(error_of(&r), (ErrorKind::Cancelled, "misbehave: cancelled before it started".to_owned()));
     let r = run(&ex, "misbehave", r#"{"how":"panic_validate"}"#).await;
     assert_eq!(error_of(&r), (ErrorKind::Panicked, "misbehave: the tool panicked: boom at validate".to_owned()));
     assert!(run(&ex, "echo", r#"{"text":"still here"}"#).await.is_ok());

@@ -13,9 +13,7 @@ use std::borrow::Cow;
 use std::fmt;
 use std::future::Future;
 use std::marker::PhantomData;
-use std::pin::Pin;
 use std::sync::{Arc, OnceLock};
-use std::task::{Context, Poll};
 
 pub use crate::future::BoxFuture;
 
@@ -350,33 +348,10 @@ impl<T: Tool> PreparedCall for Prepared<T> {
     }
 
     fn call<'a>(self: Box<Self>, cx: &'a ToolContext) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
-        Box::pin(IntoOutput { call: self.0.call(cx) })
-    }
-}
-
-pin_project_lite::pin_project! {
-    /// A tool's call future, its output made a [`ToolOutput`]. A plain future rather
-    /// than an `async` block: every `#[tool]` compiles one, and a poll that maps the
-    /// result is a fraction of a coroutine's state machine and drop glue.
-    struct IntoOutput<F> {
-        #[pin]
-        call: F,
-    }
-}
-
-impl<F, O> Future for IntoOutput<F>
-where
-    F: Future<Output = Result<O, ToolError>>,
-    O: IntoToolOutput,
-{
-    type Output = Result<ToolOutput, ToolError>;
-
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        match self.project().call.poll(cx) {
-            Poll::Ready(Ok(output)) => Poll::Ready(Ok(output.into_output())),
-            Poll::Ready(Err(e)) => Poll::Ready(Err(e)),
-            Poll::Pending => Poll::Pending,
-        }
+        // The tool's `call` runs at the first poll, inside the pipeline's guard:
+        // code a tool runs before building its future (a plain `fn call` returning
+        // one) is caught if it panics, and does not run for a call cancelled first.
+        Box::pin(async move { self.0.call(cx).await.map(IntoToolOutput::into_output) })
     }
 }
 
