@@ -82,7 +82,7 @@ pub(crate) struct Node {
     pub(crate) multiple_of: Option<f64>,
     pub(crate) min_length: Option<u64>,
     pub(crate) max_length: Option<u64>,
-    pub(crate) pattern: Option<(String, regex_lite::Regex)>,
+    pub(crate) pattern: Option<(String, regex::Regex)>,
     pub(crate) format: Option<format::Format>,
     pub(crate) enumeration: Option<Vec<Value>>,
     pub(crate) constant: Option<Value>,
@@ -180,7 +180,7 @@ impl<'s> Compiler<'s> {
         node.min_length = count("minLength").filter(|n| *n > 0);
         node.max_length = count("maxLength");
         if let Some(pattern) = map.get("pattern").and_then(Value::as_str) {
-            match regex_lite::Regex::new(pattern) {
+            match regex::Regex::new(pattern) {
                 Ok(compiled) => node.pattern = Some((pattern.to_owned(), compiled)),
                 Err(e) => tracing::warn!("the schema's pattern `{pattern}` is not checked: {e}"),
             }

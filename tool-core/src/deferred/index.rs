@@ -399,11 +399,8 @@ impl SearchIndex {
     /// The first `limit` tools whose name, parameters or description `pattern`
     /// matches (case-insensitive, as Anthropic's regex tool search): those matched
     /// by name first, then by parameter name, description, parameter description.
-    /// The syntax is `regex-lite`'s (the `regex` crate's without Unicode classes;
-    /// case folds ASCII letters), which runs in time linear in the text whatever
-    /// the pattern a model sends.
     pub fn search_regex(&self, pattern: &str, limit: usize) -> Result<Vec<SearchMatch>, SearchError> {
-        let regex = regex_lite::RegexBuilder::new(pattern)
+        let regex = regex::RegexBuilder::new(pattern)
             .case_insensitive(true)
             .size_limit(1 << 20)
             .build()
