@@ -29,7 +29,6 @@ pub mod schedules;
 pub mod search_backends;
 mod session;
 pub mod tasks;
-mod tls;
 mod workspace;
 mod worktree_session;
 

@@ -171,7 +171,7 @@ fn client() -> Result<&'static reqwest::Client, ToolError> {
     static CLIENT: std::sync::OnceLock<Result<reqwest::Client, String>> = std::sync::OnceLock::new();
     CLIENT
         .get_or_init(|| {
-            crate::tls::install_crypto();
+            toolwright_core::tls::install_crypto();
             reqwest::Client::builder()
                 .timeout(SEARCH_TIMEOUT)
                 .connect_timeout(Duration::from_secs(10))

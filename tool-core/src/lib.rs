@@ -56,6 +56,8 @@ mod schedule;
 #[cfg(unix)]
 pub mod state_file;
 pub mod streaming;
+#[cfg(feature = "tls")]
+pub mod tls;
 pub mod truncate;
 
 #[doc(hidden)]

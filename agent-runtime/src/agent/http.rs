@@ -153,20 +153,12 @@ impl Model for HttpModel {
 /// Connecting may take 30 s; a response may go quiet for 5 minutes (a long
 /// thought streams no bytes, though the APIs ping).
 fn default_client() -> reqwest::Client {
-    install_crypto();
+    toolwright_core::tls::install_crypto();
     reqwest::Client::builder()
         .connect_timeout(Duration::from_secs(30))
         .read_timeout(Duration::from_secs(300))
         .build()
         .unwrap_or_default()
-}
-
-/// reqwest's rustls needs a process-wide crypto provider: ring, which this build links
-/// (its deprecation in rustls 0.23.48 is about post-quantum key exchange; no warning
-/// reaches a user's build).
-pub(crate) fn install_crypto() {
-    #[allow(deprecated)]
-    let _ = rustls::crypto::ring::default_provider().install_default();
 }
 
 /// The start of an error body, at most `limit` bytes.

@@ -100,7 +100,7 @@ fn client() -> Result<&'static reqwest::Client, ToolError> {
                 attempt.stop()
             }
         });
-        crate::tls::install_crypto();
+        toolwright_core::tls::install_crypto();
         reqwest::Client::builder()
             .redirect(same_host)
             .timeout(FETCH_TIMEOUT)

@@ -124,12 +124,7 @@ impl LoginRequest {
     }
 }
 
-pub(crate) fn install_crypto() {
-    // reqwest's rustls needs a process-wide crypto provider; ring is ours (its
-    // deprecation in rustls 0.23.48 is about post-quantum key exchange).
-    #[allow(deprecated)]
-    let _ = rustls::crypto::ring::default_provider().install_default();
-}
+pub(crate) use toolwright_core::tls::install_crypto;
 
 /// The server's challenge to an unauthenticated client: its `WWW-Authenticate` when
 /// it answers `initialize`, or the `tools/list` after it, with 401 or 403 (some
