@@ -10,18 +10,13 @@
 
 use super::LoginError;
 use rmcp::transport::auth::AuthorizationMetadata;
-use std::time::Duration;
 
 /// The legacy metadata of the server at `url`, or `None` when it publishes protected
 /// resource metadata or no metadata at its origin (then discovery's own error stands).
 pub(super) async fn metadata(url: &str) -> Result<Option<AuthorizationMetadata>, LoginError> {
     let parsed = url::Url::parse(url).map_err(|e| LoginError::Discovery(format!("{url}: {e}")))?;
     let origin = parsed.origin().ascii_serialization();
-    let client = reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .timeout(Duration::from_secs(30))
-        .build()
-        .map_err(|e| LoginError::Discovery(e.to_string()))?;
+    let client = super::discovery_client()?;
     let path = parsed.path().trim_end_matches('/');
     for prm in [
         format!("{origin}/.well-known/oauth-protected-resource{path}"),

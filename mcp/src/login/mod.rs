@@ -195,17 +195,23 @@ pub async fn needs_login(url: &str) -> Result<bool, LoginError> {
     Ok(challenge(&request).await?.is_some())
 }
 
+/// The HTTP client authorization metadata is fetched with: no redirects (a metadata
+/// document is where it is said to be), 30 s at most.
+fn discovery_client() -> Result<reqwest::Client, LoginError> {
+    reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .timeout(Duration::from_secs(30))
+        .build()
+        .map_err(|e| LoginError::Discovery(e.to_string()))
+}
+
 /// The authorization server's metadata from `authServerMetadataUrl` (HTTPS only).
 async fn metadata_from(url: &str) -> Result<AuthorizationMetadata, LoginError> {
     if !url.starts_with("https://") {
         return Err(LoginError::Discovery(format!("oauth.authServerMetadataUrl `{url}` must start with https://")));
     }
-    let client = reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .timeout(Duration::from_secs(30))
-        .build()
-        .map_err(|e| LoginError::Discovery(e.to_string()))?;
-    let response = client.get(url).send().await.map_err(|e| LoginError::Discovery(format!("{url}: {e}")))?;
+    let response =
+        discovery_client()?.get(url).send().await.map_err(|e| LoginError::Discovery(format!("{url}: {e}")))?;
     if !response.status().is_success() {
         return Err(LoginError::Discovery(format!("{url}: HTTP {}", response.status())));
     }
@@ -220,12 +226,9 @@ fn check_page(page: &str) -> Result<(), LoginError> {
         LoginError::Discovery(format!("the authorization page `{page}` is neither https nor on this machine; refused"))
     };
     let url = url::Url::parse(page).map_err(|_| refused())?;
-    let local = matches!(url.host(), Some(url::Host::Domain("localhost")))
-        || matches!(url.host(), Some(url::Host::Ipv4(ip)) if ip.is_loopback())
-        || matches!(url.host(), Some(url::Host::Ipv6(ip)) if ip.is_loopback());
     match url.scheme() {
         "https" => Ok(()),
-        "http" if local => Ok(()),
+        "http" if crate::oauth::is_loopback(&url) => Ok(()),
         _ => Err(refused()),
     }
 }

@@ -113,7 +113,8 @@ impl CredentialFile {
             Ok(meta) if meta.file_type().is_file() => Ok(true),
             Ok(_) => Err(LoginError::Store {
                 path: self.path.clone(),
-                message: "is not a regular file (a link, a device, a pipe or a folder); it is neither read nor replaced:                           name a file of its own"
+                message: "is not a regular file (a link, a device, a pipe or a folder); it is neither read \
+                          nor replaced: name a file of its own"
                     .into(),
             }),
         }

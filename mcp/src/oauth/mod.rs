@@ -236,7 +236,8 @@ fn checked_url(what: &'static str, given: &str) -> Result<url::Url, OAuthError> 
     }
 }
 
-fn is_loopback(url: &url::Url) -> bool {
+/// Whether `url` names this machine (`localhost` or a loopback address).
+pub(crate) fn is_loopback(url: &url::Url) -> bool {
     match url.host() {
         Some(url::Host::Domain(name)) => name.eq_ignore_ascii_case("localhost"),
         Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
