@@ -8,8 +8,9 @@ use rmcp::model::SubscriptionFilter;
 use rmcp::service::SubscriptionContext;
 use toolwright_core::Registry;
 
-/// What a listener may hear of: tool list changes.
-pub(crate) fn accepted() -> SubscriptionFilter {
+/// Tool list changes: what a listener may hear of here, and what a mount listens
+/// for on a stateless server ([`crate::revision::follow_tool_changes`]).
+pub(crate) fn tool_list_changes() -> SubscriptionFilter {
     let mut filter = SubscriptionFilter::new();
     filter.tools_list_changed = Some(true);
     filter

@@ -10,7 +10,7 @@
 //! started on the session revision: a fallback would start the process again, and a
 //! stdio server's discover answer can understate what it sends.
 
-use rmcp::model::{ProtocolVersion, ServerNotification, ServerPeerInfo, SubscriptionFilter};
+use rmcp::model::{ProtocolVersion, ServerNotification, ServerPeerInfo};
 use rmcp::service::ClientLifecycleMode;
 use rmcp::{Peer, RoleClient};
 
@@ -49,9 +49,7 @@ pub(crate) async fn follow_tool_changes(
     peer: &Peer<RoleClient>,
     changed: impl Fn() + Send + 'static,
 ) -> Result<(), String> {
-    let mut filter = SubscriptionFilter::new();
-    filter.tools_list_changed = Some(true);
-    let mut subscription = peer.listen(filter).await.map_err(|e| e.to_string())?;
+    let mut subscription = peer.listen(crate::listen::tool_list_changes()).await.map_err(|e| e.to_string())?;
     tokio::spawn(async move {
         while let Ok(Some(notification)) = subscription.next().await {
             if matches!(notification, ServerNotification::ToolListChangedNotification(_)) {

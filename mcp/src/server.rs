@@ -757,7 +757,7 @@ impl ServerHandler for McpServer {
         &self,
         _requested: &rmcp::model::SubscriptionFilter,
     ) -> Option<rmcp::model::SubscriptionFilter> {
-        Some(super::listen::accepted())
+        Some(super::listen::tool_list_changes())
     }
 
     async fn listen(&self, context: rmcp::service::SubscriptionContext) -> Result<(), ErrorData> {

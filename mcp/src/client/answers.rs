@@ -84,26 +84,15 @@ fn choices(schema: &Value) -> Vec<(String, Value)> {
     let items = schema.get("items").unwrap_or(schema);
     if let Some(values) = items.get("enum").and_then(Value::as_array) {
         let names = schema.get("enumNames").and_then(Value::as_array);
-        return values
-            .iter()
-            .enumerate()
-            .map(|(i, v)| {
-                let label = names.and_then(|n| n.get(i)).and_then(Value::as_str).map(str::to_owned);
-                (label.unwrap_or_else(|| v.as_str().map_or_else(|| v.to_string(), str::to_owned)), v.clone())
-            })
-            .collect();
+        return values.iter().enumerate().map(|(i, v)| (label(names.and_then(|n| n.get(i)), v), v.clone())).collect();
     }
     for key in ["oneOf", "anyOf"] {
         if let Some(options) = items.get(key).and_then(Value::as_array) {
             return options
                 .iter()
                 .filter_map(|o| {
-                    let value = o.get("const")?.clone();
-                    let label = o.get("title").and_then(Value::as_str).map(str::to_owned);
-                    Some((
-                        label.unwrap_or_else(|| value.as_str().map_or_else(|| value.to_string(), str::to_owned)),
-                        value,
-                    ))
+                    let value = o.get("const")?;
+                    Some((label(o.get("title"), value), value.clone()))
                 })
                 .collect();
         }
@@ -112,6 +101,14 @@ fn choices(schema: &Value) -> Vec<(String, Value)> {
         return vec![("Yes".into(), Value::Bool(true)), ("No".into(), Value::Bool(false))];
     }
     Vec::new()
+}
+
+/// A choice's label: its title if it has one, else its value as written.
+fn label(title: Option<&Value>, value: &Value) -> String {
+    match title.and_then(Value::as_str) {
+        Some(title) => title.to_owned(),
+        None => value.as_str().map_or_else(|| value.to_string(), str::to_owned),
+    }
 }
 
 fn question(server: &str, message: &str, name: &str, schema: &Value) -> Question {
