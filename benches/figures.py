@@ -102,6 +102,22 @@ def times(x):
 
 # issue, what, command, log, extract -> [value, baseline, ratio?], shows, target text,
 # met(ratio or value) -> bool. `ratio` is computed value/baseline when the log has none.
+
+def per_tool(x):
+    return f"+{x:.1f} ms/tool"
+
+
+def secs(x):
+    return f"{x:.2f} s"
+
+
+def compile_against_rmcp(family, column):
+    """a family's clean (column 1) or incremental (column 2) build and rmcp's, from
+    compile_time.py's table"""
+    skip = r" [\d.]+ s \([^)]*\) \|" * (column - 1)
+    return grab(rf"^\| {family} \|{skip} ([\d.]+) s(?:.*\n)*?^\| rmcp \|{skip} ([\d.]+) s", 1, 2)
+
+
 ROWS = [
     ("2", "parse a typical input, interleaved", "cargo bench --bench foundation", "foundation",
      grab(r"parse/interleaved: baseline ([\d.]+) ns/call, toolwright ([\d.]+) ns/call, ratio ([\d.]+)", 2, 1, 3),
@@ -189,25 +205,25 @@ ROWS = [
      grab(r"mcp toolwright:\s+(\d+)(?:.*\n)*?mcp rmcp:\s+(\d+)", 1, 2), (plain, plain, times), "rmcp", "no slower",
      lambda r: r <= 1.0),
     ("8, 37", "clean debug binary, 100 tools, `#[tool]` per tool over the floor (the facade's fixed cost apart), default features", "python3 benches/compile_time.py 100 3", "compile_time",
-     grab(r"^#\[tool\] per tool over the floor \(clean[^:]*\): \+?(-?[\d.]+) ms median", 1), (lambda x: f"+{x:.1f} ms/tool", None, None),
+     grab(r"^#\[tool\] per tool over the floor \(clean[^:]*\): \+?(-?[\d.]+) ms median", 1), (per_tool, None, None),
      "", "<= 5 ms/tool", lambda v: v <= 5.0),
     ("8, 37, 50", "the same with `full`", "python3 benches/compile_time.py 100 3", "compile_time",
-     grab(r"^the same with `full`: \+?(-?[\d.]+) ms median", 1), (lambda x: f"+{x:.1f} ms/tool", None, None),
+     grab(r"^the same with `full`: \+?(-?[\d.]+) ms median", 1), (per_tool, None, None),
      "", "", None),
     ("50", "clean debug binary, 100 tools, default features", "python3 benches/compile_time.py 100 3", "compile_time",
-     grab(r"^\| tw \| ([\d.]+) s(?:.*\n)*?^\| rmcp \| ([\d.]+) s", 1, 2), (lambda x: f"{x:.2f} s",) * 2 + (times,),
+     compile_against_rmcp("tw", 1), (secs, secs, times),
      "rmcp", "<= 0.8x", lambda r: r <= 0.8),
     ("50", "the same with `full`", "python3 benches/compile_time.py 100 3", "compile_time",
-     grab(r"^\| twfull \| ([\d.]+) s(?:.*\n)*?^\| rmcp \| ([\d.]+) s", 1, 2), (lambda x: f"{x:.2f} s",) * 2 + (times,),
+     compile_against_rmcp("twfull", 1), (secs, secs, times),
      "rmcp", "", None),
     ("8, 37", "the same for rmcp `#[tool_router]`, per tool over the floor (no fixed cost taken out)", "python3 benches/compile_time.py 100 3", "compile_time",
-     grab(r"^rmcp per tool over the floor \(clean[^:]*\): \+?(-?[\d.]+) ms median", 1), (lambda x: f"+{x:.1f} ms/tool", None, None),
+     grab(r"^rmcp per tool over the floor \(clean[^:]*\): \+?(-?[\d.]+) ms median", 1), (per_tool, None, None),
      "", "", None),
     ("8, 37, 50", "incremental debug binary after a one-line edit, 100 tools, default features", "python3 benches/compile_time.py 100 3", "compile_time",
-     grab(r"^\| tw \| [\d.]+ s \([^)]*\) \| ([\d.]+) s(?:.*\n)*?^\| rmcp \| [\d.]+ s \([^)]*\) \| ([\d.]+) s", 1, 2), (lambda x: f"{x:.2f} s",) * 2 + (times,),
+     compile_against_rmcp("tw", 2), (secs, secs, times),
      "rmcp", "<= 1x", lambda r: r <= 1.0),
     ("50", "the same with `full`", "python3 benches/compile_time.py 100 3", "compile_time",
-     grab(r"^\| twfull \| [\d.]+ s \([^)]*\) \| ([\d.]+) s(?:.*\n)*?^\| rmcp \| [\d.]+ s \([^)]*\) \| ([\d.]+) s", 1, 2), (lambda x: f"{x:.2f} s",) * 2 + (times,),
+     compile_against_rmcp("twfull", 2), (secs, secs, times),
      "rmcp", "", None),
     ("50", "packages a `#[tool]` crate links, default features", "bash benches/deps.sh", "deps",
      grab(r"^toolwright \(default: lean\)\s+(\d+)(?:.*\n)*?^rmcp server\+macros \(scratch\)\s+(\d+)", 1, 2),
