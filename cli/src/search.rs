@@ -65,7 +65,9 @@ pub fn run(args: SearchArgs) -> Result<String, String> {
         .tools()
         .iter()
         .map(|tool| {
-            SearchDocument::new(tool.spec().name.to_string(), tool.spec().description.to_string(), tool.input_schema())
+            let spec = tool.spec();
+            SearchDocument::new(spec.name.to_string(), spec.description.to_string(), tool.input_schema())
+                .with_title(spec.title.as_deref().unwrap_or_default())
         })
         .collect();
     for doc in &documents {
@@ -159,11 +161,13 @@ fn tool_list(spec: &str) -> Result<Vec<SearchDocument>, String> {
                 Value::String(d) => d,
                 _ => return Err(format!("--tools {}: tool `{name}`: `description` is not a string", path.display())),
             };
+            let title = tool["title"].as_str().or_else(|| tool["annotations"]["title"].as_str()).unwrap_or_default();
             Ok(SearchDocument::new(
                 format!("mcp__{server}__{name}"),
                 description.to_owned(),
                 tool.get("inputSchema").cloned().unwrap_or_else(|| json!({})),
-            ))
+            )
+            .with_title(title))
         })
         .collect()
 }

@@ -462,7 +462,8 @@ fn search_ranks_the_tools_of_saved_lists_and_says_why() {
     let dir = tempfile::tempdir().unwrap();
     let tracker = serde_json::json!({"tools": [
         {"name": "create_ticket", "description": "Open a new ticket in a project. Needs a title.", "inputSchema": {"type": "object", "properties": {"title": {"type": "string"}}}},
-        {"name": "list_tickets", "description": "List the tickets of a project", "inputSchema": {"type": "object"}}
+        {"name": "list_tickets", "description": "List the tickets of a project", "inputSchema": {"type": "object"}},
+        {"name": "tk_x9", "title": "Archive Ticket", "description": "Moves it away.", "inputSchema": {"type": "object"}}
     ]});
     std::fs::write(dir.path().join("tracker.json"), tracker.to_string()).unwrap();
     // The whole JSON-RPC response, under a server name of our choosing.
@@ -492,6 +493,16 @@ fn search_ranks_the_tools_of_saved_lists_and_says_why() {
     assert_eq!(first["name"], "mcp__tracker__list_tickets");
     assert_eq!(first["server"], "tracker");
     assert_eq!(first["score"], "exact name");
+
+    // A tool's `title` is searched as its words are.
+    let out = toolwright(
+        &["search", "archive the ticket", "--tools", "tracker.json", "--explain", "--limit", "1", "--no-mcp"],
+        dir.path(),
+        None,
+    );
+    let stdout = text(&out.stdout);
+    assert!(stdout.starts_with(" 1. mcp__tracker__tk_x9"), "{stdout}");
+    assert!(stdout.contains("`archiv` in title"), "{stdout}");
 
     // Bad input: one line naming what and where.
     std::fs::write(dir.path().join("bad.json"), r#"{"tools": [{"description": "no name"}]}"#).unwrap();

@@ -41,11 +41,14 @@ fn documents() -> Vec<SearchDocument> {
         let text = std::fs::read_to_string(&file).expect("a tool list");
         let list: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
         for tool in list["tools"].as_array().expect("tools") {
-            docs.push(SearchDocument::new(
-                format!("mcp__{server}__{}", tool["name"].as_str().expect("a name")),
-                tool["description"].as_str().unwrap_or_default().to_owned(),
-                tool["inputSchema"].clone(),
-            ));
+            docs.push(
+                SearchDocument::new(
+                    format!("mcp__{server}__{}", tool["name"].as_str().expect("a name")),
+                    tool["description"].as_str().unwrap_or_default().to_owned(),
+                    tool["inputSchema"].clone(),
+                )
+                .with_title(tool["title"].as_str().unwrap_or_default()),
+            );
         }
     }
     docs

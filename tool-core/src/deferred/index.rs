@@ -1,5 +1,6 @@
-//! Ranking deferred tools for a query: BM25 over four weighted fields (the name,
-//! parameter names, the description, parameter descriptions), with light stemming
+//! Ranking deferred tools for a query: BM25 over weighted fields (the name, its
+//! title, parameter names, the description, a team's keywords, parameter
+//! descriptions), with light stemming
 //! and a small table of the verbs tools are named with, so "open a new bug report"
 //! finds `create_issue`. An exact tool name always ranks first. Hand-written rather
 //! than a crate: the available BM25 crates score one flat text per document, and
@@ -17,6 +18,8 @@ const B: f64 = 0.75;
 const NAME_WEIGHT: f64 = 3.0;
 const PARAM_NAME_WEIGHT: f64 = 1.2;
 const DESCRIPTION_WEIGHT: f64 = 1.0;
+/// A title names what the tool does in a few words, as its name does.
+const TITLE_WEIGHT: f64 = 1.5;
 const PARAM_DESCRIPTION_WEIGHT: f64 = 0.4;
 /// A tool whose name starts with the query's first word (or a synonym of it).
 const VERB_BOOST: f64 = 1.12;
@@ -33,6 +36,9 @@ const KEYWORDS_WEIGHT: f64 = 0.7;
 pub struct SearchDocument {
     /// The tool's name.
     pub name: String,
+    /// Its title for people (an MCP tool's `title`, `Create Calendar Event`);
+    /// empty when it has none.
+    pub title: String,
     /// Its description.
     pub description: String,
     /// Its input schema (parameter names and descriptions are read from it).
@@ -53,7 +59,20 @@ impl SearchDocument {
     /// assert_eq!(index.search("report a bug", 1)[0].name, "mcp__github__create_issue");
     /// ```
     pub fn new(name: impl Into<String>, description: impl Into<String>, input_schema: Value) -> SearchDocument {
-        SearchDocument { name: name.into(), description: description.into(), input_schema, keywords: String::new() }
+        SearchDocument {
+            name: name.into(),
+            title: String::new(),
+            description: description.into(),
+            input_schema,
+            keywords: String::new(),
+        }
+    }
+
+    /// With a title for people (an MCP tool's `title`), weighted between the
+    /// name and the description.
+    pub fn with_title(mut self, title: impl Into<String>) -> SearchDocument {
+        self.title = title.into();
+        self
     }
 
     /// With more search text, weighted below the description.
@@ -107,7 +126,7 @@ struct Indexed {
     /// The server as named (`google_maps`).
     server_name: Option<String>,
     /// The text a regular expression is matched against, field by field.
-    texts: [String; 4],
+    texts: [String; 6],
     /// The words of the whole name, server included (what `+word` must be among).
     name_words: Vec<String>,
     required: Vec<String>,
@@ -152,6 +171,7 @@ impl SearchIndex {
             let fields = [
                 (doc.name.as_str(), NAME_WEIGHT),
                 (param_names.as_str(), PARAM_NAME_WEIGHT),
+                (doc.title.as_str(), TITLE_WEIGHT),
                 (doc.description.as_str(), DESCRIPTION_WEIGHT),
                 (doc.keywords.as_str(), KEYWORDS_WEIGHT),
                 (param_descriptions.as_str(), PARAM_DESCRIPTION_WEIGHT),
@@ -188,7 +208,7 @@ impl SearchIndex {
                 server: server_words,
                 server_name,
                 summary: first_sentence(&doc.description),
-                texts: [doc.name.clone(), param_names, doc.description, param_descriptions],
+                texts: [doc.name.clone(), doc.title, param_names, doc.description, doc.keywords, param_descriptions],
                 name: doc.name,
                 lower,
                 short,
@@ -413,7 +433,7 @@ impl SearchIndex {
         }
         found.sort();
         found.truncate(limit);
-        Ok(found.into_iter().map(|(field, i)| self.matched(i, (4 - field) as f64)).collect())
+        Ok(found.into_iter().map(|(field, i)| self.matched(i, (FIELDS.len() - field) as f64)).collect())
     }
 
     fn matched(&self, i: usize, score: f64) -> SearchMatch {
@@ -509,7 +529,8 @@ struct Scored {
 }
 
 /// The fields a term is looked for in, as [`TermMatch::fields`] names them.
-const FIELDS: [&str; 4] = ["name", "parameter names", "description", "parameter descriptions"];
+const FIELDS: [&str; 6] =
+    ["name", "title", "parameter names", "description", "search keywords", "parameter descriptions"];
 
 /// Why a tool ranked where it did for a query ([`SearchIndex::explain`]).
 #[derive(Debug, Clone, PartialEq)]

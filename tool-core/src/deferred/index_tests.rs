@@ -194,3 +194,14 @@ fn the_closest_servers_come_from_tools_then_summaries() {
     let closest = index.closest_servers("server:calendar send a message about the meeting", summary, 5);
     assert_eq!(closest, ["slack", "calendar", "zeta"]);
 }
+
+#[test]
+fn a_title_is_searched() {
+    let titled = SearchIndex::new([
+        doc("mcp__cal__insert", "Insert into the primary store.", json!({})).with_title("Create Calendar Event"),
+        doc("mcp__cal__put", "Put an object into the store.", json!({})),
+    ]);
+    assert_eq!(titled.search("add a calendar event", 1)[0].name, "mcp__cal__insert");
+    let why = titled.explain("add a calendar event", "mcp__cal__insert").unwrap();
+    assert!(why.to_string().contains("`calendar` in title"), "{why}");
+}

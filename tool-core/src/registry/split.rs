@@ -164,8 +164,10 @@ impl Split {
     /// The deferred tools as the search index reads them.
     pub(crate) fn documents(&self) -> impl Iterator<Item = SearchDocument> + '_ {
         self.deferred.iter().map(|m| {
-            let name = m.entry.spec().name.as_ref();
+            let spec = m.entry.spec();
+            let name = spec.name.as_ref();
             SearchDocument::new(name, m.description(), m.entry.input_schema().clone())
+                .with_title(spec.title.as_deref().unwrap_or_default())
                 .with_keywords(self.hints.keywords(name))
         })
     }
