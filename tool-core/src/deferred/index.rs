@@ -1,6 +1,6 @@
 //! Ranking deferred tools for a query: BM25 over weighted fields (the name, its
-//! title, parameter names, the description, a team's keywords, parameter
-//! descriptions), with light stemming
+//! title, parameter names, the description's first sentence and the rest, a
+//! team's keywords, parameter descriptions), with light stemming
 //! and a small table of the verbs tools are named with, so "open a new bug report"
 //! finds `create_issue`. An exact tool name always ranks first. Hand-written rather
 //! than a crate: the available BM25 crates score one flat text per document, and
@@ -18,6 +18,9 @@ const B: f64 = 0.75;
 const NAME_WEIGHT: f64 = 3.0;
 const PARAM_NAME_WEIGHT: f64 = 1.2;
 const DESCRIPTION_WEIGHT: f64 = 1.0;
+/// The description after its first sentence: how to use the tool, often naming
+/// others.
+const DESCRIPTION_REST_WEIGHT: f64 = 0.6;
 /// A title names what the tool does in a few words, as its name does.
 const TITLE_WEIGHT: f64 = 1.5;
 const PARAM_DESCRIPTION_WEIGHT: f64 = 0.4;
@@ -168,11 +171,13 @@ impl SearchIndex {
         let mut document_frequency: HashMap<String, usize> = HashMap::new();
         for doc in documents {
             let (param_names, param_descriptions) = parameters(&doc.input_schema);
+            let (summary, rest) = split_first_sentence(&doc.description);
             let fields = [
                 (doc.name.as_str(), NAME_WEIGHT),
                 (param_names.as_str(), PARAM_NAME_WEIGHT),
                 (doc.title.as_str(), TITLE_WEIGHT),
-                (doc.description.as_str(), DESCRIPTION_WEIGHT),
+                (summary, DESCRIPTION_WEIGHT),
+                (rest, DESCRIPTION_REST_WEIGHT),
                 (doc.keywords.as_str(), KEYWORDS_WEIGHT),
                 (param_descriptions.as_str(), PARAM_DESCRIPTION_WEIGHT),
             ];
@@ -614,14 +619,25 @@ impl std::fmt::Display for Explanation {
     }
 }
 
-/// Up to the first sentence end, at most 160 characters.
+/// The description's first sentence (what the tool is for) and the rest: up to
+/// the first full stop before white space, or a blank line.
+fn split_first_sentence(text: &str) -> (&str, &str) {
+    let text = text.trim_start();
+    let bytes = text.as_bytes();
+    let end = (0..bytes.len()).find_map(|i| match bytes[i] {
+        b'.' if bytes.get(i + 1).is_none_or(u8::is_ascii_whitespace) => Some(i + 1),
+        b'\n' if text[i + 1..].trim_start_matches([' ', '\t', '\r']).starts_with('\n') => Some(i),
+        _ => None,
+    });
+    text.split_at(end.unwrap_or(text.len()))
+}
+
+/// The description's first sentence on one line, at most 160 characters.
 fn first_sentence(text: &str) -> String {
-    let line = text.lines().find(|l| !l.trim().is_empty()).unwrap_or_default().trim();
-    let end = line.find(". ").map_or(line.len(), |i| i + 1);
-    let sentence = &line[..end];
+    let sentence = split_first_sentence(text).0.split_whitespace().collect::<Vec<_>>().join(" ");
     match sentence.char_indices().nth(160) {
         Some((cut, _)) => format!("{}...", &sentence[..cut]),
-        None => sentence.to_owned(),
+        None => sentence,
     }
 }
 

@@ -205,3 +205,24 @@ fn a_title_is_searched() {
     let why = titled.explain("add a calendar event", "mcp__cal__insert").unwrap();
     assert!(why.to_string().contains("`calendar` in title"), "{why}");
 }
+
+#[test]
+fn a_descriptions_first_sentence_counts_most() {
+    // The first sentence says what the tool is for; the rest often names others.
+    let index = SearchIndex::new([
+        doc(
+            "mcp__fs__remove",
+            "Delete a file. Takes a path, which must be absolute, and fails when the path names a folder.",
+            json!({}),
+        ),
+        doc("mcp__fs__stat", "Show a file's size. Never to delete a file.", json!({})),
+    ]);
+    assert_eq!(index.search("delete a file", 1)[0].name, "mcp__fs__remove");
+    assert_eq!(
+        split_first_sentence("\n   Stop a search.\n  Stops the process. More."),
+        ("Stop a search.", "\n  Stops the process. More.")
+    );
+    assert_eq!(split_first_sentence("Line one\n\nPara two. x"), ("Line one", "\n\nPara two. x"));
+    assert_eq!(split_first_sentence("v1.2 of e.g. it"), ("v1.2 of e.g.", " it"));
+    assert_eq!(first_sentence("Read a\n   file. Then more."), "Read a file.");
+}
