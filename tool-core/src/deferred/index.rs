@@ -6,7 +6,7 @@
 //! than a crate: the available BM25 crates score one flat text per document, and
 //! field weights and name matches are most of the quality here.
 
-use super::lexicon::{STOP_WORDS, synonyms, words};
+use super::lexicon::{QUESTION_WORDS, READ_VERBS, STOP_WORDS, WRITE_VERBS, stem, synonyms, words};
 use serde_json::Value;
 use std::collections::HashMap;
 
@@ -28,6 +28,10 @@ const PARAM_DESCRIPTION_WEIGHT: f64 = 0.4;
 const VERB_BOOST: f64 = 1.12;
 /// A tool on the server the query names (`notion`, `hubspot`).
 const SERVER_BOOST: f64 = 1.5;
+/// A tool that only reads, for a question.
+const QUESTION_BOOST: f64 = 1.5;
+/// A tool that lists, for a question about things in the plural.
+const LIST_BOOST: f64 = 1.3;
 /// A term found only through a synonym counts this much of the word itself.
 const SYNONYM_WEIGHT: f64 = 0.4;
 /// Search text a team adds for a tool (keywords, example requests): below its own
@@ -130,6 +134,11 @@ struct Indexed {
     server_name: Option<String>,
     /// The text a regular expression is matched against, field by field.
     texts: [String; 6],
+    /// Its own name says it only reads (`list_channels`): a verb of reading and
+    /// none of writing.
+    reads: bool,
+    /// Its own name says it lists (`list_channels`, `r2_list_buckets`).
+    lists: bool,
     /// The words of the whole name, server included (what `+word` must be among).
     name_words: Vec<String>,
     required: Vec<String>,
@@ -206,7 +215,13 @@ impl SearchIndex {
                 .and_then(Value::as_array)
                 .map(|r| r.iter().filter_map(Value::as_str).map(str::to_owned).collect())
                 .unwrap_or_default();
+            let own: Vec<String> = words(&short).collect();
+            let is = |verbs: &[&str]| own.iter().any(|w| verbs.iter().any(|v| stem(v) == *w));
+            let reads = is(READ_VERBS) && !is(WRITE_VERBS);
+            let lists = reads && is(&["list"]);
             docs.push(Indexed {
+                reads,
+                lists,
                 name_words: words(&lower).collect(),
                 required,
                 verb,
@@ -343,6 +358,8 @@ impl SearchIndex {
             coverage_factor: scored.coverage_factor,
             verb_boost: scored.verb,
             server_named: scored.server,
+            reads_for_question: scored.reads,
+            lists_for_question: scored.lists,
         })
     }
 
@@ -416,9 +433,16 @@ impl SearchIndex {
         let verb = asked.groups.first().is_some_and(|group| group.contains(&doc.verb));
         // "in notion", "on hubspot": the product the query names.
         let server = asked.groups.iter().any(|group| doc.server.contains(&group[0]));
-        let boost = if verb { VERB_BOOST } else { 1.0 } * if server { SERVER_BOOST } else { 1.0 };
+        // A question asks to learn something: a tool that only reads answers it,
+        // and one that lists answers `which pods`, `what databases`.
+        let reads = asked.question && doc.reads;
+        let lists = asked.plural && doc.lists;
+        let boost = if verb { VERB_BOOST } else { 1.0 }
+            * if server { SERVER_BOOST } else { 1.0 }
+            * if reads { QUESTION_BOOST } else { 1.0 }
+            * if lists { LIST_BOOST } else { 1.0 };
         let total = if sum > 0.0 { sum * coverage_factor * boost } else { 0.0 };
-        Scored { best, total, coverage_factor, verb, server }
+        Scored { best, total, coverage_factor, verb, server, reads, lists }
     }
 
     /// The first `limit` tools whose name, parameters or description `pattern`
@@ -463,6 +487,10 @@ struct Query {
     servers: Vec<String>,
     /// `+word`: words each tool's name (server included) must have, as indexed.
     required: Vec<Vec<String>>,
+    /// The query is a question (`which pods are running`).
+    question: bool,
+    /// A question about things in the plural (`which pods`, `what databases`).
+    plural: bool,
 }
 
 /// A server's name as compared: lowercase, `-` and `_` alike.
@@ -490,6 +518,15 @@ impl Query {
             }
         }
         let query = rest.as_str();
+        let is_plural = |w: &str| {
+            let w = w.to_ascii_lowercase();
+            w.len() > 3 && w.ends_with('s') && !w.ends_with("ss") && !w.ends_with("us") && !w.ends_with("is")
+        };
+        let question = query.trim_end().ends_with('?')
+            || query
+                .split_whitespace()
+                .next()
+                .is_some_and(|w| QUESTION_WORDS.contains(&w.to_ascii_lowercase().as_str()));
         // A URL in the query asks for a tool that takes one.
         let url = query.contains("://").then(|| "url".to_owned());
         let mut groups: Vec<Vec<String>> = Vec::new();
@@ -506,7 +543,8 @@ impl Query {
             .filter(|w| !w.is_empty())
             .map(str::to_ascii_lowercase)
             .collect();
-        Query { groups, exact, servers, required }
+        let plural = question && query.split_whitespace().skip(1).take(2).any(is_plural);
+        Query { groups, exact, servers, required, question, plural }
     }
 
     /// Whether the query's scope lets `doc` in: its server, and the `+word`s in its
@@ -531,6 +569,8 @@ struct Scored {
     coverage_factor: f64,
     verb: bool,
     server: bool,
+    reads: bool,
+    lists: bool,
 }
 
 /// The fields a term is looked for in, as [`TermMatch::fields`] names them.
@@ -558,6 +598,10 @@ pub struct Explanation {
     pub verb_boost: bool,
     /// The query names the tool's server.
     pub server_named: bool,
+    /// The query is a question and the tool only reads.
+    pub reads_for_question: bool,
+    /// The question asks about things in the plural and the tool lists.
+    pub lists_for_question: bool,
 }
 
 /// One word of a query and what it matched in one tool.
@@ -614,6 +658,12 @@ impl std::fmt::Display for Explanation {
         }
         if self.server_named {
             write!(f, ", x{SERVER_BOOST} as the query names its server")?;
+        }
+        if self.reads_for_question {
+            write!(f, ", x{QUESTION_BOOST} as the query is a question and the tool only reads")?;
+        }
+        if self.lists_for_question {
+            write!(f, ", x{LIST_BOOST} as it lists what the question asks about")?;
         }
         Ok(())
     }

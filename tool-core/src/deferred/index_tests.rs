@@ -226,3 +226,27 @@ fn a_descriptions_first_sentence_counts_most() {
     assert_eq!(split_first_sentence("v1.2 of e.g. it"), ("v1.2 of e.g.", " it"));
     assert_eq!(first_sentence("Read a\n   file. Then more."), "Read a file.");
 }
+
+#[test]
+fn a_question_is_answered_by_a_tool_that_reads() {
+    let index = SearchIndex::new([
+        doc("mcp__k8s__exec_in_pod", "Execute in a pod.", json!({})),
+        doc("mcp__k8s__list_pods", "List the pods of a namespace with their states and ages.", json!({})),
+        doc("mcp__cf__worker_get", "Get a worker's script.", json!({})),
+        doc("mcp__cf__worker_list", "List workers.", json!({})),
+    ]);
+    let question = "which pods are there";
+    assert_eq!(index.search(question, 1)[0].name, "mcp__k8s__list_pods");
+    let why = index.explain(question, "mcp__k8s__list_pods").unwrap();
+    assert!(why.reads_for_question && why.lists_for_question, "{why}");
+    assert!(why.to_string().contains("the query is a question and the tool only reads"), "{why}");
+    let write = index.explain(question, "mcp__k8s__exec_in_pod").unwrap();
+    assert!(!write.reads_for_question, "{write}");
+    assert!(write.score > why.score / (QUESTION_BOOST * LIST_BOOST), "the words alone favour running: {write}");
+    // The same words as an order run the command.
+    assert_eq!(index.search("execute a command in the pod", 1)[0].name, "mcp__k8s__exec_in_pod");
+    // A question about things in the plural lists them.
+    assert_eq!(index.search("which workers do I have", 1)[0].name, "mcp__cf__worker_list");
+    assert!(index.explain("which workers do I have", "mcp__cf__worker_list").unwrap().lists_for_question);
+    assert_eq!(index.search("what is in the worker's script?", 1)[0].name, "mcp__cf__worker_get");
+}

@@ -93,7 +93,30 @@ pub(super) const STOP_WORDS: &[&str] = &[
     "a", "an", "the", "to", "for", "of", "in", "on", "at", "by", "and", "or", "with", "from", "into", "my", "me", "i",
     "it", "is", "be", "this", "that", "these", "those", "some", "all", "please", "can", "you", "what", "which", "how",
     "do", "doe", "does", "want", "need", "would", "like", "our", "we", "us", "about", "as", "its", "their", "there",
-    "tool", "use", "using",
+    "tool", "use", "using", "are", "was", "were", "been", "have", "has", "had", "did",
+];
+
+/// The first words of a question: it asks to learn something, so a tool that
+/// reads answers it before one that changes something.
+pub(super) const QUESTION_WORDS: &[&str] = &[
+    "which", "what", "who", "whom", "whose", "where", "when", "why", "how", "is", "are", "was", "were", "did", "does",
+    "do", "has", "have", "any",
+];
+
+/// Verbs that name a tool which only reads (`list_channels`, `get_issue`);
+/// compared once [`stem`]med.
+pub(super) const READ_VERBS: &[&str] = &[
+    "list", "get", "search", "find", "query", "read", "fetch", "retrieve", "view", "describe", "show", "count",
+    "check", "inspect", "lookup", "explain", "analyze", "status", "whoami", "browse", "tree", "info", "history", "log",
+];
+
+/// Verbs that name a tool which changes something.
+#[rustfmt::skip]
+pub(super) const WRITE_VERBS: &[&str] = &[
+    "create", "add", "new", "make", "insert", "delete", "remove", "drop", "destroy", "update", "edit", "modify", "set",
+    "patch", "rename", "send", "post", "run", "execute", "exec", "trigger", "move", "copy", "write", "put", "upload",
+    "install", "uninstall", "deploy", "merge", "close", "cancel", "kill", "stop", "start", "rollback", "restore",
+    "push", "publish", "approve", "reject", "clear", "archive", "assign", "upgrade", "apply", "scale", "rerun", "fork",
 ];
 
 /// The verbs and nouns tools are named with, in groups that mean the same thing
