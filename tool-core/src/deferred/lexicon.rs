@@ -82,7 +82,8 @@ pub(super) fn stem(word: &str) -> String {
     if !stripped && base.ends_with('s') && !base.ends_with("ss") && !base.ends_with("us") && !base.ends_with("is") {
         base.pop();
     }
-    if base.len() > 3 && base.ends_with('e') {
+    // Not `note` to `not`, which descriptions say in every other sentence.
+    if base.len() > 3 && base.ends_with('e') && base != "note" {
         base.pop();
     }
     base
@@ -257,6 +258,8 @@ mod tests {
             assert_eq!(stem(word), word);
         }
         assert_ne!(stem("string"), stem("store"));
+        assert_ne!(stem("notes"), stem("not"), "a note is not a negation");
+        assert_eq!(stem("notes"), stem("note"));
     }
 
     #[test]
