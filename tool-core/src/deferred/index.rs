@@ -432,7 +432,10 @@ impl SearchIndex {
         // (`create_issue`, `list_files`).
         let verb = asked.groups.first().is_some_and(|group| group.contains(&doc.verb));
         // "in notion", "on hubspot": the product the query names.
-        let server = asked.groups.iter().any(|group| doc.server.contains(&group[0]));
+        // A `+word` that is the server's name names it too (`+github` means the
+        // github server before a tool that has the word in its own name).
+        let server = asked.groups.iter().any(|group| doc.server.contains(&group[0]))
+            || asked.required.iter().any(|word| word.iter().all(|w| doc.server.contains(w)));
         // A question asks to learn something: a tool that only reads answers it,
         // and one that lists answers `which pods`, `what databases`.
         let reads = asked.question && doc.reads;

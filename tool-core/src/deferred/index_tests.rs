@@ -250,3 +250,15 @@ fn a_question_is_answered_by_a_tool_that_reads() {
     assert!(index.explain("which workers do I have", "mcp__cf__worker_list").unwrap().lists_for_question);
     assert_eq!(index.search("what is in the worker's script?", 1)[0].name, "mcp__cf__worker_get");
 }
+
+#[test]
+fn a_plus_word_that_names_a_server_prefers_that_servers_tools() {
+    let index = SearchIndex::new([
+        doc("mcp__crawler__search_github", "Search GitHub for papers' code and pull request notes.", json!({})),
+        doc("mcp__github__create_pull_request_review", "Review a pull request.", json!({})),
+    ]);
+    let top = index.search("+github approve the pull request", 2);
+    assert_eq!(top.len(), 2, "both have the word in their names: {top:?}");
+    assert_eq!(top[0].name, "mcp__github__create_pull_request_review", "{top:?}");
+    assert!(index.explain("+github approve the pull request", &top[0].name).unwrap().server_named);
+}
