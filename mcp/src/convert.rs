@@ -109,7 +109,48 @@ pub(crate) fn normalize_schema(schema: &Map<String, Value>) -> Value {
         map.insert("$defs".into(), defs);
     }
     rewrite_refs(&mut value);
+    let root = value.clone();
+    inline_pointer_refs(&mut value, &root, 0);
     value
+}
+
+/// How deep references are followed into references when inlined.
+const INLINE_DEPTH: usize = 8;
+
+/// Inlines a `$ref` to any other place in the schema (`#/properties/a`, as
+/// zod-to-json-schema writes for a repeated field): the providers' dialects take
+/// references into `$defs` only. Sibling keywords stay over the target's. A
+/// reference that is not found, or leads on past [`INLINE_DEPTH`] (a cycle), is
+/// left for the schema check to name.
+fn inline_pointer_refs(value: &mut Value, root: &Value, depth: usize) {
+    match value {
+        Value::Object(map) => {
+            let pointer = match map.get("$ref") {
+                Some(Value::String(target)) if target.starts_with("#/") && !target.starts_with("#/$defs/") => {
+                    Some(target[1..].to_owned())
+                }
+                _ => None,
+            };
+            if let Some(pointer) = pointer
+                && depth < INLINE_DEPTH
+                && let Some(Value::Object(target)) = root.pointer(&pointer)
+            {
+                let mut inlined = target.clone();
+                map.remove("$ref");
+                inlined.extend(std::mem::take(map));
+                *map = inlined;
+                let mut inner = Value::Object(std::mem::take(map));
+                inline_pointer_refs(&mut inner, root, depth + 1);
+                if let Value::Object(done) = inner {
+                    *map = done;
+                }
+                return;
+            }
+            map.values_mut().for_each(|v| inline_pointer_refs(v, root, depth));
+        }
+        Value::Array(items) => items.iter_mut().for_each(|v| inline_pointer_refs(v, root, depth)),
+        _ => {}
+    }
 }
 
 fn rewrite_refs(value: &mut Value) {
@@ -216,5 +257,33 @@ mod tests {
         assert_eq!(normalized["properties"]["p"]["$ref"], "#/$defs/Point");
         assert!(normalized["$defs"]["Point"].is_object());
         assert!(normalized.get("definitions").is_none());
+    }
+
+    #[test]
+    fn a_reference_to_another_property_is_inlined() {
+        // As zod-to-json-schema writes a field repeated from another.
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "next": {"type": "boolean", "description": "Whether another step is needed"},
+                "revision": {"$ref": "#/properties/next", "description": "Whether this revises"},
+                "loop": {"$ref": "#/properties/loop"},
+                "lost": {"$ref": "#/properties/nowhere"}
+            }
+        });
+        let normalized = normalize_schema(schema.as_object().unwrap());
+        let revision = &normalized["properties"]["revision"];
+        assert_eq!(revision["type"], "boolean");
+        assert_eq!(revision["description"], "Whether this revises", "the sibling keyword stays");
+        assert!(revision.get("$ref").is_none());
+        // A cycle and a reference to nothing are left for the schema check to name.
+        assert!(normalized["properties"]["loop"]["$ref"].is_string(), "{normalized}");
+        assert_eq!(normalized["properties"]["lost"]["$ref"], "#/properties/nowhere");
+        let lowered = toolwright_core::__internal::lower_input(
+            &toolwright_core::ToolSpec::runtime("t", "d", "test"),
+            &json!({"type": "object", "properties": {"r": revision.clone()}}),
+            toolwright_core::Provider::ANTHROPIC,
+        );
+        assert!(lowered.is_ok(), "{lowered:?}");
     }
 }
