@@ -173,7 +173,9 @@ pub fn run(args: AgentArgs) -> Result<(), String> {
         #[cfg(feature = "mcp")]
         let _mounts = args
             .mcp
-            .mount(&workspace, trusted, &registry, plugins.plugins(), |w| trace.note(&format!("warning: {w}")))
+            .mount(&workspace, trusted, &registry, plugins.plugins(), Some(api.provider()), |w| {
+                trace.note(&format!("warning: {w}"))
+            })
             .await?;
         let schedules = schedules(&workspace, trusted);
         let (mut turn, printer) =

@@ -90,7 +90,7 @@ pub fn run(args: CallArgs) -> Result<bool, String> {
         // The workspace's MCP servers, mounted before the call (it may be theirs).
         #[cfg(feature = "mcp")]
         let warn = |w: &str| say!("toolwright: warning: {w}");
-        let _mounts = args.mcp.mount(&cwd, trusted, executor.registry(), plugins.plugins(), warn).await?;
+        let _mounts = args.mcp.mount(&cwd, trusted, executor.registry(), plugins.plugins(), None, warn).await?;
         let (turn, printer) = traced_turn(&cwd, &trace);
         // One session across calls: what an earlier call read may be edited now (a
         // write still checks that the file has not changed since).

@@ -47,13 +47,16 @@ impl McpArgs {
     }
 
     /// Mounts them into `registry` (each server within its connect timeout), with
-    /// the warnings printed through `warn`.
+    /// the warnings printed through `warn`. A tool whose input schema cannot be
+    /// rendered for `renders_for` is left out; with `None` (a direct `call`, a
+    /// `search`) nothing is rendered for a model and every tool is kept.
     pub async fn mount(
         &self,
         cwd: &Path,
         trusted: bool,
         registry: &Arc<toolwright::Registry>,
         plugins: &[toolwright::subagents::plugins::Plugin],
+        renders_for: Option<toolwright::Provider>,
         warn: impl Fn(&str),
     ) -> Result<Option<McpMounts>, String> {
         let mut config = self.config(cwd, trusted, &warn)?;
@@ -76,7 +79,10 @@ impl McpArgs {
             }
         }
         let Some(config) = config else { return Ok(None) };
-        let mounts = McpMounts::mount(Arc::clone(registry), &config, MountOptions::default()).await;
+        // A tool is left out only when its schema cannot go to the provider this
+        // run talks to: an Anthropic agent keeps the tools Gemini could not take.
+        let options = MountOptions::default().providers(renders_for);
+        let mounts = McpMounts::mount(Arc::clone(registry), &config, options).await;
         for warning in mounts.warnings() {
             warn(&warning);
         }

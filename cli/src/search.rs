@@ -57,7 +57,7 @@ pub fn run(args: SearchArgs) -> Result<String, String> {
         let cwd = super::turn::workspace_dir(args.cwd.as_deref())?;
         let trusted = args.trust.load(&cwd)?.trust().is_trusted();
         let warn = |w: &str| say!("toolwright: warning: {w}");
-        super::turn::block_on(args.mcp.mount(&cwd, trusted, &registry, &[], warn))??
+        super::turn::block_on(args.mcp.mount(&cwd, trusted, &registry, &[], None, warn))??
     };
     #[cfg(not(feature = "mcp"))]
     let _ = (&args.cwd, &args.trust);
