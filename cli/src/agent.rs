@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use toolwright::agent::Model as _;
 use toolwright::agent::{Agent, HttpModel, Stop};
+use toolwright::deferred::{ENABLE_TOOL_SEARCH, ToolSearchSetting, ToolSession};
 use toolwright::orchestrate::Orchestrator;
 use toolwright::provider::Api;
 
@@ -98,6 +99,13 @@ pub struct AgentArgs {
     /// With --web-search: no results from this domain (repeatable; Anthropic).
     #[arg(long = "web-search-blocked-domain", value_name = "DOMAIN", requires = "web_search")]
     web_search_blocked: Vec<String>,
+    /// Whether MCP and other runtime tools wait behind `tool_search` (its
+    /// description a catalogue of them) instead of going with every request:
+    /// true, false, auto (when their definitions would take more than 10% of a
+    /// 200,000-token context window) or auto:N. Default: Claude Code's
+    /// `ENABLE_TOOL_SEARCH`, else auto.
+    #[arg(long, value_name = "MODE")]
+    tool_search: Option<ToolSearchSetting>,
     /// After the task, keep the session for scheduled prompts (CronCreate) due within
     /// this many seconds, firing each between turns; 0 ends with the task.
     #[arg(long, value_name = "SECONDS", default_value_t = 600)]
@@ -143,6 +151,10 @@ pub fn run(args: AgentArgs) -> Result<(), String> {
     let denied = super::lsp::denied_env(&settings, &workspace);
     let lsp = super::lsp::load(&workspace, trusted, &plugins, &denied, |w| trace.note(&format!("warning: {w}")));
     let registry = Arc::new(crate::registry()?);
+    let tool_search = tool_search(args.tool_search)?;
+    if let Some(session) = &tool_search {
+        session.install(&registry).map_err(|e| e.to_string())?;
+    }
     let approver = super::trace::PromptApprover { answer: args.answer.given(), trace: Arc::clone(&trace) };
     let hooks = settings.hooks().clone();
     let fetch_denied = settings.policy().fetch_denied_domains();
@@ -152,7 +164,14 @@ pub fn run(args: AgentArgs) -> Result<(), String> {
         json!({"provider": api.name(), "model": model.name(), "url": model.url(), "workspace": workspace}),
     );
     let policy = toolwright::agent::RetryPolicy::default().max_retries(args.retries);
-    let runtime = Runtime { orchestrator: &orchestrator, hooks, policy, trace: &trace, plugins: &plugins };
+    let runtime = Runtime {
+        orchestrator: &orchestrator,
+        hooks,
+        policy,
+        trace: &trace,
+        plugins: &plugins,
+        tool_search: &tool_search,
+    };
     let subagents = subagents(&args, &workspace, &model, runtime)?;
     subagents.install(&registry).map_err(|e| e.to_string())?;
     let skills = skills(&args, &workspace, &orchestrator, &trace, &plugins);
@@ -179,7 +198,7 @@ pub fn run(args: AgentArgs) -> Result<(), String> {
             .await?;
         let schedules = schedules(&workspace, trusted);
         let (mut turn, printer) =
-            traced_turn_with_transcript(&workspace, &trace, &subagents, &skills, &schedules, &lsp);
+            traced_turn_with_transcript(&workspace, &trace, &subagents, &skills, &schedules, &lsp, &tool_search);
         // A stop signal stops the background agents too (the foreground ones stop
         // with the turn).
         let stopper = tokio::spawn({
@@ -251,7 +270,7 @@ fn subagents(
     model: &HttpModel,
     runtime: Runtime<'_>,
 ) -> Result<toolwright::subagents::Subagents, String> {
-    let Runtime { orchestrator, hooks, policy, trace, plugins } = runtime;
+    let Runtime { orchestrator, hooks, policy, trace, plugins, tool_search } = runtime;
     use toolwright::subagents::{Catalog, ChildRequest, Limits, LoadOptions, Subagents, resolve_model_alias};
     let (given, mut problems) = super::agents::given(args.agents.as_deref())?;
     let options = LoadOptions::new().trust(args.trust.trust(workspace)).given(given).plugins(plugins.plugins());
@@ -281,6 +300,18 @@ fn subagents(
         .retry(policy)
         .hooks(hooks)
         .observer(Arc::new(super::children::TracedChildren { trace: Arc::clone(trace) }))
+        .session({
+            // Each child searches and loads for itself, as the parent's session
+            // defers.
+            let deferral = tool_search.as_ref().map(ToolSession::deferral);
+            move || {
+                let mut session = toolwright::builtin::session();
+                if let Some(deferral) = &deferral {
+                    session.insert(ToolSession::new(deferral.clone()));
+                }
+                session
+            }
+        })
         .build())
 }
 
@@ -291,6 +322,22 @@ struct Runtime<'a> {
     policy: toolwright::agent::RetryPolicy,
     trace: &'a Arc<Trace>,
     plugins: &'a toolwright::subagents::plugins::Plugins,
+    tool_search: &'a Option<ToolSession>,
+}
+
+/// The context window `--tool-search auto` measures against: Claude's.
+const CONTEXT_WINDOW: usize = 200_000;
+
+/// The session's deferred tools, as `--tool-search` or else `ENABLE_TOOL_SEARCH`
+/// says (default auto); `None` when everything is sent.
+fn tool_search(flag: Option<ToolSearchSetting>) -> Result<Option<ToolSession>, String> {
+    let setting = match flag {
+        Some(setting) => setting,
+        None => ToolSearchSetting::from_env()
+            .map_err(|e| format!("{ENABLE_TOOL_SEARCH}: {e}"))?
+            .unwrap_or(ToolSearchSetting::Auto { percent: 10 }),
+    };
+    Ok(setting.deferral(CONTEXT_WINDOW).map(ToolSession::new))
 }
 
 /// The skills runtime of a live run: the workspace's skills trusted as its settings

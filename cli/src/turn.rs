@@ -117,7 +117,8 @@ pub fn traced_turn(workspace: &std::path::Path, trace: &Arc<Trace>) -> (TurnCont
 /// A traced turn whose session keeps a transcript under
 /// `~/.toolwright/transcripts/<session id>.jsonl` (hooks get its path as
 /// `transcript_path`; children keep theirs under `<session id>/subagents/`), with the
-/// subagent runtime in it, for the live agent.
+/// subagent runtime in it and the deferred tools' session when there is one, for
+/// the live agent.
 pub fn traced_turn_with_transcript(
     workspace: &std::path::Path,
     trace: &Arc<Trace>,
@@ -125,8 +126,12 @@ pub fn traced_turn_with_transcript(
     skills: &toolwright::skills::Skills,
     schedules: &toolwright::builtin::schedules::Schedules,
     lsp: &toolwright::builtin::lsp::LspServers,
+    tool_search: &Option<toolwright::deferred::ToolSession>,
 ) -> (TurnContext, tokio::task::JoinHandle<()>) {
     let mut session = skills.extensions(subagents.extensions(toolwright::builtin::session()));
+    if let Some(tools) = tool_search {
+        session.insert(tools.clone());
+    }
     session.insert(schedules.clone());
     if !lsp.is_empty() {
         session.insert(lsp.clone());

@@ -1,7 +1,10 @@
 //! MCP servers under the agent, end to end: the real binary's `agent` command against
 //! a scripted Anthropic server on 127.0.0.1, with MCP servers mounted from `.mcp.json`
-//! that serve the tool lists of real servers
-//! (`tool-core/tests/data/tool_search/servers/`): which tools the model is offered.
+//! that serve the tool lists of 37 real servers
+//! (`tool-core/tests/data/tool_search/servers/`): which tools the model is offered,
+//! what it receives in its first request when they are deferred (the catalogue in
+//! `tool_search`'s description, its size, the same bytes across runs and re-mounts), a
+//! search that loads a tool and a call of it, and Claude Code's `ENABLE_TOOL_SEARCH`.
 
 #[path = "../../tests/common/mod.rs"]
 mod common;
@@ -17,6 +20,16 @@ fn lists() -> PathBuf {
 
 fn peer() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/peers/listed_server.py")
+}
+
+/// Every saved server's name, sorted.
+fn all_servers() -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(lists())
+        .unwrap()
+        .map(|e| e.unwrap().path().file_stem().unwrap().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
 }
 
 struct Workspace {
@@ -96,12 +109,110 @@ fn mcp_tools(request: &Logged) -> usize {
 }
 
 #[test]
+fn the_first_request_carries_a_catalogue_that_fits_and_keeps_its_bytes() {
+    let servers = all_servers();
+    assert!(servers.len() >= 30, "{servers:?}");
+    let ws = Workspace::new(&servers);
+    let (out, log) = ws.script(vec![], &[], &[]);
+    assert!(out.status.success(), "{}", show(&out));
+    let first = &log[0];
+    // Hundreds of MCP tools are over 10% of the context window: none is sent, the
+    // search tool is, with the catalogue.
+    assert_eq!(mcp_tools(first), 0, "{:?}", first.tool_names());
+    let search = tool(first, "tool_search").expect("tool_search is offered");
+    let description = search["description"].as_str().unwrap();
+    assert!(description.contains("deferred tools can be loaded, by MCP server:"), "{description}");
+    for server in &servers {
+        assert!(description.contains(&format!("\n- {server} (")), "no line for {server}: {description}");
+    }
+    assert!(description.contains("- github (26 tools): "), "{description}");
+    assert!(description.contains("`+word`") && description.contains("server:NAME"), "{description}");
+    // About 4 bytes a token: within the 1,000-token budget (the search's own text included).
+    assert!(description.len() <= 4 * 1_000, "{} bytes: {description}", description.len());
+
+    // The same servers again, then listed in the other order: the same bytes.
+    let (again, log_again) = ws.script(vec![], &[], &[]);
+    assert!(again.status.success(), "{}", show(&again));
+    assert_eq!(log_again[0].body["tools"], first.body["tools"], "a second run sends the same tools");
+    let reversed: Vec<String> = servers.iter().rev().cloned().collect();
+    ws.mount(&reversed);
+    let (remounted, log_remounted) = ws.script(vec![], &[], &[]);
+    assert!(remounted.status.success(), "{}", show(&remounted));
+    assert_eq!(
+        tool(&log_remounted[0], "tool_search").unwrap()["description"],
+        search["description"],
+        "a re-mount in another order sends the same catalogue"
+    );
+}
+
+#[test]
+fn a_search_loads_a_tool_the_next_request_sends_and_the_model_calls() {
+    let ws = Workspace::new(&["github".to_owned(), "slack".to_owned()]);
+    let calls = vec![
+        ("tool_search", json!({"query": "+github open an issue about the crash"})),
+        ("mcp__github__create_issue", json!({"owner": "o", "repo": "r", "title": "It crashes"})),
+    ];
+    // Claude Code's setting: always on, however few the tools.
+    let (out, log) = ws.script(calls, &[], &[("ENABLE_TOOL_SEARCH", "true")]);
+    assert!(out.status.success(), "{}", show(&out));
+    assert_eq!(log.len(), 3, "{}", show(&out));
+    assert_eq!(mcp_tools(&log[0]), 0, "{:?}", log[0].tool_names());
+    let (_, found, error) = log[1].results().remove(0);
+    assert!(!error && found.contains("mcp__github__create_issue"), "{found}");
+    assert!(!found.contains("mcp__slack__"), "+github keeps slack's tools out: {found}");
+    // Loaded tools follow the ones sent before: the earlier bytes are a prefix.
+    let loaded = tool(&log[1], "mcp__github__create_issue").expect("the search loaded it");
+    assert!(loaded["input_schema"]["properties"]["title"].is_object(), "{loaded}");
+    let before = log[0].body["tools"].as_array().unwrap();
+    assert_eq!(&log[1].body["tools"].as_array().unwrap()[..before.len()], &before[..]);
+    let (_, called, error) = log[2].results().remove(0);
+    assert!(!error, "{called}");
+    assert!(
+        called.contains(r#"called create_issue with {"owner": "o", "repo": "r", "title": "It crashes"}"#),
+        "{called}"
+    );
+}
+
+#[test]
+fn enable_tool_search_and_the_flag_decide_what_is_deferred() {
+    let few = Workspace::new(&["slack".to_owned()]);
+    // auto (the default): eight tools are far under 10% of the window.
+    let (out, log) = few.script(vec![], &[], &[]);
+    assert!(out.status.success(), "{}", show(&out));
+    assert_eq!(mcp_tools(&log[0]), 8, "{:?}", log[0].tool_names());
+    assert!(tool(&log[0], "tool_search").is_none());
+    // auto:0 defers whatever there is; the flag wins over the variable.
+    let (out, log) = few.script(vec![], &["--tool-search", "auto:0"], &[("ENABLE_TOOL_SEARCH", "false")]);
+    assert!(out.status.success(), "{}", show(&out));
+    assert_eq!(mcp_tools(&log[0]), 0, "{:?}", log[0].tool_names());
+    assert!(tool(&log[0], "tool_search").is_some());
+
+    // false: every tool, however many, and no search.
+    let many = Workspace::new(&all_servers());
+    let (out, log) = many.script(vec![], &[], &[("ENABLE_TOOL_SEARCH", "false")]);
+    assert!(out.status.success(), "{}", show(&out));
+    assert!(mcp_tools(&log[0]) > 500, "{}", mcp_tools(&log[0]));
+    assert!(tool(&log[0], "tool_search").is_none());
+
+    // A value it cannot read stops the run before any request, naming it.
+    let (url, log) = serve(|_| Reply::text("Done."));
+    let out = few.run(&url, &[], &[("ENABLE_TOOL_SEARCH", "sometimes")]);
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("ENABLE_TOOL_SEARCH") && stderr.contains("`sometimes`"), "{stderr}");
+    let out = few.run(&url, &["--tool-search", "auto:101"], &[]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("auto:101"), "{}", show(&out));
+    assert!(log.lock().unwrap().is_empty(), "no request was made");
+}
+
+#[test]
 fn an_anthropic_agent_keeps_the_tools_only_other_providers_cannot_take() {
     // google_calendar's create-event has an object without declared properties
     // (Gemini's subset cannot say it); sequential_thinking's schema refers to one
     // property from another (zod's way), which is inlined.
     let ws = Workspace::new(&["google_calendar".to_owned(), "sequential_thinking".to_owned()]);
-    let (out, log) = ws.script(vec![], &[], &[]);
+    let (out, log) = ws.script(vec![], &["--tool-search", "false"], &[]);
     assert!(out.status.success(), "{}", show(&out));
     let names = log[0].tool_names();
     assert!(names.iter().any(|n| n == "mcp__google_calendar__create-event"), "{names:?}");

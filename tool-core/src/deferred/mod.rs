@@ -38,11 +38,13 @@ mod hints;
 mod index;
 mod lexicon;
 pub(crate) mod search_tool;
+mod setting;
 
 pub use crate::Defer;
 pub use hints::{HintsError, SearchHints};
 pub use index::{Explanation, SearchDocument, SearchError, SearchIndex, SearchMatch, TermMatch, WordMatch};
 pub use search_tool::{TOOL_SEARCH, ToolSearch};
+pub use setting::{ENABLE_TOOL_SEARCH, ToolSearchSetting, ToolSearchSettingError};
 
 use crate::registry::Split;
 use std::sync::{Arc, Mutex, MutexGuard};
