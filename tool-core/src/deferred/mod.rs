@@ -34,6 +34,7 @@
 //! assert_eq!(pool.deferred_len(), 0, "nothing to defer in an empty registry");
 //! ```
 
+pub(crate) mod catalogue;
 mod hints;
 mod index;
 mod lexicon;

@@ -113,7 +113,7 @@ impl Split {
             None
         } else {
             eager.iter().find(|entry| is_search(entry)).map(|search| {
-                Described::new(crate::deferred::search_tool::description_for(
+                Described::new(crate::deferred::catalogue::description_for(
                     deferred.iter().map(|m| (m.entry.spec().name.as_ref(), m.description())),
                     &search.spec().description,
                     &hints,
