@@ -8,6 +8,7 @@ struct ServerLine<'a> {
     server: Option<&'a str>,
     /// The tools' own names (`create_issue` of `mcp__github__create_issue`), sorted.
     tools: Vec<&'a str>,
+    /// Their descriptions, sorted.
     descriptions: Vec<&'a str>,
 }
 
@@ -43,6 +44,8 @@ pub(crate) fn description_for<'a>(
     lines.sort_by(|a, b| (a.server.is_none(), a.server).cmp(&(b.server.is_none(), b.server)));
     for line in &mut lines {
         line.tools.sort_unstable();
+        // By the tools' names too: what is drawn from them is the same in any order.
+        line.descriptions.sort_unstable();
     }
     let mut out = format!(
         "{base}\n\nQuery forms: words for the task (`create a github issue`); `server:NAME words` to search one \
@@ -73,7 +76,7 @@ fn head(line: &ServerLine<'_>, hints: &super::SearchHints) -> String {
         Some(server) => {
             let summary = match hints.summary(server) {
                 Some(summary) => summary.trim_end_matches('.').to_owned(),
-                None => drawn_summary(&line.descriptions, server),
+                None => drawn_summary(&line.tools, &line.descriptions, server),
             };
             format!("{server} ({counted}): {summary}.")
         }
@@ -99,6 +102,7 @@ const GENERIC: &[&str] = &[
     "data",
     "default",
     "delete",
+    "detailed",
     "details",
     "each",
     "either",
@@ -106,9 +110,12 @@ const GENERIC: &[&str] = &[
     "field",
     "fields",
     "from",
+    "full",
+    "general",
     "gets",
     "given",
     "have",
+    "ideal",
     "information",
     "into",
     "list",
@@ -127,6 +134,9 @@ const GENERIC: &[&str] = &[
     "over",
     "parameter",
     "parameters",
+    "partially",
+    "perform",
+    "performs",
     "provided",
     "required",
     "result",
@@ -146,6 +156,7 @@ const GENERIC: &[&str] = &[
     "there",
     "these",
     "this",
+    "through",
     "tool",
     "tools",
     "true",
@@ -155,6 +166,7 @@ const GENERIC: &[&str] = &[
     "using",
     "value",
     "values",
+    "various",
     "want",
     "when",
     "where",
@@ -167,36 +179,154 @@ const GENERIC: &[&str] = &[
     "your",
 ];
 
-/// A server's summary drawn from its tools' descriptions: the words most of them
-/// share, most common first.
-fn drawn_summary(descriptions: &[&str], server: &str) -> String {
-    // The server's own name says nothing its line does not.
-    let own = server.to_lowercase();
+/// The most terms a drawn summary names.
+const SUMMARY_TERMS: usize = 6;
+
+/// A server's summary drawn from its tools: the things their names act on, most
+/// tools first (`issue, pull request, file, ...` for GitHub's), then, when the
+/// names say too little, the words most of their descriptions share.
+fn drawn_summary(tools: &[&str], descriptions: &[&str], server: &str) -> String {
+    let mut terms = named_objects(tools, server);
+    if terms.len() < 3 {
+        for word in described_words(descriptions, server) {
+            if terms.len() == SUMMARY_TERMS {
+                break;
+            }
+            if !terms.iter().any(|t| t.split(' ').any(|part| part == word)) {
+                terms.push(word);
+            }
+        }
+    }
+    if terms.is_empty() {
+        "its tools say little of themselves".to_owned()
+    } else {
+        format!("tools about {}", terms.join(", "))
+    }
+}
+
+/// The words of the tools' own names that are not the server's, a verb
+/// (`create_issue`, `kv_list`) or a word that says nothing, in the singular; two
+/// that always come together are one term (`pull request`). At most [`SUMMARY_TERMS`], the most tools first,
+/// then alphabetically (stable bytes).
+fn named_objects(tools: &[&str], server: &str) -> Vec<String> {
+    use super::lexicon::{READ_VERBS, STOP_WORDS, WRITE_VERBS};
+    const NOISE: &[&str] = &["api", "batch", "multiple", "many", "new", "mcp"];
+    let server_words: Vec<String> = name_words(server);
     let mut counts: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();
+    let mut pairs: std::collections::BTreeMap<(String, String), usize> = std::collections::BTreeMap::new();
+    for tool in tools {
+        let kept: Vec<String> = name_words(tool)
+            .into_iter()
+            .filter(|w| !server_words.contains(w))
+            .filter(|w| !READ_VERBS.contains(&w.as_str()) && !WRITE_VERBS.contains(&w.as_str()))
+            .filter(|w| !STOP_WORDS.contains(&w.as_str()) && !NOISE.contains(&w.as_str()))
+            .filter(|w| !w.bytes().all(|b| b.is_ascii_digit()))
+            .map(|w| singular(&w))
+            .collect();
+        let mut seen: Vec<&String> = Vec::new();
+        for word in &kept {
+            if !seen.contains(&word) {
+                seen.push(word);
+                *counts.entry(word.clone()).or_default() += 1;
+            }
+        }
+        let mut seen_pairs: Vec<(&String, &String)> = Vec::new();
+        for pair in kept.windows(2) {
+            if !seen_pairs.contains(&(&pair[0], &pair[1])) {
+                seen_pairs.push((&pair[0], &pair[1]));
+                *pairs.entry((pair[0].clone(), pair[1].clone())).or_default() += 1;
+            }
+        }
+    }
+    // `pull` and `request` in the same nine names: one term.
+    let mut terms: Vec<(String, usize)> = Vec::new();
+    let mut joined: Vec<&String> = Vec::new();
+    for ((a, b), n) in &pairs {
+        if *n >= 2 && counts[a] == *n && counts[b] == *n && !joined.contains(&a) && !joined.contains(&b) {
+            joined.extend([a, b]);
+            terms.push((format!("{a} {b}"), *n));
+        }
+    }
+    terms.extend(counts.iter().filter(|(w, _)| !joined.contains(w)).map(|(w, n)| (w.clone(), *n)));
+    terms.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    terms.into_iter().take(SUMMARY_TERMS).map(|(t, _)| t).collect()
+}
+
+/// A name's words, lowercase and as spelled: split at `_`, `-`, `.`, spaces and
+/// camelCase humps. Not the index's `words`, which stems them and splits `r2` in
+/// two: a summary shows words as their names spell them.
+fn name_words(name: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut current = String::new();
+    let mut previous: Option<char> = None;
+    for c in name.chars() {
+        if !c.is_alphanumeric() {
+            out.extend((!current.is_empty()).then(|| std::mem::take(&mut current)));
+            previous = None;
+            continue;
+        }
+        if previous.is_some_and(|p| p.is_lowercase() && c.is_uppercase()) {
+            out.push(std::mem::take(&mut current));
+        }
+        current.extend(c.to_lowercase());
+        previous = Some(c);
+    }
+    out.extend((!current.is_empty()).then_some(current));
+    out
+}
+
+/// A word in the singular, as a person writes it (`entities` -> `entity`,
+/// `addresses` -> `address`, `issues` -> `issue`); short words and those that only
+/// end like a plural (`status`, `analysis`, `address`) stay.
+fn singular(word: &str) -> String {
+    const IRREGULAR: &[(&str, &str)] = &[("indices", "index"), ("children", "child"), ("people", "person")];
+    if let Some((_, one)) = IRREGULAR.iter().find(|(many, _)| *many == word) {
+        return (*one).to_owned();
+    }
+    if word.len() <= 3 || word.ends_with("ss") || word.ends_with("us") || word.ends_with("is") {
+        return word.to_owned();
+    }
+    if let Some(stem) = word.strip_suffix("ies") {
+        return format!("{stem}y");
+    }
+    for ending in ["sses", "xes", "ches", "shes"] {
+        if let Some(stem) = word.strip_suffix(ending) {
+            return format!("{stem}{}", &ending[..ending.len() - 2]);
+        }
+    }
+    word.strip_suffix('s').unwrap_or(word).to_owned()
+}
+
+/// The words the descriptions' first sentences share, the most descriptions
+/// first, then in the order they come: for servers whose tool names say little.
+fn described_words(descriptions: &[&str], server: &str) -> Vec<String> {
+    let own = server.to_lowercase();
+    // (word, descriptions saying it, where it first came)
+    let mut counts: Vec<(String, usize, usize)> = Vec::new();
     for description in descriptions {
+        let sentence = super::index::split_first_sentence(description).0;
         let mut seen: Vec<String> = Vec::new();
-        for word in description.split(|c: char| !c.is_alphanumeric()).map(str::to_lowercase) {
+        for word in sentence.split(|c: char| !c.is_alphanumeric()).map(str::to_lowercase) {
             let plain = word.len() >= 4 && !GENERIC.contains(&word.as_str()) && !own.contains(word.as_str());
             if plain && !word.bytes().all(|b| b.is_ascii_digit()) {
-                let singular = word.strip_suffix('s').filter(|w| w.len() >= 4).unwrap_or(&word).to_owned();
-                if !seen.contains(&singular) {
-                    seen.push(singular);
+                let word = singular(&word);
+                if !seen.contains(&word) {
+                    seen.push(word);
                 }
             }
         }
         for word in seen {
-            *counts.entry(word).or_default() += 1;
+            match counts.iter_mut().find(|(w, _, _)| *w == word) {
+                Some((_, n, _)) => *n += 1,
+                None => {
+                    let at = counts.len();
+                    counts.push((word, 1, at));
+                }
+            }
         }
     }
-    let mut ranked: Vec<(String, usize)> = counts.into_iter().collect();
-    // Most tools first; equal counts alphabetically (stable bytes).
-    ranked.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-    let top: Vec<String> = ranked.into_iter().take(6).map(|(w, _)| w).collect();
-    if top.is_empty() {
-        "its tools say little of themselves".to_owned()
-    } else {
-        format!("tools about {}", top.join(", "))
-    }
+    counts.sort_by(|a, b| b.1.cmp(&a.1).then(a.2.cmp(&b.2)));
+    counts.into_iter().take(SUMMARY_TERMS).map(|(w, _, _)| w).collect()
 }
 
 #[cfg(test)]
@@ -267,5 +397,47 @@ mod tests {
         assert!(text.contains("- linear (1 tool): tools about "), "{text}");
         assert!(text.contains("- other tools (1 tool). Tools: notes_add."), "{text}");
         assert!(text.contains("`server:NAME") && text.contains("`+word`") && text.contains("select:"), "{text}");
+    }
+}
+
+#[cfg(test)]
+mod real_servers {
+    use super::*;
+
+    /// The search evaluation's 37 real servers' tools, named as mounted.
+    fn tools() -> Vec<(String, String)> {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/tool_search/servers");
+        let mut out = Vec::new();
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            let server = path.file_stem().unwrap().to_string_lossy().into_owned();
+            let list: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+            for tool in list["tools"].as_array().unwrap() {
+                let description = tool["description"].as_str().unwrap_or_default().to_owned();
+                out.push((format!("mcp__{server}__{}", tool["name"].as_str().unwrap()), description));
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn summaries_drawn_from_real_servers_name_what_their_tools_act_on() {
+        let tools = tools();
+        let text = description_for(
+            tools.iter().map(|(n, d)| (n.as_str(), d.as_str())),
+            "Finds tools.",
+            &crate::deferred::SearchHints::default(),
+            1_000,
+        );
+        for line in [
+            "- github (26 tools): tools about pull request, issue, file, repository, branch, comment.",
+            "- cloudflare (89 tools): tools about queue, object, r2, worker, ai, namespace.",
+            "- kubernetes (23 tools): tools about kubectl, helm chart, port forward, resource, cleanup, context.",
+            "- google_maps (7 tools): tools about geocode, place, detail, direction, distance, elevation.",
+            "- exa (2 tools): tools about web, content, clean, read, webpage, markdown.",
+        ] {
+            assert!(text.contains(line), "{line}\n{text}");
+        }
+        assert!(crate::deferred::estimated_tokens(&text) <= 1_000, "{text}");
     }
 }

@@ -674,7 +674,7 @@ impl std::fmt::Display for Explanation {
 
 /// The description's first sentence (what the tool is for) and the rest: up to
 /// the first full stop before white space, or a blank line.
-fn split_first_sentence(text: &str) -> (&str, &str) {
+pub(super) fn split_first_sentence(text: &str) -> (&str, &str) {
     let text = text.trim_start();
     let bytes = text.as_bytes();
     let end = (0..bytes.len()).find_map(|i| match bytes[i] {
