@@ -6,7 +6,7 @@
 //! than a crate: the available BM25 crates score one flat text per document, and
 //! field weights and name matches are most of the quality here.
 
-use super::lexicon::{QUESTION_WORDS, READ_VERBS, STOP_WORDS, WRITE_VERBS, stem, synonyms, words};
+use super::lexicon::{QUESTION_WORDS, STOP_WORDS, synonyms, verb_kind, words};
 use serde_json::Value;
 use std::collections::HashMap;
 
@@ -216,9 +216,9 @@ impl SearchIndex {
                 .map(|r| r.iter().filter_map(Value::as_str).map(str::to_owned).collect())
                 .unwrap_or_default();
             let own: Vec<String> = words(&short).collect();
-            let is = |verbs: &[&str]| own.iter().any(|w| verbs.iter().any(|v| stem(v) == *w));
-            let reads = is(READ_VERBS) && !is(WRITE_VERBS);
-            let lists = reads && is(&["list"]);
+            let kinds: Vec<Option<bool>> = own.iter().map(|w| verb_kind(w)).collect();
+            let reads = kinds.contains(&Some(true)) && !kinds.contains(&Some(false));
+            let lists = reads && own.iter().any(|w| w == "list");
             docs.push(Indexed {
                 reads,
                 lists,

@@ -120,6 +120,24 @@ pub(super) const WRITE_VERBS: &[&str] = &[
     "push", "publish", "approve", "reject", "clear", "archive", "assign", "upgrade", "apply", "scale", "rerun", "fork",
 ];
 
+/// What a tool named with the stemmed `term` does to things, by the verb tables:
+/// `Some(true)` reads, `Some(false)` writes, `None` neither.
+pub(super) fn verb_kind(term: &str) -> Option<bool> {
+    // The tables stemmed once per process, not once per word of every tool.
+    static STEMMED: std::sync::OnceLock<(Vec<String>, Vec<String>)> = std::sync::OnceLock::new();
+    let (reads, writes) = STEMMED.get_or_init(|| {
+        let stemmed = |verbs: &[&str]| verbs.iter().map(|v| stem(v)).collect();
+        (stemmed(READ_VERBS), stemmed(WRITE_VERBS))
+    });
+    if writes.iter().any(|v| v == term) {
+        Some(false)
+    } else if reads.iter().any(|v| v == term) {
+        Some(true)
+    } else {
+        None
+    }
+}
+
 /// The verbs and nouns tools are named with, in groups that mean the same thing
 /// to a model asking.
 pub(super) const SYNONYMS: &[&[&str]] = &[
