@@ -184,7 +184,7 @@ const SUMMARY_TERMS: usize = 6;
 
 /// A server's summary drawn from its tools: the things their names act on, most
 /// tools first (`issue, pull request, file, ...` for GitHub's), then, when the
-/// names say too little, the words most of their descriptions share.
+/// names say too little, the words their descriptions' first sentences share.
 fn drawn_summary(tools: &[&str], descriptions: &[&str], server: &str) -> String {
     let mut terms = named_objects(tools, server);
     if terms.len() < 3 {
