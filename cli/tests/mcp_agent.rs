@@ -221,3 +221,47 @@ fn an_anthropic_agent_keeps_the_tools_only_other_providers_cannot_take() {
     assert!(!thinking.to_string().contains("$ref"), "{thinking}");
     assert!(!String::from_utf8_lossy(&out.stdout).contains("skipped"), "{}", show(&out));
 }
+
+#[test]
+fn a_subagent_searches_and_loads_in_a_session_of_its_own() {
+    let ws = Workspace::new(&["github".to_owned(), "slack".to_owned()]);
+    let agents = ws.dir.path().join(".claude/agents");
+    std::fs::create_dir_all(&agents).unwrap();
+    std::fs::write(agents.join("helper.md"), "---\nname: helper\ndescription: Helps\n---\nYou are the helper.\n")
+        .unwrap();
+    let settings = json!({"permissions": {"allow": ["mcp__github", "mcp__slack"]}});
+    std::fs::write(ws.dir.path().join(".claude/settings.json"), settings.to_string()).unwrap();
+    let (url, log) = serve(|req| {
+        let child = req.system().contains("You are the helper.");
+        match (child, req.messages().len()) {
+            (false, 1) => Reply::calls(vec![("tool_search", json!({"query": "select:mcp__github__create_issue"}))]),
+            (false, 3) => Reply::calls(vec![(
+                "Agent",
+                json!({"description": "post", "prompt": "Tell the channel.", "subagent_type": "helper"}),
+            )]),
+            (false, _) => Reply::text("Done."),
+            (true, 1) => Reply::calls(vec![("tool_search", json!({"query": "server:slack post a message"}))]),
+            (true, 3) => {
+                Reply::calls(vec![("mcp__slack__slack_post_message", json!({"channel_id": "C1", "text": "hi"}))])
+            }
+            (true, _) => Reply::text("Posted."),
+        }
+    });
+    let out = ws.run(&url, &[], &[("ENABLE_TOOL_SEARCH", "true")]);
+    assert!(out.status.success(), "{}", show(&out));
+    let log = log.lock().unwrap().clone();
+    let (main, child): (Vec<&Logged>, Vec<&Logged>) =
+        log.iter().partition(|l| !l.system().contains("You are the helper."));
+    assert_eq!(child.len(), 3, "{}", show(&out));
+    // The child starts with nothing loaded: not the parent's github tool.
+    assert!(tool(child[0], "tool_search").is_some(), "{:?}", child[0].tool_names());
+    assert_eq!(mcp_tools(child[0]), 0, "{:?}", child[0].tool_names());
+    // Its search loads slack's tool into its own requests, and the call reaches the server.
+    assert!(tool(child[1], "mcp__slack__slack_post_message").is_some(), "{:?}", child[1].tool_names());
+    let (_, posted, error) = child[2].results().remove(0);
+    assert!(!error && posted.contains("called slack_post_message"), "{posted}");
+    // The parent keeps its own load and never gets the child's.
+    let last = main.last().unwrap();
+    assert!(tool(last, "mcp__github__create_issue").is_some(), "{:?}", last.tool_names());
+    assert!(tool(last, "mcp__slack__slack_post_message").is_none(), "{:?}", last.tool_names());
+}
