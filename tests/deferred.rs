@@ -159,6 +159,12 @@ fn a_deferred_tool_is_found_loaded_and_appended_after_what_was_sent() {
     let sent = names(&third.to_value());
     assert_eq!(&sent[sent.len() - 2..], ["mcp__weather__get_forecast", "convert_currency"]);
     assert_eq!(session.searches().len(), 3, "{:?}", session.searches());
+
+    // Claude Code's field names: `max_results`; rules and hooks know it as ToolSearch.
+    let result = run(&executor, &pool, &turn, TOOL_SEARCH, json!({"query": "weather", "max_results": 1}));
+    assert!(result.error.is_none(), "{}", result.output.text_content());
+    assert_eq!(session.loaded().len(), 3, "one more: {:?}", session.loaded());
+    assert_eq!(registry.get(TOOL_SEARCH).unwrap().spec().rule_name.as_deref(), Some("ToolSearch"));
 }
 
 #[test]

@@ -44,6 +44,8 @@ impl ToolSearch {
         );
         spec.flags = FLAGS;
         spec.defer = Defer::Never;
+        // Claude Code's name for it: `ToolSearch` in rules and hook matchers.
+        spec.rule_name = Some("ToolSearch".into());
         ToolSearch { spec }
     }
 }
@@ -86,7 +88,8 @@ struct Input {
     query: String,
     #[serde(default)]
     server: Option<String>,
-    #[serde(default)]
+    /// Claude Code's ToolSearch calls it `max_results`.
+    #[serde(default, alias = "max_results")]
     limit: Option<usize>,
     #[serde(default)]
     regex: bool,
