@@ -186,6 +186,12 @@ fn loads_belong_to_their_session() {
         assert!(result.output.text_content().contains("not loaded yet"), "{}", result.output.text_content());
     }
     assert_eq!(first.loaded(), ["mcp__db__run_query"]);
+
+    // A bare-name deny pattern names a tool by its own name or Claude Code's.
+    for denied in ["tool_search", "ToolSearch"] {
+        let pool = registry.pool(&first_turn, &Profile::main_agent(), &[toolwright::ToolPattern::new(denied)]);
+        assert!(!pool.contains(TOOL_SEARCH), "{denied}");
+    }
 }
 
 #[test]

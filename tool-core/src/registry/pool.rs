@@ -17,7 +17,7 @@ use std::sync::{Arc, OnceLock};
 
 impl Registry {
     /// The tools offered in one turn: link-time tools sorted by name, then runtime
-    /// tools sorted, minus those `denied` (bare-name deny rules), those the profile
+    /// tools sorted, minus those `denied` (bare-name deny rules, by name or rule name), those the profile
     /// leaves out, and those not enabled in `turn`. Descriptions are asked of each
     /// tool for this turn.
     ///
@@ -125,7 +125,9 @@ impl Registry {
 fn lets_in(entry: &Entry, profile: &Profile, denied: &[ToolPattern]) -> bool {
     let spec = entry.spec();
     let name = spec.name.as_ref();
-    !denied.iter().any(|p| p.matches(name)) && profile.admits(name, spec)
+    // A bare-name deny rule names a tool as Claude Code does (`Bash`) or by its own name.
+    let rule_name = spec.rule_name.as_deref();
+    !denied.iter().any(|p| p.matches(name) || rule_name.is_some_and(|r| p.matches(r))) && profile.admits(name, spec)
 }
 
 /// One word into an FNV-style hash (a word at a time: pools hash an entry per tool).
