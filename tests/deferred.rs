@@ -191,6 +191,9 @@ fn loads_belong_to_their_session() {
     for denied in ["tool_search", "ToolSearch"] {
         let pool = registry.pool(&first_turn, &Profile::main_agent(), &[toolwright::ToolPattern::new(denied)]);
         assert!(!pool.contains(TOOL_SEARCH), "{denied}");
+        // Nothing is held back where nothing could find it.
+        assert_eq!(pool.deferred_len(), 0, "{denied}");
+        assert!(pool.contains("mcp__db__run_query") && pool.contains("convert_currency"), "{denied}");
     }
 }
 

@@ -79,6 +79,10 @@ impl Split {
         let hints = registry.search_hints();
         let is_search = |entry: &Entry| entry.spec().name == TOOL_SEARCH;
         let enabled = |entry: &Entry| entry.tool().is_enabled(turn);
+        let native = deferral.native_anthropic.filter(|_| matches!(provider, Provider::Anthropic { .. }));
+        // Nothing is held back where nothing could find it: a deny rule on the
+        // search (`ToolSearch`), or a profile without it, sends every tool.
+        let searchable = native.is_some() || admitted.iter().any(|e| is_search(e) && enabled(e));
         // Auto tools go when everything that could be sent is over the budget.
         let budget = deferral.budget.tokens();
         let over = budget != usize::MAX
@@ -90,7 +94,8 @@ impl Split {
                 .sum::<usize>()
                 > budget;
         let deferred_here = |entry: &Entry| {
-            !is_search(entry)
+            searchable
+                && !is_search(entry)
                 && match entry.spec().defer {
                     Defer::Always => true,
                     Defer::Auto => over,
@@ -107,7 +112,6 @@ impl Split {
             }
         }
 
-        let native = deferral.native_anthropic.filter(|_| matches!(provider, Provider::Anthropic { .. }));
         let search_description = if deferred.is_empty() || native.is_some() {
             eager.retain(|entry| !is_search(entry));
             None
