@@ -24,7 +24,7 @@ const DESCRIPTION_REST_WEIGHT: f64 = 0.6;
 /// A title names what the tool does in a few words, as its name does.
 const TITLE_WEIGHT: f64 = 1.5;
 const PARAM_DESCRIPTION_WEIGHT: f64 = 0.4;
-/// A tool whose name starts with the query's first word (or a synonym of it).
+/// A tool named with the query's first word (or a synonym of it) as its verb.
 const VERB_BOOST: f64 = 1.12;
 /// A tool on the server the query names (`notion`, `hubspot`).
 const SERVER_BOOST: f64 = 1.5;
@@ -126,7 +126,8 @@ struct Indexed {
     /// The name in lowercase, and its last `__` part (an MCP tool's own name).
     lower: String,
     short: String,
-    /// The first word of the tool's own name, stemmed (`create` of `create_issue`).
+    /// The verb of the tool's own name, stemmed (`create` of `create_issue`, of
+    /// `r2_create_bucket`); else its first word.
     verb: String,
     /// The words of an MCP tool's server (`google`, `map` of `mcp__google_maps__..`).
     server: Vec<String>,
@@ -206,8 +207,11 @@ impl SearchIndex {
             let server_name =
                 doc.name.strip_prefix("mcp__").and_then(|r| r.split_once("__")).map(|(server, _)| server.to_owned());
             let server = server_name.as_deref().unwrap_or_default().to_ascii_lowercase();
-            // `slack_post_message`: the server's name first, then the verb.
-            let verb = words(&short).find(|w| !server.starts_with(w.as_str())).unwrap_or_default();
+            // `slack_post_message`: the server's name first, then the verb;
+            // `kubectl_delete`, `r2_create_bucket`: a namespace, then the verb.
+            let own_words: Vec<String> = words(&short).filter(|w| !server.starts_with(w.as_str())).collect();
+            let verb =
+                own_words.iter().find(|w| verb_kind(w).is_some()).or(own_words.first()).cloned().unwrap_or_default();
             let server_words = words(&server).filter(|w| w.len() > 2 && w != "mcp" && w != "server").collect();
             let required = doc
                 .input_schema

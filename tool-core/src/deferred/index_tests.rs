@@ -262,3 +262,15 @@ fn a_plus_word_that_names_a_server_prefers_that_servers_tools() {
     assert_eq!(top[0].name, "mcp__github__create_pull_request_review", "{top:?}");
     assert!(index.explain("+github approve the pull request", &top[0].name).unwrap().server_named);
 }
+
+#[test]
+fn the_verb_of_a_name_is_found_where_it_stands() {
+    // `kubectl_delete`, `r2_create_bucket`: a namespace first, then the verb.
+    let index = SearchIndex::new([
+        doc("mcp__k8s__kubectl_delete", "Remove resources of any kind from the cluster by name.", json!({})),
+        doc("mcp__k8s__node_management", "Cordon, drain or uncordon a node; delete after draining.", json!({})),
+    ]);
+    let why = index.explain("delete the node", "mcp__k8s__kubectl_delete").unwrap();
+    assert!(why.verb_boost, "{why}");
+    assert!(!index.explain("delete the node", "mcp__k8s__node_management").unwrap().verb_boost);
+}
