@@ -6,7 +6,7 @@
 //! than a crate: the available BM25 crates score one flat text per document, and
 //! field weights and name matches are most of the quality here.
 
-use super::lexicon::{QUESTION_WORDS, STOP_WORDS, synonyms, verb_kind, words};
+use super::lexicon::{QUESTION_WORDS, STOP_WORDS, VerbKind, synonyms, verb_kind, words};
 use serde_json::Value;
 use std::collections::HashMap;
 
@@ -207,11 +207,12 @@ impl SearchIndex {
             let server_name =
                 doc.name.strip_prefix("mcp__").and_then(|r| r.split_once("__")).map(|(server, _)| server.to_owned());
             let server = server_name.as_deref().unwrap_or_default().to_ascii_lowercase();
+            let own: Vec<String> = words(&short).collect();
             // `slack_post_message`: the server's name first, then the verb;
             // `kubectl_delete`, `r2_create_bucket`: a namespace, then the verb.
-            let own_words: Vec<String> = words(&short).filter(|w| !server.starts_with(w.as_str())).collect();
-            let verb =
-                own_words.iter().find(|w| verb_kind(w).is_some()).or(own_words.first()).cloned().unwrap_or_default();
+            let named: Vec<&String> = own.iter().filter(|w| !server.starts_with(w.as_str())).collect();
+            let verb = named.iter().find(|w| verb_kind(w).is_some()).or(named.first()).map(|w| (*w).clone());
+            let verb = verb.unwrap_or_default();
             let server_words = words(&server).filter(|w| w.len() > 2 && w != "mcp" && w != "server").collect();
             let required = doc
                 .input_schema
@@ -219,9 +220,8 @@ impl SearchIndex {
                 .and_then(Value::as_array)
                 .map(|r| r.iter().filter_map(Value::as_str).map(str::to_owned).collect())
                 .unwrap_or_default();
-            let own: Vec<String> = words(&short).collect();
-            let kinds: Vec<Option<bool>> = own.iter().map(|w| verb_kind(w)).collect();
-            let reads = kinds.contains(&Some(true)) && !kinds.contains(&Some(false));
+            let kinds: Vec<Option<VerbKind>> = own.iter().map(|w| verb_kind(w)).collect();
+            let reads = kinds.contains(&Some(VerbKind::Reads)) && !kinds.contains(&Some(VerbKind::Writes));
             let lists = reads && own.iter().any(|w| w == "list");
             docs.push(Indexed {
                 reads,

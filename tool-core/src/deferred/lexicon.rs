@@ -120,9 +120,18 @@ pub(super) const WRITE_VERBS: &[&str] = &[
     "push", "publish", "approve", "reject", "clear", "archive", "assign", "upgrade", "apply", "scale", "rerun", "fork",
 ];
 
-/// What a tool named with the stemmed `term` does to things, by the verb tables:
-/// `Some(true)` reads, `Some(false)` writes, `None` neither.
-pub(super) fn verb_kind(term: &str) -> Option<bool> {
+/// What a verb in a tool's name says the tool does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum VerbKind {
+    /// `list`, `get`, `search`, ...
+    Reads,
+    /// `create`, `delete`, `send`, ...
+    Writes,
+}
+
+/// What the stemmed `term` says a tool named with it does, by the verb tables;
+/// `None` when it is no verb they know.
+pub(super) fn verb_kind(term: &str) -> Option<VerbKind> {
     // The tables stemmed once per process, not once per word of every tool.
     static STEMMED: std::sync::OnceLock<(Vec<String>, Vec<String>)> = std::sync::OnceLock::new();
     let (reads, writes) = STEMMED.get_or_init(|| {
@@ -130,9 +139,9 @@ pub(super) fn verb_kind(term: &str) -> Option<bool> {
         (stemmed(READ_VERBS), stemmed(WRITE_VERBS))
     });
     if writes.iter().any(|v| v == term) {
-        Some(false)
+        Some(VerbKind::Writes)
     } else if reads.iter().any(|v| v == term) {
-        Some(true)
+        Some(VerbKind::Reads)
     } else {
         None
     }
