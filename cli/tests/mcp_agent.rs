@@ -9,7 +9,7 @@
 #[path = "../../tests/common/mod.rs"]
 mod common;
 
-use common::scripted::{Logged, Reply, serve};
+use common::scripted::{Logged, Reply, serve, text_of};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::process::Output;
@@ -264,4 +264,77 @@ fn a_subagent_searches_and_loads_in_a_session_of_its_own() {
     let last = main.last().unwrap();
     assert!(tool(last, "mcp__github__create_issue").is_some(), "{:?}", last.tool_names());
     assert!(tool(last, "mcp__slack__slack_post_message").is_none(), "{:?}", last.tool_names());
+}
+
+#[test]
+fn a_fork_goes_on_with_what_its_parent_loaded() {
+    let ws = Workspace::new(&["github".to_owned(), "slack".to_owned()]);
+    let (url, log) = serve(|req| {
+        let fork = req.messages().iter().any(|m| text_of(m) == "side task");
+        match (fork, req.messages().len()) {
+            (false, 1) => Reply::calls(vec![("tool_search", json!({"query": "select:mcp__github__create_issue"}))]),
+            (false, 3) => Reply::calls(vec![(
+                "Agent",
+                json!({"description": "side", "prompt": "side task", "subagent_type": "fork"}),
+            )]),
+            (false, _) => Reply::text("Done."),
+            // The fork calls the tool its parent loaded, as the tools it was shown say it may.
+            (true, n) if req.results().is_empty() && n % 2 == 0 => {
+                Reply::calls(vec![("mcp__github__create_issue", json!({"owner": "o", "repo": "r", "title": "t"}))])
+            }
+            (true, _) => Reply::text("side done"),
+        }
+    });
+    let out = ws.run(&url, &[], &[("ENABLE_TOOL_SEARCH", "true")]);
+    assert!(out.status.success(), "{}", show(&out));
+    let log = log.lock().unwrap().clone();
+    let fork: Vec<&Logged> = log.iter().filter(|l| l.messages().iter().any(|m| text_of(m) == "side task")).collect();
+    assert!(fork.len() >= 2, "{}", show(&out));
+    assert!(tool(fork[0], "mcp__github__create_issue").is_some(), "{:?}", fork[0].tool_names());
+    let (_, called, error) = fork[1].results().remove(0);
+    assert!(!error && called.contains("called create_issue"), "{called}");
+}
+
+#[test]
+fn a_resumed_subagent_keeps_what_its_searches_loaded() {
+    let ws = Workspace::new(&["slack".to_owned()]);
+    let agents = ws.dir.path().join(".claude/agents");
+    std::fs::create_dir_all(&agents).unwrap();
+    std::fs::write(agents.join("helper.md"), "---\nname: helper\ndescription: Helps\n---\nYou are the helper.\n")
+        .unwrap();
+    let settings = json!({"permissions": {"allow": ["mcp__slack"]}});
+    std::fs::write(ws.dir.path().join(".claude/settings.json"), settings.to_string()).unwrap();
+    let (url, log) = serve(|req| {
+        if !req.system().contains("You are the helper.") {
+            return match req.messages().len() {
+                1 => Reply::calls(vec![(
+                    "Agent",
+                    json!({"description": "find", "prompt": "Find the post tool.", "subagent_type": "helper",
+                           "run_in_background": true, "name": "poster"}),
+                )]),
+                3 => {
+                    let launched = req.results().remove(0).1;
+                    let id = launched.split("Agent ").nth(1).unwrap().split_whitespace().next().unwrap();
+                    Reply::calls(vec![("TaskOutput", json!({"task_id": id, "block": true, "timeout": 10000}))])
+                }
+                5 => Reply::calls(vec![("SendMessage", json!({"to": "poster", "message": "Now post it."}))]),
+                _ => Reply::text("Done."),
+            };
+        }
+        match req.messages().len() {
+            1 => Reply::calls(vec![("tool_search", json!({"query": "server:slack post a message"}))]),
+            3 => Reply::text("Found it."),
+            5 => Reply::calls(vec![("mcp__slack__slack_post_message", json!({"channel_id": "C1", "text": "hi"}))]),
+            _ => Reply::text("Posted."),
+        }
+    });
+    let out = ws.run(&url, &[], &[("ENABLE_TOOL_SEARCH", "true")]);
+    assert!(out.status.success(), "{}", show(&out));
+    let log = log.lock().unwrap().clone();
+    let child: Vec<&Logged> = log.iter().filter(|l| l.system().contains("You are the helper.")).collect();
+    let resumed = child.iter().find(|l| l.messages().len() == 5).expect("the resumed run's request");
+    assert!(tool(resumed, "mcp__slack__slack_post_message").is_some(), "{:?}", resumed.tool_names());
+    let posted = child.iter().find(|l| l.messages().len() == 7).expect("the call's answer");
+    let (_, text, error) = posted.results().remove(0);
+    assert!(!error && text.contains("called slack_post_message"), "{text}");
 }

@@ -124,6 +124,9 @@ pub(crate) struct Handle {
     pub(crate) serial: u64,
     /// The definition's own hooks, for this child only.
     pub(crate) own_hooks: Option<crate::rules::hooks::CommandHooks>,
+    /// Its deferred tools' session, when its turns have one: kept across a
+    /// resume, so what its searches loaded stays loaded.
+    pub(crate) tools: Mutex<Option<toolwright_core::deferred::ToolSession>>,
 }
 
 impl Handle {
@@ -160,6 +163,7 @@ impl Handle {
             ended: tokio::sync::watch::Sender::new(0),
             serial,
             own_hooks,
+            tools: Mutex::new(None),
         }
     }
 
@@ -198,6 +202,7 @@ impl Handle {
             ended: tokio::sync::watch::Sender::new(0),
             serial: self.serial,
             own_hooks: self.own_hooks.clone(),
+            tools: Mutex::new(self.tools.lock().unwrap_or_else(PoisonError::into_inner).clone()),
         }
     }
 

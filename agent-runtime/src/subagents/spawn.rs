@@ -98,6 +98,12 @@ impl Subagents {
             own_hooks: own_hooks(&definition),
         };
         let handle = Arc::new(Handle::new(parts, token.clone()));
+        // A fork goes on from its parent's tools, what its searches loaded too.
+        if fork.is_some()
+            && let Some(parent) = cx.extension::<toolwright_core::deferred::ToolSession>()
+        {
+            *lock(&handle.tools) = Some(parent.branch());
+        }
         lock(&self.inner.agents).insert(id.clone(), Arc::clone(&handle));
         if let Some(name) = &input.name {
             lock(&self.inner.names).insert(name.clone(), id.clone());
@@ -164,6 +170,14 @@ impl Subagents {
         cwd: Option<&Path>,
     ) -> crate::TurnContext {
         let mut extensions = (self.inner.session)();
+        // The child's deferred tools: those it had before a resume, else the new
+        // session's, kept for the next.
+        let mut kept = lock(&handle.tools);
+        match &*kept {
+            Some(tools) => extensions.insert(tools.clone()),
+            None => *kept = extensions.get::<toolwright_core::deferred::ToolSession>().cloned(),
+        }
+        drop(kept);
         if let Some(session) = cx.extension::<crate::SessionInfo>() {
             extensions.insert(session.clone());
         }

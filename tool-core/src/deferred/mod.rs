@@ -202,6 +202,23 @@ impl ToolSession {
         ToolSession::new(self.state().deferral.clone())
     }
 
+    /// A new session with the same deferral and what this one has loaded, its
+    /// own from here on: a forked agent's, which goes on from its parent's tools.
+    ///
+    /// ```
+    /// use toolwright_core::deferred::{Deferral, ToolSession};
+    /// let parent = ToolSession::new(Deferral::default());
+    /// let child = parent.branch();
+    /// assert_eq!(child.loaded(), parent.loaded());
+    /// assert!(child.fork().loaded().is_empty());
+    /// ```
+    pub fn branch(&self) -> ToolSession {
+        let state = self.state();
+        let branch = ToolSession::new(state.deferral.clone());
+        branch.state().loaded = state.loaded.clone();
+        branch
+    }
+
     /// Registers the `tool_search` tool in `registry`, if it is not there yet.
     pub fn install(&self, registry: &crate::Registry) -> Result<(), crate::RegistryError> {
         if registry.contains(TOOL_SEARCH) {
