@@ -63,6 +63,16 @@ impl Workspace {
         std::fs::write(self.dir.path().join(".mcp.json"), text).unwrap();
     }
 
+    /// A `helper` subagent ("You are the helper.") and calls allowed to `allow`.
+    fn with_helper(&self, allow: &[&str]) {
+        let agents = self.dir.path().join(".claude/agents");
+        std::fs::create_dir_all(&agents).unwrap();
+        let helper = "---\nname: helper\ndescription: Helps\n---\nYou are the helper.\n";
+        std::fs::write(agents.join("helper.md"), helper).unwrap();
+        let settings = json!({"permissions": {"allow": allow}});
+        std::fs::write(self.dir.path().join(".claude/settings.json"), settings.to_string()).unwrap();
+    }
+
     fn run(&self, url: &str, extra: &[&str], env: &[(&str, &str)]) -> Output {
         let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_toolwright"));
         command
@@ -225,12 +235,7 @@ fn an_anthropic_agent_keeps_the_tools_only_other_providers_cannot_take() {
 #[test]
 fn a_subagent_searches_and_loads_in_a_session_of_its_own() {
     let ws = Workspace::new(&["github".to_owned(), "slack".to_owned()]);
-    let agents = ws.dir.path().join(".claude/agents");
-    std::fs::create_dir_all(&agents).unwrap();
-    std::fs::write(agents.join("helper.md"), "---\nname: helper\ndescription: Helps\n---\nYou are the helper.\n")
-        .unwrap();
-    let settings = json!({"permissions": {"allow": ["mcp__github", "mcp__slack"]}});
-    std::fs::write(ws.dir.path().join(".claude/settings.json"), settings.to_string()).unwrap();
+    ws.with_helper(&["mcp__github", "mcp__slack"]);
     let (url, log) = serve(|req| {
         let child = req.system().contains("You are the helper.");
         match (child, req.messages().len()) {
@@ -298,12 +303,7 @@ fn a_fork_goes_on_with_what_its_parent_loaded() {
 #[test]
 fn a_resumed_subagent_keeps_what_its_searches_loaded() {
     let ws = Workspace::new(&["slack".to_owned()]);
-    let agents = ws.dir.path().join(".claude/agents");
-    std::fs::create_dir_all(&agents).unwrap();
-    std::fs::write(agents.join("helper.md"), "---\nname: helper\ndescription: Helps\n---\nYou are the helper.\n")
-        .unwrap();
-    let settings = json!({"permissions": {"allow": ["mcp__slack"]}});
-    std::fs::write(ws.dir.path().join(".claude/settings.json"), settings.to_string()).unwrap();
+    ws.with_helper(&["mcp__slack"]);
     let (url, log) = serve(|req| {
         if !req.system().contains("You are the helper.") {
             return match req.messages().len() {
