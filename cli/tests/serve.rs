@@ -105,3 +105,24 @@ fn the_cli_mounts_the_workspace_mcp_json_once_trusted_unless_told_not_to() {
     let (ok, stdout, _) = call(&["--no-mcp", "--trust-workspace"]);
     assert!(!ok && stdout.contains("unknown tool"), "{stdout}");
 }
+
+#[test]
+fn serve_passes_on_mounted_tools_only_a_model_provider_could_not_take() {
+    // google_calendar's create-event has a free-form object Gemini's subset cannot
+    // say; served over MCP, it goes on.
+    let (ws, home) = common::workspace();
+    let list =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../tool-core/tests/data/tool_search/servers/google_calendar.json");
+    let config = json!({"mcpServers": {"calendar": {"command": peers::python(), "args": [peers::peer_script("listed_server.py"), list]}}});
+    std::fs::write(ws.path().join(".mcp.json"), config.to_string()).unwrap();
+    let serve = HttpServe::start(ws.path(), home.path(), &["--trust-workspace"]);
+    // The servers mount in the background: list until they are there.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let mut listed = String::new();
+    while std::time::Instant::now() < deadline && !listed.contains("mcp__calendar__list-events") {
+        listed = common::stateless::request(&serve.addr, "tools/list", json!({}), &[]).1.to_string();
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    assert!(listed.contains("mcp__calendar__list-events"), "{listed}");
+    assert!(listed.contains(r#""mcp__calendar__create-event""#), "{listed}");
+}

@@ -238,7 +238,10 @@ fn mount_in_background(
     let Some(config) = mcp.config(cwd, trusted, warn)? else { return Ok(None) };
     let registry = Arc::clone(registry);
     Ok(Some(tokio::spawn(async move {
-        let mounts = McpMounts::mount(registry, &config, MountOptions::default()).await;
+        // Served over MCP: a tool is left out only when MCP's dialect cannot take its
+        // schema, not when some model provider's cannot.
+        let options = MountOptions::default().providers([toolwright::Provider::Mcp]);
+        let mounts = McpMounts::mount(registry, &config, options).await;
         for warning in mounts.warnings() {
             say!("toolwright: warning: {warning}");
         }
