@@ -165,6 +165,16 @@ fn a_deferred_tool_is_found_loaded_and_appended_after_what_was_sent() {
     assert!(result.error.is_none(), "{}", result.output.text_content());
     assert_eq!(session.loaded().len(), 3, "one more: {:?}", session.loaded());
     assert_eq!(registry.get(TOOL_SEARCH).unwrap().spec().rule_name.as_deref(), Some("ToolSearch"));
+    // Shown to a Claude-trained model as Claude Code's tool, fields included, and
+    // called by that name.
+    let claude = registry.pool(&turn, &Profile::claude_code(), &[]);
+    let shown = claude.definitions(ANTHROPIC).unwrap().to_value();
+    let search = shown.as_array().unwrap().iter().find(|d| d["name"] == "ToolSearch").expect("shown as ToolSearch");
+    assert!(search["input_schema"]["properties"]["max_results"].is_object(), "{search}");
+    assert!(search["description"].as_str().unwrap().contains("deferred tools can be loaded"), "{search}");
+    let result = run(&executor, &claude, &turn, "ToolSearch", json!({"query": "github issue", "max_results": 1}));
+    assert!(result.error.is_none(), "{}", result.output.text_content());
+    assert!(session.loaded().iter().any(|n| n == "mcp__github__create_issue"), "{:?}", session.loaded());
 }
 
 #[test]

@@ -14,6 +14,9 @@ use serde_json::{Value, json};
 /// The search tool's name.
 pub const TOOL_SEARCH: &str = "tool_search";
 
+/// The name Claude Code gives the tool, a hidden alias of it.
+const CLAUDE_CODE_NAME: &[crate::Alias] = &[crate::Alias::hidden("ToolSearch")];
+
 /// What a search is: it changes what the session offers, nothing outside it.
 const FLAGS: Flags = Flags { read_only: true, concurrency_safe: true, idempotent: true, ..Flags::NONE };
 
@@ -44,8 +47,10 @@ impl ToolSearch {
         );
         spec.flags = FLAGS;
         spec.defer = Defer::Never;
-        // Claude Code's name for it: `ToolSearch` in rules and hook matchers.
+        // Claude Code's name for it: `ToolSearch` in rules and hook matchers, and
+        // the name a Claude-trained model is shown it by (`Profile::claude_code`).
         spec.rule_name = Some("ToolSearch".into());
+        spec.aliases = std::borrow::Cow::Borrowed(CLAUDE_CODE_NAME);
         ToolSearch { spec }
     }
 }
@@ -70,6 +75,10 @@ impl DynTool for ToolSearch {
             "required": ["query"],
             "additionalProperties": false
         })
+    }
+
+    fn field_aliases(&self) -> &'static [(&'static str, &'static str)] {
+        &[("max_results", "limit")]
     }
 
     fn prepare(&self, raw_input: &[u8]) -> Result<Box<dyn PreparedCall>, InputError> {
