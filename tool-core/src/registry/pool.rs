@@ -17,9 +17,9 @@ use std::sync::{Arc, OnceLock};
 
 impl Registry {
     /// The tools offered in one turn: link-time tools sorted by name, then runtime
-    /// tools sorted, minus those `denied` (bare-name deny rules, by name or rule name), those the profile
-    /// leaves out, and those not enabled in `turn`. Descriptions are asked of each
-    /// tool for this turn.
+    /// tools sorted, minus those `denied` (bare-name deny rules, by name or rule
+    /// name), those the profile leaves out, and those not enabled in `turn`.
+    /// Descriptions are asked of each tool for this turn.
     ///
     /// With a [`ToolSession`] in the turn's extensions, deferred tools are held
     /// back and the ones the session loaded follow the others, in load order. The
