@@ -199,6 +199,17 @@ pub fn run(args: AgentArgs) -> Result<(), String> {
         let schedules = schedules(&workspace, trusted);
         let (mut turn, printer) =
             traced_turn_with_transcript(&workspace, &trace, &subagents, &skills, &schedules, &lsp, &tool_search);
+        // Say when tools wait behind the search: the model sees only their catalogue.
+        if tool_search.is_some() {
+            let first = turn.clone().with_provider(api.provider());
+            let held = registry.pool(&first, &toolwright::Profile::main_agent(), &[]).deferred_len();
+            if held > 0 {
+                trace.note(&format!(
+                    "{held} tools wait behind tool_search until a search loads them (--tool-search, \
+                     ENABLE_TOOL_SEARCH)"
+                ));
+            }
+        }
         // A stop signal stops the background agents too (the foreground ones stop
         // with the turn).
         let stopper = tokio::spawn({

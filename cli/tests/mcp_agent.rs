@@ -129,6 +129,7 @@ fn the_first_request_carries_a_catalogue_that_fits_and_keeps_its_bytes() {
     // Hundreds of MCP tools are over 10% of the context window: none is sent, the
     // search tool is, with the catalogue.
     assert_eq!(mcp_tools(first), 0, "{:?}", first.tool_names());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("543 tools wait behind tool_search"), "{}", show(&out));
     let search = tool(first, "tool_search").expect("tool_search is offered");
     let description = search["description"].as_str().unwrap();
     assert!(description.contains("deferred tools can be loaded, by MCP server:"), "{description}");
