@@ -199,16 +199,8 @@ pub fn run(args: AgentArgs) -> Result<(), String> {
         let schedules = schedules(&workspace, trusted);
         let (mut turn, printer) =
             traced_turn_with_transcript(&workspace, &trace, &subagents, &skills, &schedules, &lsp, &tool_search);
-        // Say when tools wait behind the search: the model sees only their catalogue.
         if tool_search.is_some() {
-            let first = turn.clone().with_provider(api.provider());
-            let held = registry.pool(&first, &toolwright::Profile::main_agent(), &[]).deferred_len();
-            if held > 0 {
-                trace.note(&format!(
-                    "{held} tools wait behind tool_search until a search loads them (--tool-search, \
-                     ENABLE_TOOL_SEARCH)"
-                ));
-            }
+            note_deferred(&registry, &turn.clone().with_provider(api.provider()), &trace);
         }
         // A stop signal stops the background agents too (the foreground ones stop
         // with the turn).
@@ -334,6 +326,17 @@ struct Runtime<'a> {
     trace: &'a Arc<Trace>,
     plugins: &'a toolwright::subagents::plugins::Plugins,
     tool_search: &'a Option<ToolSession>,
+}
+
+/// Says how many tools wait behind the search in the first turn: the model sees only
+/// their catalogue, and a user wondering why a server's tools go uncalled is told.
+fn note_deferred(registry: &toolwright::Registry, turn: &toolwright::TurnContext, trace: &Trace) {
+    let held = registry.pool(turn, &toolwright::Profile::main_agent(), &[]).deferred_len();
+    if held > 0 {
+        trace.note(&format!(
+            "{held} tools wait behind tool_search until a search loads them (--tool-search, ENABLE_TOOL_SEARCH)"
+        ));
+    }
 }
 
 /// The context window `--tool-search auto` measures against: Claude's.
