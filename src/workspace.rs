@@ -67,6 +67,13 @@ impl WorkspaceSettings {
         Ok(WorkspaceSettings { cwd: cwd.to_path_buf(), trust, policy, hooks, callers, files })
     }
 
+    /// The value the settings files give the session variable `name` in their `env`
+    /// (Claude Code's `"env": {"ENABLE_TOOL_SEARCH": "auto:5"}`): a managed file's,
+    /// else the most local one's.
+    pub fn env_var(&self, name: &str) -> Option<String> {
+        settings::env_var(&self.files, name)
+    }
+
     /// The workspace's directory.
     pub fn cwd(&self) -> &Path {
         &self.cwd

@@ -103,7 +103,8 @@ pub struct AgentArgs {
     /// description a catalogue of them) instead of going with every request:
     /// true, false, auto (when their definitions would take more than 10% of a
     /// 200,000-token context window) or auto:N. Default: Claude Code's
-    /// `ENABLE_TOOL_SEARCH`, else auto.
+    /// `ENABLE_TOOL_SEARCH` from the environment, else from the settings' `env`,
+    /// else auto.
     #[arg(long, value_name = "MODE")]
     tool_search: Option<ToolSearchSetting>,
     /// After the task, keep the session for scheduled prompts (CronCreate) due within
@@ -151,7 +152,7 @@ pub fn run(args: AgentArgs) -> Result<(), String> {
     let denied = super::lsp::denied_env(&settings, &workspace);
     let lsp = super::lsp::load(&workspace, trusted, &plugins, &denied, |w| trace.note(&format!("warning: {w}")));
     let registry = Arc::new(crate::registry()?);
-    let tool_search = tool_search(args.tool_search)?;
+    let tool_search = tool_search(args.tool_search, settings.env_var(ENABLE_TOOL_SEARCH))?;
     if let Some(session) = &tool_search {
         session.install(&registry).map_err(|e| e.to_string())?;
     }
@@ -342,14 +343,20 @@ fn note_deferred(registry: &toolwright::Registry, turn: &toolwright::TurnContext
 /// The context window `--tool-search auto` measures against: Claude's.
 const CONTEXT_WINDOW: usize = 200_000;
 
-/// The session's deferred tools, as `--tool-search` or else `ENABLE_TOOL_SEARCH`
-/// says (default auto); `None` when everything is sent.
-fn tool_search(flag: Option<ToolSearchSetting>) -> Result<Option<ToolSession>, String> {
+/// The session's deferred tools, as `--tool-search` says, else `ENABLE_TOOL_SEARCH`
+/// in the environment, else in the settings' `env` (`in_settings`), else auto;
+/// `None` when everything is sent.
+fn tool_search(flag: Option<ToolSearchSetting>, in_settings: Option<String>) -> Result<Option<ToolSession>, String> {
+    let from_settings = || match in_settings.filter(|v| !v.trim().is_empty()) {
+        Some(value) => value.parse().map(Some).map_err(|e| format!("{ENABLE_TOOL_SEARCH} in the settings' env: {e}")),
+        None => Ok(None),
+    };
     let setting = match flag {
         Some(setting) => setting,
-        None => ToolSearchSetting::from_env()
-            .map_err(|e| format!("{ENABLE_TOOL_SEARCH}: {e}"))?
-            .unwrap_or(ToolSearchSetting::Auto { percent: 10 }),
+        None => match ToolSearchSetting::from_env().map_err(|e| format!("{ENABLE_TOOL_SEARCH}: {e}"))? {
+            Some(setting) => setting,
+            None => from_settings()?.unwrap_or(ToolSearchSetting::Auto { percent: 10 }),
+        },
     };
     Ok(setting.deferral(CONTEXT_WINDOW).map(ToolSession::new))
 }

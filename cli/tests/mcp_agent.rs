@@ -198,6 +198,22 @@ fn enable_tool_search_and_the_flag_decide_what_is_deferred() {
     assert_eq!(mcp_tools(&log[0]), 0, "{:?}", log[0].tool_names());
     assert!(tool(&log[0], "tool_search").is_some());
 
+    // Claude Code's settings `env` says it too, below the process's environment.
+    let settings = json!({"env": {"ENABLE_TOOL_SEARCH": "true"}});
+    std::fs::write(few.dir.path().join(".claude/settings.local.json"), settings.to_string()).unwrap();
+    let (out, log) = few.script(vec![], &[], &[]);
+    assert!(out.status.success(), "{}", show(&out));
+    assert_eq!(mcp_tools(&log[0]), 0, "{:?}", log[0].tool_names());
+    let (_, log) = few.script(vec![], &[], &[("ENABLE_TOOL_SEARCH", "false")]);
+    assert_eq!(mcp_tools(&log[0]), 8, "{:?}", log[0].tool_names());
+    let settings = json!({"env": {"ENABLE_TOOL_SEARCH": "often"}});
+    std::fs::write(few.dir.path().join(".claude/settings.local.json"), settings.to_string()).unwrap();
+    let (out, _) = few.script(vec![], &[], &[]);
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("ENABLE_TOOL_SEARCH in the settings' env") && stderr.contains("`often`"), "{stderr}");
+    std::fs::remove_file(few.dir.path().join(".claude/settings.local.json")).unwrap();
+
     // false: every tool, however many, and no search.
     let many = Workspace::new(&all_servers());
     let (out, log) = many.script(vec![], &[], &[("ENABLE_TOOL_SEARCH", "false")]);

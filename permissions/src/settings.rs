@@ -76,6 +76,12 @@ pub struct SettingsFile {
     /// ([`crate::callers`]; read there).
     #[serde(default)]
     pub mcp_callers: Option<std::collections::BTreeMap<String, CallerProfileSettings>>,
+    /// `env`: environment variables for the session, as Claude Code's settings give
+    /// them. toolwright reads only those it names ([`env_var`]); it sets none. Kept
+    /// as written: a malformed `env` is Claude Code's to refuse, not a reason to lose
+    /// the file's rules.
+    #[serde(default)]
+    pub env: Option<serde_json::Value>,
 }
 
 /// One `mcpCallers` entry as written.
@@ -236,6 +242,42 @@ fn user_and_project(project: &Path, home: Option<&Path>) -> Vec<(Source, PathBuf
     out.push((Source::Local, project.join(".claude/settings.local.json")));
     out.push((Source::Local, project.join(".toolwright/settings.local.json")));
     out
+}
+
+/// The value `files` give the session variable `name` in their `env`: a managed
+/// file's, else the last other file's that sets it (local over project over user,
+/// as Claude Code layers settings). A number or a boolean reads as its text. A file
+/// that cannot be read gives nothing here; its error is reported where its rules are
+/// read.
+///
+/// ```
+/// use toolwright_permissions::Source;
+/// use toolwright_permissions::settings::env_var;
+/// let dir = tempfile::tempdir().unwrap();
+/// let user = dir.path().join("user.json");
+/// let local = dir.path().join("local.json");
+/// std::fs::write(&user, r#"{"env": {"ENABLE_TOOL_SEARCH": "true"}}"#).unwrap();
+/// std::fs::write(&local, r#"{"env": {"ENABLE_TOOL_SEARCH": "auto:5"}}"#).unwrap();
+/// let files = [(Source::User, user), (Source::Local, local)];
+/// assert_eq!(env_var(&files, "ENABLE_TOOL_SEARCH").as_deref(), Some("auto:5"));
+/// assert_eq!(env_var(&files, "OTHER"), None);
+/// ```
+pub fn env_var(files: &[(Source, PathBuf)], name: &str) -> Option<String> {
+    let mut found: Option<String> = None;
+    for (source, path) in files {
+        let Ok(Some(file)) = read(path) else { continue };
+        let value = match file.env.as_ref().and_then(|env| env.as_object()).and_then(|env| env.get(name)) {
+            Some(serde_json::Value::String(text)) => text.clone(),
+            Some(serde_json::Value::Number(n)) => n.to_string(),
+            Some(serde_json::Value::Bool(b)) => b.to_string(),
+            _ => continue,
+        };
+        if *source == Source::Managed {
+            return Some(value);
+        }
+        found = Some(value);
+    }
+    found
 }
 
 /// Where "always allow" answers go.
