@@ -108,14 +108,21 @@ pub(crate) fn normalize_schema(schema: &Map<String, Value>) -> Value {
     {
         map.insert("$defs".into(), defs);
     }
-    rewrite_refs(&mut value);
-    let root = value.clone();
-    inline_pointer_refs(&mut value, &root, 0);
+    // The schema is copied to read the targets from only when it points into itself.
+    if rewrite_refs(&mut value) {
+        let root = value.clone();
+        inline_pointer_refs(&mut value, &root, 0);
+    }
     value
 }
 
 /// How deep references are followed into references when inlined.
 const INLINE_DEPTH: usize = 8;
+
+/// A `$ref` to a place in the schema other than `$defs` (`#/properties/a`).
+fn points_within(target: &str) -> bool {
+    target.starts_with("#/") && !target.starts_with("#/$defs/")
+}
 
 /// Inlines a `$ref` to any other place in the schema (`#/properties/a`, as
 /// zod-to-json-schema writes for a repeated field): the providers' dialects take
@@ -123,48 +130,55 @@ const INLINE_DEPTH: usize = 8;
 /// reference that is not found, or leads on past [`INLINE_DEPTH`] (a cycle), is
 /// left for the schema check to name.
 fn inline_pointer_refs(value: &mut Value, root: &Value, depth: usize) {
-    match value {
-        Value::Object(map) => {
-            let pointer = match map.get("$ref") {
-                Some(Value::String(target)) if target.starts_with("#/") && !target.starts_with("#/$defs/") => {
-                    Some(target[1..].to_owned())
-                }
-                _ => None,
-            };
-            if let Some(pointer) = pointer
-                && depth < INLINE_DEPTH
-                && let Some(Value::Object(target)) = root.pointer(&pointer)
-            {
-                let mut inlined = target.clone();
-                map.remove("$ref");
-                inlined.extend(std::mem::take(map));
-                *map = inlined;
-                let mut inner = Value::Object(std::mem::take(map));
-                inline_pointer_refs(&mut inner, root, depth + 1);
-                if let Value::Object(done) = inner {
-                    *map = done;
-                }
-                return;
-            }
-            map.values_mut().for_each(|v| inline_pointer_refs(v, root, depth));
+    let target = value
+        .get("$ref")
+        .and_then(Value::as_str)
+        .filter(|t| points_within(t))
+        .and_then(|t| root.pointer(&t[1..]))
+        .and_then(Value::as_object)
+        .filter(|_| depth < INLINE_DEPTH);
+    if let Some(target) = target {
+        let mut inlined = target.clone();
+        if let Value::Object(map) = value {
+            map.remove("$ref");
+            inlined.extend(std::mem::take(map));
         }
+        *value = Value::Object(inlined);
+        return inline_pointer_refs(value, root, depth + 1);
+    }
+    match value {
+        Value::Object(map) => map.values_mut().for_each(|v| inline_pointer_refs(v, root, depth)),
         Value::Array(items) => items.iter_mut().for_each(|v| inline_pointer_refs(v, root, depth)),
         _ => {}
     }
 }
 
-fn rewrite_refs(value: &mut Value) {
+/// Rewrites `#/definitions/..` references to `#/$defs/..`; whether any reference
+/// points elsewhere in the schema (for [`inline_pointer_refs`]).
+fn rewrite_refs(value: &mut Value) -> bool {
     match value {
         Value::Object(map) => {
-            if let Some(Value::String(target)) = map.get_mut("$ref")
-                && let Some(rest) = target.strip_prefix("#/definitions/")
-            {
-                *target = format!("#/$defs/{rest}");
+            let mut within = false;
+            if let Some(Value::String(target)) = map.get_mut("$ref") {
+                if let Some(rest) = target.strip_prefix("#/definitions/") {
+                    *target = format!("#/$defs/{rest}");
+                }
+                within = points_within(target);
             }
-            map.values_mut().for_each(rewrite_refs);
+            // Every child is rewritten: no short cut once one points within.
+            for child in map.values_mut() {
+                within |= rewrite_refs(child);
+            }
+            within
         }
-        Value::Array(items) => items.iter_mut().for_each(rewrite_refs),
-        _ => {}
+        Value::Array(items) => {
+            let mut within = false;
+            for item in items {
+                within |= rewrite_refs(item);
+            }
+            within
+        }
+        _ => false,
     }
 }
 
