@@ -207,11 +207,18 @@ impl SearchIndex {
             let server_name =
                 doc.name.strip_prefix("mcp__").and_then(|r| r.split_once("__")).map(|(server, _)| server.to_owned());
             let server = server_name.as_deref().unwrap_or_default().to_ascii_lowercase();
-            let own: Vec<String> = words(&short).collect();
+            // The words of the tool's own name, each with what the verb tables say of it.
+            let own: Vec<(String, Option<VerbKind>)> = words(&short)
+                .map(|w| {
+                    let kind = verb_kind(&w);
+                    (w, kind)
+                })
+                .collect();
             // `slack_post_message`: the server's name first, then the verb;
             // `kubectl_delete`, `r2_create_bucket`: a namespace, then the verb.
-            let named: Vec<&String> = own.iter().filter(|w| !server.starts_with(w.as_str())).collect();
-            let verb = named.iter().find(|w| verb_kind(w).is_some()).or(named.first()).map(|w| (*w).clone());
+            let named: Vec<&(String, Option<VerbKind>)> =
+                own.iter().filter(|(w, _)| !server.starts_with(w.as_str())).collect();
+            let verb = named.iter().find(|(_, kind)| kind.is_some()).or(named.first()).map(|(w, _)| w.clone());
             let verb = verb.unwrap_or_default();
             let server_words = words(&server).filter(|w| w.len() > 2 && w != "mcp" && w != "server").collect();
             let required = doc
@@ -220,9 +227,9 @@ impl SearchIndex {
                 .and_then(Value::as_array)
                 .map(|r| r.iter().filter_map(Value::as_str).map(str::to_owned).collect())
                 .unwrap_or_default();
-            let kinds: Vec<Option<VerbKind>> = own.iter().map(|w| verb_kind(w)).collect();
-            let reads = kinds.contains(&Some(VerbKind::Reads)) && !kinds.contains(&Some(VerbKind::Writes));
-            let lists = reads && own.iter().any(|w| w == "list");
+            let says = |kind: VerbKind| own.iter().any(|(_, k)| *k == Some(kind));
+            let reads = says(VerbKind::Reads) && !says(VerbKind::Writes);
+            let lists = reads && own.iter().any(|(w, _)| w == "list");
             docs.push(Indexed {
                 reads,
                 lists,
