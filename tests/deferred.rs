@@ -178,6 +178,26 @@ fn a_deferred_tool_is_found_loaded_and_appended_after_what_was_sent() {
 }
 
 #[test]
+fn a_deferred_tools_title_is_searched() {
+    // A mounted MCP tool's `title` is in its spec; the session's index reads it.
+    let session = ToolSession::new(Deferral::default());
+    let mut spec =
+        ToolSpec::runtime("mcp__cal__insert".to_owned(), "Insert into the primary store.".to_owned(), "test");
+    spec.defer = Defer::Always;
+    spec.title = Some("Create Calendar Event".into());
+    let registry = registry_with(
+        vec![Arc::new(Remote(spec)), remote("mcp__cal__put", "Put an object into the store.", Defer::Always)],
+        &session,
+    );
+    let executor = Executor::builder(Arc::clone(&registry)).policy(AllowAll).build();
+    let turn = turn(&session, ANTHROPIC);
+    let pool = registry.pool(&turn, &Profile::main_agent(), &[]);
+    let result = run(&executor, &pool, &turn, TOOL_SEARCH, json!({"query": "calendar event", "limit": 1}));
+    assert!(result.error.is_none(), "{}", result.output.text_content());
+    assert_eq!(session.loaded(), ["mcp__cal__insert"]);
+}
+
+#[test]
 fn loads_belong_to_their_session() {
     let first = ToolSession::new(Deferral::default());
     let registry = registry_with(vec![remote("mcp__db__run_query", "Run a SQL query.", Defer::Always)], &first);
